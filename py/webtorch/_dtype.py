@@ -1,0 +1,150 @@
+"""dtypes and PyTorch's type-promotion rules (no NumPy here: backends map dtypes to their own types)."""
+
+
+class dtype:
+    """A tensor element type. Printed as PyTorch prints it (``torch.float32``) so tutorials' output matches."""
+
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_rank")
+
+    def __init__(self, name, itemsize, kind, rank):
+        self.name = name
+        self.itemsize = itemsize
+        self.is_floating_point = kind == "f"
+        self.is_complex = False
+        self.is_signed = kind in "fi"
+        self._rank = rank  # order inside the category, used by promote_types
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_lookup, (self.name,))
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        raise TypeError("webtorch has no complex dtypes")
+
+    @property
+    def category(self):
+        # 0 bool, 1 integral, 2 floating (PyTorch's promotion categories)
+        return 2 if self.is_floating_point else (0 if self.name == "bool" else 1)
+
+
+bool_ = dtype("bool", 1, "b", 0)
+uint8 = dtype("uint8", 1, "u", 1)
+int8 = dtype("int8", 1, "i", 1)
+int16 = dtype("int16", 2, "i", 2)
+int32 = dtype("int32", 4, "i", 3)
+int64 = dtype("int64", 8, "i", 4)
+uint32 = dtype("uint32", 4, "u", 3)
+float16 = dtype("float16", 2, "f", 1)
+bfloat16 = dtype("bfloat16", 2, "f", 1)
+float32 = dtype("float32", 4, "f", 2)
+float64 = dtype("float64", 8, "f", 3)
+
+ALL = (bool_, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL}
+ALIASES = {
+    "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+    "short": int16, "bool": bool_, "uint8": uint8, "float32": float32, "float64": float64,
+    "float16": float16, "bfloat16": bfloat16, "int64": int64, "int32": int32, "int16": int16,
+    "int8": int8, "uint32": uint32,
+}
+
+
+def _lookup(name):
+    return _BY_NAME[name]
+
+
+class _Default:
+    dtype = float32
+
+
+_default = _Default()
+
+
+def get_default_dtype():
+    return _default.dtype
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default.dtype = d
+
+
+def promote_types(a, b):
+    """PyTorch's torch.promote_types for the dtypes webtorch knows."""
+    if a is b:
+        return a
+    ca, cb = a.category, b.category
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 2:
+        if {a.name, b.name} == {"float16", "bfloat16"}:
+            return float32
+        return a if a._rank > b._rank else b
+    # integral: unsigned mixes with signed by widening
+    if a.is_signed != b.is_signed:
+        u, s = (a, b) if not a.is_signed else (b, a)
+        if s.itemsize > u.itemsize:
+            return s
+        return {1: int16, 2: int32, 4: int64, 8: int64}[u.itemsize]
+    return a if a.itemsize > b.itemsize else b
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.is_floating_point:
+        return higher
+    if higher is bool_ or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def scalar_dtype(x):
+    """dtype of a Python number as a 'wrapped number' (float -> the default dtype)."""
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return int64
+    if isinstance(x, float):
+        return _default.dtype
+    raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
+
+
+def result_type(*args):
+    """torch.result_type over Tensors and Python scalars: dim>0 tensors > 0-dim tensors > scalars."""
+    dim_r = zero_r = wrap_r = None
+    for a in args:
+        d = getattr(a, "dtype", None)
+        if d is None or not isinstance(d, dtype):
+            d = scalar_dtype(a)
+            wrap_r = d if wrap_r is None else promote_types(wrap_r, d)
+        elif a.dim() == 0:
+            zero_r = d if zero_r is None else promote_types(zero_r, d)
+        else:
+            dim_r = d if dim_r is None else promote_types(dim_r, d)
+    return _combine(dim_r, _combine(zero_r, wrap_r))
+
+
+def to_dtype(x):
+    """Accept a webtorch dtype, a name ('float32'), a Python type, or anything with a matching ``name``."""
+    if isinstance(x, dtype):
+        return x
+    if x is float:
+        return float64
+    if x is int:
+        return int64
+    if x is bool:
+        return bool_
+    name = x if isinstance(x, str) else getattr(x, "name", None) or str(x)
+    name = name.replace("torch.", "")
+    if name in ALIASES:
+        return ALIASES[name]
+    raise TypeError(f"unknown dtype {x!r}")

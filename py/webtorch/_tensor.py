@@ -1,0 +1,487 @@
+"""Tensor: a strided view over a backend storage, with autograd metadata.
+
+The bytes belong to the backend: ``_data`` is the backend's handle of this view (for "cpu" a NumPy
+ndarray view; for "webgpu" a lazy buffer view). Ops are defined in webtorch.ops and attached here as
+methods; this file holds only metadata, conversions and the autograd entry points.
+"""
+from . import _dtype as D
+from ._device import device as _device_cls, backend_for, get_default_device
+from .autograd import graph as _graph
+from .autograd.grad_mode import state as _grad_state
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints printed as ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class Tensor:
+    __slots__ = ("_data", "_be", "_device", "dtype", "requires_grad", "grad", "grad_fn", "_out_nr",
+                 "_version", "_base", "_accum", "_retains_grad", "__weakref__", "__dict__")
+
+    # PyTorch tensors are never hashed by value: identity hash, elementwise __eq__
+    __hash__ = object.__hash__
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, device=None, dtype=None):
+        """``Tensor(data)`` copies data (float32 by default); ``Tensor(2, 3)`` is uninitialized."""
+        from .ops.creation import tensor, empty
+        if len(args) == 1 and not isinstance(args[0], int):
+            src = args[0]
+            t = tensor(src, dtype=src.dtype if isinstance(src, Tensor) else (dtype or D.float32), device=device)
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            t = empty(*shape, dtype=dtype or D.float32, device=device)
+        if cls is Tensor:
+            return t
+        return _as_subclass(t, cls)
+
+    # -- metadata ----------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._be.shape(self._data))
+
+    def size(self, dim=None):
+        s = self._be.shape(self._data)
+        if dim is None:
+            return Size(s)
+        return s[_wrap_dim(dim, len(s))]
+
+    def dim(self):
+        return len(self._be.shape(self._data))
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._be.shape(self._data))
+
+    def numel(self):
+        n = 1
+        for s in self._be.shape(self._data):
+            n *= s
+        return n
+
+    nelement = numel
+
+    def stride(self, dim=None):
+        st = self._be.stride(self._data)
+        return st if dim is None else st[_wrap_dim(dim, len(st))]
+
+    def storage_offset(self):
+        return self._be.storage_offset(self._data)
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        shape = self._be.shape(self._data)
+        st = self._be.stride(self._data)
+        expected = 1
+        for s, t in zip(reversed(shape), reversed(st)):
+            if s != 1 and t != expected:
+                return False
+            expected *= s
+        return True
+
+    def data_ptr(self):
+        return self._be.data_ptr(self._data)
+
+    def untyped_storage(self):
+        return _StorageRef(self)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def is_webgpu(self):
+        return self._device.type == "webgpu"
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_meta(self):
+        return False
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            name = _TYPE_NAMES.get(self.dtype.name, "Tensor")
+            return ("torch." if self._device.type == "cpu" else f"torch.{self._device.type}.") + name
+        if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
+            inv = {v: k for k, v in _TYPE_NAMES.items()}
+            dtype = inv[dtype.split(".")[-1]]
+        return self.to(D.to_dtype(dtype))
+
+    # -- autograd ----------------------------------------------------------------------------------
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def retains_grad(self):
+        return bool(self._retains_grad)
+
+    @property
+    def output_nr(self):
+        return self._out_nr
+
+    @property
+    def _version_counter(self):
+        return self._version[0]
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self):
+        t = _wrap(self._data, self._be, self._device)
+        t._version = self._version
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        t = _wrap(self._data, self._be, self._device)
+        t._version = self._version
+        return t
+
+    @data.setter
+    def data(self, other):
+        # Swaps the storage this tensor refers to; autograd metadata is kept (PyTorch's .data = semantics).
+        self._data = other._data
+        self._be = other._be
+        self._device = other._device
+        self.dtype = other.dtype
+        self._version = other._version
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._out_nr, hook)
+        return _graph.accumulator(self)._add_tensor_hook(0, hook)
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+        ref = weakref.ref(self)
+
+        def _retain(grad):
+            t = ref()
+            if t is not None:
+                g = grad if _grad_state.enabled else grad.detach()
+                t.grad = g.clone() if t.grad is None else t.grad + g
+        self.grad_fn._add_tensor_hook(self._out_nr, _retain)
+        self._retains_grad = True
+
+    # -- conversion --------------------------------------------------------------------------------
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._be.item(self._data)
+
+    def tolist(self):
+        return self._be.tolist(self._data)
+
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._device.type != "cpu" and not force:
+            raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
+                            "Use Tensor.cpu() to copy the tensor to host memory first.")
+        return self._be.to_numpy(self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().cpu().numpy()
+        return a.astype(dtype, copy=False) if dtype is not None else a
+
+    def _bytes(self):
+        """The elements as little-endian bytes in C order (what checkpoints store)."""
+        return self._be.to_bytes(self._data)
+
+    def __len__(self):
+        s = self._be.shape(self._data)
+        if not s:
+            raise TypeError("len() of a 0-d tensor")
+        return s[0]
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._print import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto):
+        from .serialization import _rebuild_tensor_from_bytes
+        return (_rebuild_tensor_from_bytes,
+                (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device),
+                 self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        with _no_grad():
+            new = self.clone()
+        if type(self) is not Tensor:
+            new = _as_subclass(new, type(self))
+            new.__dict__.update({k: v for k, v in self.__dict__.items()})
+        new.requires_grad = self.requires_grad
+        if self.grad is not None:
+            new.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    # -- device and dtype moves --------------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        dev, dt, copy = _parse_to(self, *args, **kwargs)
+        if (dev is None or dev == self._device) and (dt is None or dt is self.dtype) and not copy:
+            return self
+        from .ops.convert import to_device_dtype
+        return to_device_dtype(self, dev, dt)
+
+    def cpu(self, memory_format=None):
+        return self.to("cpu")
+
+    def webgpu(self):
+        return self.to("webgpu")
+
+    def cuda(self, *args, **kwargs):
+        raise RuntimeError("webtorch has no CUDA device (torch.cuda.is_available() is False); "
+                           "use .to(\"webgpu\") for the GPU")
+
+    def float(self):
+        return self.to(D.float32)
+
+    def double(self):
+        return self.to(D.float64)
+
+    def half(self):
+        return self.to(D.float16)
+
+    def bfloat16(self):
+        return self.to(D.bfloat16)
+
+    def int(self):
+        return self.to(D.int32)
+
+    def long(self):
+        return self.to(D.int64)
+
+    def short(self):
+        return self.to(D.int16)
+
+    def char(self):
+        return self.to(D.int8)
+
+    def byte(self):
+        return self.to(D.uint8)
+
+    def bool(self):
+        return self.to(D.bool_)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def as_subclass(self, cls):
+        return _as_subclass(self, cls)
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+               "uint32": "UInt32Tensor"}
+
+
+class _StorageRef:
+    """Just enough of torch.UntypedStorage to compare storages and read sizes."""
+
+    def __init__(self, t):
+        self._t = t
+
+    def data_ptr(self):
+        return self._t._be.storage_ptr(self._t._data)
+
+    def nbytes(self):
+        return self._t._be.storage_nbytes(self._t._data)
+
+    def size(self):
+        return self.nbytes()
+
+
+def _no_grad():
+    from .autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def _wrap(h, be, dev, cls=Tensor):
+    """A new Tensor (no autograd history) around backend handle h."""
+    t = object.__new__(cls)
+    t._data = h
+    t._be = be
+    t._device = dev
+    t.dtype = be.dtype(h)
+    t.requires_grad = False
+    t.grad = None
+    t.grad_fn = None
+    t._out_nr = 0
+    t._version = [0]
+    t._base = None
+    t._accum = None
+    t._retains_grad = False
+    return t
+
+
+def _as_subclass(t, cls):
+    new = _wrap(t._data, t._be, t._device, cls)
+    new._version = t._version
+    new._base = t._base
+    new.requires_grad = t.requires_grad
+    new.grad_fn = t.grad_fn
+    new._out_nr = t._out_nr
+    return new
+
+
+def _wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _parse_to(t, *args, **kwargs):
+    dev = kwargs.pop("device", None)
+    dt = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a._device, a.dtype
+        elif isinstance(a, D.dtype):
+            dt = a
+        elif isinstance(a, (str, _device_cls)):
+            if isinstance(a, str) and a.replace("torch.", "") in D.ALIASES and ":" not in a and a not in ("cpu", "webgpu"):
+                dt = D.to_dtype(a)
+            else:
+                dev = _device_cls(a)
+        elif isinstance(a, bool):
+            pass  # non_blocking positional
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    if dev is not None:
+        dev = _device_cls(dev)
+    if dt is not None:
+        dt = D.to_dtype(dt)
+    return dev, dt, copy
+
+
+def default_backend(device=None):
+    dev = _device_cls(device) if device is not None else get_default_device()
+    return backend_for(dev), dev

@@ -1,0 +1,1 @@
+"""Backends: each owns the bytes of one device type (see base.py for the contract)."""

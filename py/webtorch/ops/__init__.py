@@ -1,0 +1,29 @@
+"""Every public op. Each module of this package exports FUNCTIONS (webtorch.<name>), METHODS
+(Tensor.<name>), and optionally PROPERTIES and DUNDERS; this file attaches them all.
+
+To add an op family: write a module here with those dicts and list it in MODULES.
+"""
+import importlib
+
+from .._tensor import Tensor
+
+MODULES = [
+    "creation", "convert", "views", "pointwise", "reduction", "linalg",
+]
+
+FUNCTIONS = {}
+
+
+def _install():
+    for name in MODULES:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        FUNCTIONS.update(getattr(mod, "FUNCTIONS", {}))
+        for k, fn in getattr(mod, "METHODS", {}).items():
+            setattr(Tensor, k, fn)
+        for k, fn in getattr(mod, "PROPERTIES", {}).items():
+            setattr(Tensor, k, property(fn))
+        for k, fn in getattr(mod, "DUNDERS", {}).items():
+            setattr(Tensor, k, fn)
+
+
+_install()

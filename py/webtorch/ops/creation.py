@@ -1,0 +1,406 @@
+"""Creation ops: tensor, zeros/ones/full/empty, arange/linspace/eye, *_like, random creation, Generator."""
+import math
+
+from .. import _dtype as D
+from .._device import device as _device_cls, backend_for
+from .._tensor import Tensor, _wrap, default_backend
+from .dispatch import shape_arg
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _make(h, be, dev, requires_grad=False):
+    return _finish(_wrap(h, be, dev), requires_grad)
+
+
+def _flatten_data(data):
+    """(flat list of Python numbers, shape, inferred dtype) of nested sequences."""
+    flat = []
+    kinds = set()
+
+    def walk(x, depth, shape):
+        if isinstance(x, Tensor):
+            if x.dim() == 0:
+                flat.append(x.item())
+                kinds.add(x.dtype)
+                return
+            x = x.tolist()
+        if isinstance(x, (list, tuple)) or (hasattr(x, "__len__") and hasattr(x, "__getitem__")
+                                             and not isinstance(x, (str, bytes))):
+            n = len(x)
+            if depth == len(shape):
+                shape.append(n)
+            elif shape[depth] != n:
+                raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {n})")
+            for item in x:
+                walk(item, depth + 1, shape)
+            return
+        if depth != len(shape):
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got a scalar)")
+        if isinstance(x, bool):
+            kinds.add(bool)
+        elif isinstance(x, int):
+            kinds.add(int)
+        elif isinstance(x, float):
+            kinds.add(float)
+        elif hasattr(x, "item"):  # NumPy scalar
+            x = x.item()
+            kinds.add(type(x))
+        else:
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        flat.append(x)
+
+    shape = []
+    walk(data, 0, shape)
+    if float in kinds or any(isinstance(k, D.dtype) and k.is_floating_point for k in kinds):
+        dt = D.get_default_dtype()
+        for k in kinds:
+            if isinstance(k, D.dtype) and k.is_floating_point:
+                dt = D.promote_types(dt, k) if k is not D.float16 else dt
+    elif int in kinds or any(isinstance(k, D.dtype) and k is not D.bool_ for k in kinds):
+        dt = D.int64
+    elif kinds:
+        dt = D.bool_
+    else:
+        dt = D.get_default_dtype()
+    return flat, tuple(shape), dt
+
+
+def _is_numpy(x):
+    return type(x).__module__ == "numpy" and hasattr(x, "dtype")
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    be, dev = default_backend(device)
+    dt = D.to_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        t = data.detach().to(dev, dt if dt is not None else data.dtype, copy=True)
+        if t._data is data._data:
+            t = t.clone()
+        return _finish(t, requires_grad)
+    if _is_numpy(data):
+        h = backend_for("cpu").from_numpy(data.reshape(data.shape), copy=True)
+        t = _wrap(h, backend_for("cpu"), _device_cls("cpu"))
+        if dt is not None or dev.type != "cpu":
+            t = t.to(dev, dt)
+        return _finish(t, requires_grad)
+    flat, shape, inferred = _flatten_data(data)
+    dt = dt or inferred
+    if dt.is_floating_point is False:
+        for v in flat:
+            if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+    return _make(be.from_flat(flat, shape, dt), be, dev, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (device or dtype) else data
+    if _is_numpy(data):
+        t = from_numpy(data)
+        return t.to(device=device, dtype=dtype) if (device or dtype) else t
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
+    t = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
+    return _finish(t, requires_grad)
+
+
+def from_numpy(array):
+    be = backend_for("cpu")
+    return _wrap(be.from_numpy(array, copy=False), be, _device_cls("cpu"))
+
+
+def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False):
+    """Copy of the elements of a bytes-like object (PyTorch shares memory; webtorch copies)."""
+    dt = D.to_dtype(dtype)
+    mv = memoryview(buffer).cast("B")[offset:]
+    n = len(mv) // dt.itemsize if count == -1 else count
+    if n * dt.itemsize > len(mv) or (count == -1 and len(mv) % dt.itemsize):
+        raise ValueError(f"buffer length ({len(mv)} bytes) is not a multiple of element size ({dt.itemsize})")
+    be, dev = default_backend("cpu")
+    return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, requires_grad)
+
+
+def _filled(size, value, dtype, device, requires_grad, default=None):
+    shape = shape_arg(size)
+    be, dev = default_backend(device)
+    dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
+    if value is None:
+        h = be.empty(shape, dt)
+    else:
+        h = be.full(shape, value, dt)
+    return _make(h, be, dev, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _filled(size, 0, dtype, device, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _filled(size, 1, dtype, device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    return _filled(size, None, dtype, device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = D.scalar_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
+def _like(t, dtype, device):
+    return (dtype if dtype is not None else t.dtype), (device if device is not None else t._device)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    dt, dev = _like(input, dtype, device)
+    return zeros(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    dt, dev = _like(input, dtype, device)
+    return ones(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    dt, dev = _like(input, dtype, device)
+    return empty(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    dt, dev = _like(input, dtype, device)
+    return full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    size, stride = tuple(size), tuple(stride)
+    span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    flat = empty(span, dtype=dtype, device=device)
+    return _finish(flat.as_strided(size, stride), requires_grad)
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    dt = D.to_dtype(dtype)
+    be, dev = default_backend(device)
+    return _make(be.arange(start, end, step, dt), be, dev, requires_grad)
+
+
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """torch.range (deprecated in PyTorch): includes end."""
+    return arange(start, end + step / 2 if isinstance(step, float) else end + step, step,
+                  dtype=dtype or D.get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    be, dev = default_backend(device)
+    start = start.item() if isinstance(start, Tensor) else start
+    end = end.item() if isinstance(end, Tensor) else end
+    return _make(be.linspace(start, end, int(steps), dt), be, dev, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    t = linspace(start, end, steps, dtype=D.float64 if dtype is None or dtype.is_floating_point else dtype,
+                 device=device)
+    r = (base ** t).to(dtype or D.get_default_dtype())
+    return _finish(r, requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    be, dev = default_backend(device)
+    return _make(be.eye(n, n if m is None else m, dt), be, dev, requires_grad)
+
+
+# ---- random ---------------------------------------------------------------------------------------
+
+class Generator:
+    """torch.Generator: a seedable random stream for one device type."""
+
+    def __init__(self, device="cpu"):
+        self.device = _device_cls(device)
+        self._seed = 67280421310721
+        self._rng = None
+
+    def _state(self):
+        if self._rng is None:
+            self._rng = backend_for(self.device).rng_new(self._seed)
+        return self._rng
+
+    def manual_seed(self, seed):
+        seed = int(seed)
+        if seed < 0:
+            seed &= (1 << 64) - 1
+        self._seed = seed
+        self._rng = None
+        return self
+
+    def seed(self):
+        import random
+        self.manual_seed(random.SystemRandom().getrandbits(63))
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        raw = backend_for(self.device).rng_get_state(self._state())
+        return frombuffer(bytearray(raw), dtype=D.uint8)
+
+    def set_state(self, new_state):
+        backend_for(self.device).rng_set_state(self._state(), new_state._bytes())
+        return self
+
+
+_default_generators = {}
+
+
+def default_generator(dev):
+    t = _device_cls(dev).type
+    g = _default_generators.get(t)
+    if g is None:
+        g = _default_generators[t] = Generator(t)
+    return g
+
+
+def manual_seed(seed):
+    for t in ("cpu", "webgpu"):
+        default_generator(t).manual_seed(seed)
+    return default_generator("cpu")
+
+
+def seed():
+    return default_generator("cpu").seed()
+
+
+def initial_seed():
+    return default_generator("cpu").initial_seed()
+
+
+def get_rng_state():
+    return default_generator("cpu").get_state()
+
+
+def set_rng_state(new_state):
+    default_generator("cpu").set_state(new_state)
+
+
+def rng_for(generator, dev):
+    g = generator if generator is not None else default_generator(dev)
+    return g._state()
+
+
+def _random(kind, size, generator, dtype, device, requires_grad, *params):
+    shape = shape_arg(size)
+    be, dev = default_backend(device)
+    dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    h = getattr(be, kind)(shape, *params, dt, rng_for(generator, dev))
+    return _make(h, be, dev, requires_grad)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    return _random("uniform", size, generator, dtype, device, requires_grad, 0.0, 1.0)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    return _random("normal", size, generator, dtype, device, requires_grad, 0.0, 1.0)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False):
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return _random("randint", (tuple(size),), generator, dtype or D.int64, device, requires_grad, int(low), int(high))
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    be, dev = default_backend(device)
+    return _make(be.randperm(int(n), D.to_dtype(dtype or D.int64), rng_for(generator, dev)), be, dev, requires_grad)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    dt, dev = _like(input, dtype, device)
+    return rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    dt, dev = _like(input, dtype, device)
+    return randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=None):
+    if high is None:
+        low, high = 0, low
+    dt, dev = _like(input, dtype, device)
+    return randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        ref = mean if isinstance(mean, Tensor) else std
+        from .dispatch import broadcast_shapes
+        shape = broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
+        z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+        return z * std + mean
+    if size is None:
+        raise TypeError("normal() with float mean and std needs a size")
+    return _random("normal", (tuple(size),), generator, dtype, device, requires_grad, float(mean), float(std))
+
+
+def _new_factory(fn):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, **kw):
+        return fn(*size, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self._device,
+                requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
+
+
+FUNCTIONS = {
+    "tensor": tensor, "as_tensor": as_tensor, "asarray": asarray, "from_numpy": from_numpy,
+    "frombuffer": frombuffer, "zeros": zeros, "ones": ones, "empty": empty, "full": full,
+    "zeros_like": zeros_like, "ones_like": ones_like, "empty_like": empty_like, "full_like": full_like,
+    "empty_strided": empty_strided, "arange": arange, "linspace": linspace, "logspace": logspace, "eye": eye,
+    "rand": rand, "randn": randn, "randint": randint, "randperm": randperm, "rand_like": rand_like,
+    "randn_like": randn_like, "randint_like": randint_like, "normal": normal,
+}
+METHODS = {
+    "new_zeros": _new_factory(zeros), "new_ones": _new_factory(ones), "new_empty": _new_factory(empty),
+    "new_full": _new_full, "new_tensor": _new_tensor,
+}

@@ -1,0 +1,99 @@
+"""Glue between public ops and backends: argument checks, handles out, Tensors back."""
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap
+from .._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
+
+
+def wrap(h, like):
+    """A fresh Tensor around handle h, on like's device."""
+    return _wrap(h, like._be, like._device)
+
+
+def first_tensor(*args):
+    for a in args:
+        if isinstance(a, Tensor):
+            return a
+    raise TypeError("expected at least one Tensor argument")
+
+
+def operands(args):
+    """(reference tensor, handles-or-scalars) for an elementwise op; checks devices agree.
+
+    A 0-dim cpu tensor may join tensors of another device (PyTorch's cpu-scalar rule): it is read as a
+    Python number.
+    """
+    ref = None
+    for a in args:
+        if isinstance(a, Tensor) and (ref is None or (ref.dim() == 0 and ref._device.type == "cpu")):
+            ref = a
+    if ref is None:
+        raise TypeError("expected at least one Tensor argument")
+    dev = ref._device
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._device.type != dev.type:
+                if a.dim() == 0 and a._device.type == "cpu":
+                    out.append(a.item())
+                    continue
+                raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                                   f"{dev} and {a._device}!")
+            out.append(a._data)
+        elif a is None or isinstance(a, (bool, int, float)):
+            out.append(a)
+        else:
+            raise TypeError(f"unsupported operand type {type(a).__name__}; expected a Tensor or a Python number")
+    return ref, out
+
+
+def check_same_device(*tensors):
+    dev = None
+    for t in tensors:
+        if t is None:
+            continue
+        if dev is None:
+            dev = t._device
+        elif t._device.type != dev.type:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{dev} and {t._device}!")
+
+
+def norm_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not isinstance(dim, int):
+        dim = int(dim)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def norm_dims(dim, ndim):
+    """A sorted tuple of normalized dims; None or () means every dim."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, int) or isinstance(dim, Tensor):
+        return (norm_dim(int(dim), ndim),)
+    dims = tuple(norm_dim(d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    return tuple(sorted(dims)) if dims else tuple(range(ndim))
+
+
+def check_float_dtype(dtype, name):
+    if dtype is not None and not dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): expected a floating point dtype, got {dtype}")
+
+
+def float_result(dt):
+    """dtype of a float-valued op (exp, sqrt, true div...) on inputs of dtype dt: ints become the default float."""
+    return dt if dt.is_floating_point else D.get_default_dtype()
+
+
+def shape_arg(size):
+    """Accept f(2, 3), f((2, 3)), f([2, 3]) or f(torch.Size)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    try:
+        return tuple(int(s) for s in size)
+    except TypeError:
+        raise TypeError(f"expected a sequence of ints for the size, got {size!r}") from None

@@ -1,0 +1,313 @@
+"""View ops: results alias the input's storage (shared version counter); each is differentiable."""
+from ..autograd.graph import Node, apply_op
+from .dispatch import norm_dim, shape_arg
+from .inplace import new_view, AsStridedBackward0
+from .reduce_to import sum_to
+
+
+def infer_shape(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class ViewBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = tuple(x.shape)
+        h = x._be.reshape_view(x._data, shape)
+        if h is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return new_view(x, h)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.in_shape)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    """reshape that had to copy: a view of the fresh contiguous copy."""
+
+
+def view(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and shape[0] is not None:
+        from .. import _dtype as D
+        dt = D.to_dtype(shape[0])
+        if dt.itemsize != self.dtype.itemsize:
+            raise RuntimeError("view(dtype) with a different element size is not supported")
+        return self.to(dt)
+    shape = infer_shape(shape_arg(shape), self.numel())
+    return apply_op(ViewBackward0, self, shape)
+
+
+def reshape(self, *shape):
+    shape = infer_shape(shape_arg(shape), self.numel())
+    if self._be.reshape_view(self._data, shape) is not None:
+        return apply_op(ViewBackward0, self, shape)
+    return apply_op(UnsafeViewBackward0, self.clone(), shape)
+
+
+def view_as(self, other):
+    return view(self, tuple(other.shape))
+
+
+def reshape_as(self, other):
+    return reshape(self, tuple(other.shape))
+
+
+class PermuteBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return new_view(x, x._be.permute(x._data, dims))
+
+    @staticmethod
+    def backward(ctx, g):
+        inv = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inv[d] = i
+        return g.permute(inv)
+
+
+def permute(self, *dims):
+    nd = self.dim()
+    dims = tuple(norm_dim(d, nd) for d in shape_arg(dims))
+    if len(dims) != nd or len(set(dims)) != nd:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to "
+                           f"len(dims) = {len(dims)}" if len(dims) != nd else "permute(): duplicate dims are not allowed.")
+    return apply_op(PermuteBackward0, self, dims)
+
+
+class TransposeBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.d = (d0, d1)
+        perm = list(range(x.dim()))
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        return new_view(x, x._be.permute(x._data, tuple(perm)))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.transpose(*ctx.d)
+
+
+def transpose(self, dim0, dim1):
+    nd = self.dim()
+    return apply_op(TransposeBackward0, self, norm_dim(dim0, nd), norm_dim(dim1, nd))
+
+
+class TBackward0(Node):
+    @staticmethod
+    def forward(ctx, x):
+        return new_view(x, x._be.permute(x._data, tuple(reversed(range(x.dim())))))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.t()
+
+
+def t(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return apply_op(TBackward0, self)
+
+
+def _T(self):
+    return permute(self, tuple(reversed(range(self.dim()))))
+
+
+def _mT(self):
+    if self.dim() < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(self, -2, -1)
+
+
+class ExpandBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = tuple(x.shape)
+        h = x._data
+        if len(shape) > x.dim():
+            h = x._be.reshape_view(h, (1,) * (len(shape) - x.dim()) + tuple(x.shape))
+        return new_view(x, x._be.expand(h, shape))
+
+    @staticmethod
+    def backward(ctx, g):
+        return sum_to(g, ctx.in_shape)
+
+
+def expand(self, *sizes):
+    sizes = shape_arg(sizes)
+    nd = self.dim()
+    if len(sizes) < nd:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(self.shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({nd})")
+    lead = len(sizes) - nd
+    out = []
+    for i, s in enumerate(sizes):
+        cur = self.shape[i - lead] if i >= lead else 1
+        if s == -1:
+            if i < lead:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            s = cur
+        elif cur != 1 and cur != s:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(self.shape)}")
+        out.append(s)
+    out = tuple(out)
+    if out == tuple(self.shape):
+        return self if not self.requires_grad else apply_op(ExpandBackward0, self, out)
+    return apply_op(ExpandBackward0, self, out)
+
+
+def expand_as(self, other):
+    return expand(self, tuple(other.shape))
+
+
+def broadcast_to(input, size):
+    return expand(input, tuple(size))
+
+
+class _ReshapeLike(Node):
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = tuple(x.shape)
+        return new_view(x, x._be.reshape_view(x._data, shape))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.in_shape)
+
+
+class SqueezeBackward0(_ReshapeLike):
+    pass
+
+
+class SqueezeBackward1(_ReshapeLike):
+    pass
+
+
+class SqueezeBackward2(_ReshapeLike):
+    pass
+
+
+class UnsqueezeBackward0(_ReshapeLike):
+    pass
+
+
+def squeeze(self, dim=None):
+    shape = tuple(self.shape)
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+        return apply_op(SqueezeBackward0, self, new)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = set(norm_dim(d, len(shape)) for d in dims)
+    new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    return apply_op(SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2, self, new)
+
+
+def unsqueeze(self, dim):
+    shape = list(self.shape)
+    dim = norm_dim(dim, len(shape) + 1)
+    shape.insert(dim, 1)
+    return apply_op(UnsqueezeBackward0, self, tuple(shape))
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    nd = self.dim()
+    if nd == 0:
+        return reshape(self, (1,))
+    s, e = norm_dim(start_dim, nd), norm_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    shape = tuple(self.shape)
+    n = 1
+    for x in shape[s:e + 1]:
+        n *= x
+    return reshape(self, shape[:s] + (n,) + shape[e + 1:])
+
+
+def unflatten(self, dim, sizes):
+    shape = tuple(self.shape)
+    dim = norm_dim(dim, len(shape))
+    sizes = infer_shape(tuple(sizes), shape[dim])
+    return view(self, shape[:dim] + sizes + shape[dim + 1:]) if self._be.reshape_view(
+        self._data, shape[:dim] + sizes + shape[dim + 1:]) is not None else reshape(self, shape[:dim] + sizes + shape[dim + 1:])
+
+
+def ravel(self):
+    return reshape(self, (-1,))
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    off = self.storage_offset() if storage_offset is None else int(storage_offset)
+    need = off + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    avail = self._be.storage_nbytes(self._data) // self.dtype.itemsize
+    if need > avail:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
+                           f"itemsize {self.dtype.itemsize} requiring a storage size of {need * self.dtype.itemsize} "
+                           f"are out of bounds for storage of size {avail * self.dtype.itemsize}")
+    if self.requires_grad:
+        from ..autograd.grad_mode import state
+        if state.enabled:
+            return _as_strided_grad(self, size, stride, off)
+    return new_view(self, self._be.as_strided(self._data, size, stride, off))
+
+
+def _as_strided_grad(self, size, stride, off):
+    node = AsStridedBackward0()
+    node.meta = (tuple(self.shape), (size, stride, off - self.storage_offset()), self.dtype, self.device)
+    from ..autograd.graph import attach
+    out = new_view(self, self._be.as_strided(self._data, size, stride, off))
+    return attach(node, [self], out)
+
+
+def movedim(self, source, destination):
+    nd = self.dim()
+    src = [norm_dim(d, nd) for d in ((source,) if isinstance(source, int) else source)]
+    dst = [norm_dim(d, nd) for d in ((destination,) if isinstance(destination, int) else destination)]
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(nd) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(self, tuple(order))
+
+
+METHODS = {
+    "view": view, "reshape": reshape, "view_as": view_as, "reshape_as": reshape_as, "permute": permute,
+    "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t, "expand": expand,
+    "expand_as": expand_as, "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze,
+    "flatten": flatten, "unflatten": unflatten, "ravel": ravel, "as_strided": as_strided,
+    "movedim": movedim, "moveaxis": movedim,
+}
+PROPERTIES = {"T": _T, "mT": _mT}
+FUNCTIONS = {k: v for k, v in METHODS.items() if k not in ("view", "view_as", "reshape_as", "expand", "expand_as")}

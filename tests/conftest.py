@@ -1,0 +1,26 @@
+"""Shared fixtures: the device list every op/module/optimizer suite is parametrized over."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
+
+
+def available_devices():
+    devs = ["cpu"]
+    try:
+        from webtorch.backends import webgpu
+        if webgpu.is_available():
+            devs.append("webgpu")
+    except ImportError:
+        pass
+    return devs
+
+
+DEVICES = available_devices()
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param
