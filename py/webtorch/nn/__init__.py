@@ -1,0 +1,2 @@
+"""torch.nn: modules, parameters, functional, init."""
+from . import functional  # noqa: F401
