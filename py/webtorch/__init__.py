@@ -21,6 +21,8 @@ globals().update(_ops.FUNCTIONS)
 from .ops.creation import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401,E402
 from .ops.creation import range_ as range  # noqa: F401,E402
 
+from . import nn  # noqa: E402,F401
+
 __version__ = "0.1.0"
 
 

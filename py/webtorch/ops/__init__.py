@@ -8,7 +8,12 @@ import importlib
 from .._tensor import Tensor
 
 MODULES = [
-    "creation", "convert", "views", "pointwise", "reduction", "linalg",
+    "creation",
+    "convert",
+    "views",
+    "pointwise",
+    "reduction",
+    "linalg",
 ]
 
 FUNCTIONS = {}
