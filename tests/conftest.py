@@ -15,6 +15,9 @@ def available_devices():
             devs.append("webgpu")
     except ImportError:
         pass
+    if "webgpu" not in devs and os.environ.get("WEBTORCH_REQUIRE_WEBGPU") == "1":
+        raise RuntimeError("WEBTORCH_REQUIRE_WEBGPU=1 but no WebGPU adapter was found: install wgpu "
+                           "(pip) and mesa-vulkan-drivers (apt), as scripts/setup.sh does")
     return devs
 
 

@@ -21,7 +21,12 @@ globals().update(_ops.FUNCTIONS)
 from .ops.creation import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401,E402
 from .ops.creation import range_ as range  # noqa: F401,E402
 
+from . import linalg  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import webgpu  # noqa: E402,F401
+from . import optim  # noqa: E402,F401
+from . import utils  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

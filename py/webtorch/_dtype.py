@@ -4,7 +4,7 @@
 class dtype:
     """A tensor element type. Printed as PyTorch prints it (``torch.float32``) so tutorials' output matches."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_rank")
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_rank", "category")
 
     def __init__(self, name, itemsize, kind, rank):
         self.name = name
@@ -13,6 +13,8 @@ class dtype:
         self.is_complex = False
         self.is_signed = kind in "fi"
         self._rank = rank  # order inside the category, used by promote_types
+        # 0 bool, 1 integral, 2 floating (PyTorch's promotion categories)
+        self.category = 2 if kind == "f" else (0 if name == "bool" else 1)
 
     def __repr__(self):
         return "torch." + self.name
@@ -25,11 +27,6 @@ class dtype:
 
     def to_complex(self):
         raise TypeError("webtorch has no complex dtypes")
-
-    @property
-    def category(self):
-        # 0 bool, 1 integral, 2 floating (PyTorch's promotion categories)
-        return 2 if self.is_floating_point else (0 if self.name == "bool" else 1)
 
 
 bool_ = dtype("bool", 1, "b", 0)
@@ -118,8 +115,24 @@ def scalar_dtype(x):
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
 
+_PY_CATEGORY = {bool: 0, int: 1, float: 2}
+
+
 def result_type(*args):
     """torch.result_type over Tensors and Python scalars: dim>0 tensors > 0-dim tensors > scalars."""
+    if len(args) == 2:  # the per-op hot path: tensor (op) tensor of one dtype, tensor (op) Python number
+        a, b = args
+        ka, kb = _PY_CATEGORY.get(type(a)), _PY_CATEGORY.get(type(b))
+        if ka is None and kb is None:
+            d = getattr(a, "dtype", None)
+            if d is getattr(b, "dtype", None) and type(d) is dtype:
+                return d
+        elif ka is None or kb is None:
+            d, k = (getattr(a, "dtype", None), kb) if ka is None else (getattr(b, "dtype", None), ka)
+            if type(d) is dtype:
+                if d.category >= k:
+                    return d
+                return _default.dtype if k == 2 else int64  # float scalar on ints; int scalar on bool
     dim_r = zero_r = wrap_r = None
     for a in args:
         d = getattr(a, "dtype", None)

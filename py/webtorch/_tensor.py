@@ -307,14 +307,15 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         from ._print import tensor_repr
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
-    __str__ = __repr__
+    def __str__(self):
+        return self.__repr__()
 
     def __format__(self, spec):
-        if self.dim() == 0 and spec:
-            return format(self.item(), spec)
-        return repr(self)
+        if self.dim() == 0 and type(self) is Tensor:
+            return format(self._be.item(self._data), spec)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
         from .serialization import _rebuild_tensor_from_bytes
@@ -390,6 +391,8 @@ class Tensor:
     def as_subclass(self, cls):
         return _as_subclass(self, cls)
 
+
+_graph.Tensor = Tensor
 
 _TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
@@ -471,8 +474,8 @@ def _parse_to(t, *args, **kwargs):
                 dt = D.to_dtype(a)
             else:
                 dev = _device_cls(a)
-        elif isinstance(a, bool):
-            pass  # non_blocking positional
+        elif isinstance(a, bool) or a is None:
+            pass  # non_blocking positional; None keeps the device / dtype (t.to(dev, None))
         else:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     if dev is not None:

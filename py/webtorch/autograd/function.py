@@ -8,10 +8,12 @@ from .grad_mode import state
 class FunctionCtx(Node):
     """The ctx of a custom Function; also its grad_fn (named ``<Function>Backward``)."""
     _fn_cls = None
+    _fresh_outputs = False  # a user backward may return tensors it keeps elsewhere
+    _engine_materializes = False  # ctx.set_materialize_grads decides
 
     def apply(self, *grads):
         cls = self._fn_cls
-        if self.metadata.get("_materialize", True):
+        if self._materialize:
             from ..ops.creation import zeros
             grads = tuple(g if g is not None else zeros(m[0], dtype=m[1], device=m[2])
                           for g, m in zip(grads, self._out_meta or ((None, None, None),) * len(grads)))

@@ -21,7 +21,8 @@ class _AllFalse:
 
 
 class _NoGradCtx:
-    """Context handed to forward when nothing needs a gradient: saving is free, attributes are ignored."""
+    """Context handed to forward when nothing needs a gradient: saving is free. A fresh one per call
+    (attributes land in a dict that dies with it, which is cheaper than ignoring them in __setattr__)."""
     needs_input_grad = _AllFalse()
 
     def save_for_backward(self, *tensors):
@@ -36,32 +37,40 @@ class _NoGradCtx:
     def set_materialize_grads(self, value):
         pass
 
-    def __setattr__(self, name, value):
-        pass
-
 
 NO_GRAD_CTX = _NoGradCtx()
 
 
 def recording(ctx):
     """True when forward runs for a graph (save what backward needs); False on the no-grad path."""
-    return ctx is not NO_GRAD_CTX
+    return type(ctx) is not _NoGradCtx
 
 
 class Node:
-    __slots__ = ("next_functions", "_saved", "_in_meta", "needs_input_grad", "_pre_hooks", "_hooks",
-                 "_tensor_hooks", "_n_out", "_out_meta", "_non_diff", "metadata", "__weakref__", "__dict__")
+    # Rarely-set fields are class-level defaults (an instance sets them in its __dict__), so creating a
+    # node per op costs no __init__.
+    __slots__ = ("next_functions", "_in_meta", "needs_input_grad", "__weakref__", "__dict__")
+    _saved = None
+    _pre_hooks = None
+    _hooks = None
+    _tensor_hooks = None
+    _n_out = 1
+    _out_meta = None
+    _non_diff = None
+    _materialize = True
+    _metadata = None
+    _fresh_outputs = True  # built-in backward returns new tensors (or its inputs), never stored ones
+    _engine_materializes = True  # the engine fills missing output grads with zeros before apply
 
     def __init__(self):
         self.next_functions = ()
-        self._saved = None
-        self._pre_hooks = None
-        self._hooks = None
-        self._tensor_hooks = None
-        self._n_out = 1
-        self._out_meta = None
-        self._non_diff = None
-        self.metadata = {}
+        self._in_meta = ()
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self):
         return type(self).__name__
@@ -108,7 +117,7 @@ class Node:
         pass
 
     def set_materialize_grads(self, value):
-        self.metadata["_materialize"] = bool(value)
+        self._materialize = bool(value)
 
     def _release(self):
         if self._saved is not None:
@@ -168,15 +177,26 @@ class AccumulateGrad(Node):
         Node.__init__(self)
         self.variable = variable
 
-    def apply(self, grad):
-        var = self.variable
-        if var.grad is None:
-            var.grad = grad if state.enabled else grad.detach()
-        elif state.enabled:
-            var.grad = var.grad + grad
-        else:
-            var.grad.add_(grad)
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grad, owned=False):
+        accumulate_grad(self.variable, grad, owned)
         return ()
+
+
+def accumulate_grad(var, grad, owned=False):
+    """PyTorch's AccumulateGrad: the first gradient is stored (stolen when nothing else refers to it,
+    else copied), later ones are added in place -- or out of place when building a graph."""
+    if var.grad is None:
+        if state.enabled:
+            var.grad = grad.clone()
+        else:
+            var.grad = grad.detach() if owned else grad.detach().clone()
+    elif state.enabled:
+        var.grad = var.grad + grad
+    else:
+        var.grad.add_(grad)
 
 
 def accumulator(t):
@@ -198,14 +218,31 @@ def edge(t):
     return (None, 0)
 
 
+def _meta(t):
+    return (t._be.shape(t._data), t.dtype, t._device)
+
+
 def attach(node, inputs, out):
     """Make ``node`` the grad_fn of the op's differentiable outputs."""
-    node.next_functions = tuple(edge(t) for t in inputs)
-    node._in_meta = tuple((t.shape, t.dtype, t.device) for t in inputs)
+    nexts = []
+    metas = []  # (shape, dtype, device) of each input that receives a gradient; None for the others
+    for t in inputs:
+        fn = t.grad_fn
+        if fn is not None:
+            nexts.append((fn, t._out_nr))
+        elif t.requires_grad:
+            nexts.append((accumulator(t), 0))
+        else:
+            nexts.append((None, 0))
+            metas.append(None)
+            continue
+        metas.append((t._be.shape(t._data), t.dtype, t._device))
+    node.next_functions = tuple(nexts)
+    node._in_meta = tuple(metas)
     nd = node._non_diff
     if isinstance(out, tuple):
         node._n_out = len(out)
-        node._out_meta = tuple((o.shape, o.dtype, o.device) if o is not None else None for o in out)
+        node._out_meta = tuple([_meta(o) if o is not None else None for o in out])
         for i, o in enumerate(out):
             if o is not None and o.dtype.is_floating_point and (nd is None or id(o) not in nd):
                 o.grad_fn = node
@@ -218,31 +255,41 @@ def attach(node, inputs, out):
     return out
 
 
+Tensor = None  # webtorch.Tensor, set by _tensor.py once the class exists (avoids an import per op)
+_SEQ = (list, tuple)
+
+
 def apply_op(cls, *args, **kwargs):
     """Run built-in op ``cls`` (a Node subclass) on args; Tensors may also appear inside list/tuple args."""
-    from .._tensor import Tensor
-    inputs = []
+    if not state.enabled:
+        return cls.forward(_NoGradCtx(), *args, **kwargs)
     need = False
     for a in args:
         if isinstance(a, Tensor):
-            inputs.append(a)
-            need = need or a.requires_grad
-        elif type(a) in (list, tuple):
+            if a.requires_grad:
+                need = True
+                break
+        elif type(a) in _SEQ:
             for x in a:
-                if isinstance(x, Tensor):
-                    inputs.append(x)
-                    need = need or x.requires_grad
-    if not (need and state.enabled):
-        if state.enabled:
-            state.enabled = False
-            try:
-                return cls.forward(NO_GRAD_CTX, *args, **kwargs)
-            finally:
-                state.enabled = True
-        return cls.forward(NO_GRAD_CTX, *args, **kwargs)
-    ctx = cls()
-    ctx.needs_input_grad = tuple(t.requires_grad for t in inputs)
+                if isinstance(x, Tensor) and x.requires_grad:
+                    need = True
+                    break
+            if need:
+                break
     state.enabled = False
+    if not need:
+        try:
+            return cls.forward(_NoGradCtx(), *args, **kwargs)
+        finally:
+            state.enabled = True
+    inputs = []
+    for a in args:
+        if isinstance(a, Tensor):
+            inputs.append(a)
+        elif type(a) in _SEQ:
+            inputs.extend([x for x in a if isinstance(x, Tensor)])
+    ctx = cls()
+    ctx.needs_input_grad = tuple([t.requires_grad for t in inputs])
     try:
         out = cls.forward(ctx, *args, **kwargs)
     finally:
@@ -299,46 +346,75 @@ def _zeros_for(meta):
     return zeros(shape, dtype=dtype, device=device)
 
 
+def _executable(order, targets):
+    """Nodes whose backward must run to reach a target node (autograd.grad / backward(inputs=))."""
+    run = set()
+    for node in reversed(order):
+        for fn, _ in node.next_functions:
+            if fn is not None and (fn in targets or fn in run):
+                run.add(node)
+                break
+    return run
+
+
+def _owned(g, node, grads, outs):
+    """True when gradient g (produced by node) is referenced by nothing else, so a leaf may keep it."""
+    if not node._fresh_outputs or node._hooks or g._base is not None or not g.is_contiguous():
+        return False
+    for x in grads:
+        if x is g:
+            return False
+    n = 0
+    for x in outs:
+        if x is g:
+            n += 1
+    return n == 1
+
+
 def run_backward(roots, root_grads, retain_graph=None, create_graph=False, inputs=None,
                  allow_unused=False, accumulate=True):
     """Backpropagate root_grads from the root tensors.
 
     With ``inputs`` and ``accumulate=False`` (autograd.grad) returns the gradients of those inputs;
-    with ``inputs`` and ``accumulate=True`` (backward(inputs=...)) accumulates only into them.
+    with ``inputs`` and ``accumulate=True`` (backward(inputs=...)) accumulates only into them. Only the
+    nodes that lead to an input run.
     """
     if retain_graph is None:
         retain_graph = create_graph
     buffers = {}
+    owned = {}  # AccumulateGrad node -> whether its buffered gradient is exclusively ours
     root_nodes = []
-    for t, g in zip(roots, root_grads):
+    for k, (t, g) in enumerate(zip(roots, root_grads)):
         node, nr = edge(t)
         if node is None:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(f"element {k} of tensors does not require grad and does not have a grad_fn")
         root_nodes.append(node)
         slot = buffers.setdefault(node, {})
         slot[nr] = g if nr not in slot else slot[nr] + g
 
-    captures = None
-    only = None
+    order = _topo_order(root_nodes)
+    captures = run = targets = None
     if inputs is not None:
         captures = {}
+        targets = set()
         for i, t in enumerate(inputs):
             node, nr = edge(t)
             if node is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
-            captures.setdefault((id(node), nr), []).append(i)
-        only = set(k[0] for k in captures)
+            captures.setdefault((node, nr), []).append(i)
+            targets.add(node)
+        run = _executable(order, targets)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
     prev = state.enabled
     state.enabled = create_graph
     try:
-        for node in _topo_order(root_nodes):
+        for node in order:
             slot = buffers.pop(node, None)
             if slot is None:
                 continue
             n = node._n_out
-            grads = [slot.get(i) for i in range(n)]
+            grads = [slot.get(i) for i in range(n)] if n > 1 else [slot.get(0)]
             th = node._tensor_hooks
             if th:
                 for i in range(n):
@@ -348,22 +424,27 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
                             r = fn(grads[i])
                             if r is not None:
                                 grads[i] = r
+                                owned.pop(node, None)
             if captures is not None:
                 for i in range(n):
-                    idxs = captures.get((id(node), i))
-                    if idxs:
-                        for j in idxs:
-                            results[j] = grads[i]
-                if not accumulate and isinstance(node, AccumulateGrad):
-                    continue
-                if accumulate and isinstance(node, AccumulateGrad) and id(node) not in only:
+                    for j in captures.get((node, i), ()):
+                        results[j] = grads[i]
+                if node not in run and not (accumulate and node in targets and type(node) is AccumulateGrad):
                     continue
             if node._pre_hooks:
                 for fn in list(node._pre_hooks.values()):
                     r = fn(tuple(grads))
                     if r is not None:
                         grads = list(r)
-            if n > 1 and any(g is None for g in grads):
+                        owned.pop(node, None)
+            if type(node) is AccumulateGrad:
+                g = grads[0]
+                node.apply(g, owned.pop(node, False))
+                if node._hooks:
+                    for fn in list(node._hooks.values()):
+                        fn((), (g,))
+                continue
+            if n > 1 and node._engine_materializes and any(g is None for g in grads):
                 grads = [g if g is not None else _zeros_for(node._out_meta[i]) for i, g in enumerate(grads)]
             outs = node.apply(*grads)
             if not isinstance(outs, tuple):
@@ -376,7 +457,7 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
             if not retain_graph:
                 node._release()
             nexts = node.next_functions
-            if len(outs) != len(nexts) and not isinstance(node, AccumulateGrad):
+            if len(outs) != len(nexts):
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {len(nexts)}, got {len(outs)})")
             for i, (fn, nr) in enumerate(nexts):
@@ -389,17 +470,33 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
                 slot = buffers.get(fn)
                 if slot is None:
                     buffers[fn] = {nr: g}
+                    if type(fn) is AccumulateGrad:
+                        if g is outs[i]:
+                            owned[fn] = _owned(g, node, grads, outs)
+                        else:  # _fit made a new tensor
+                            owned[fn] = g._base is None and g.is_contiguous()
                 elif nr in slot:
                     slot[nr] = slot[nr] + g
+                    owned[fn] = True
                 else:
                     slot[nr] = g
     finally:
         state.enabled = prev
 
-    if inputs is not None and not accumulate:
-        for i, r in enumerate(results):
-            if r is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
-        return tuple(results)
-    return None
+    if inputs is None:
+        return None
+    if accumulate:
+        prev = state.enabled
+        state.enabled = create_graph
+        try:
+            for t, r in zip(inputs, results):
+                if r is not None and t.grad_fn is not None:
+                    accumulate_grad(t, r)
+        finally:
+            state.enabled = prev
+        return None
+    for r in results:
+        if r is None and not allow_unused:
+            raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                               "Set allow_unused=True if this is the desired behavior.")
+    return tuple(results)

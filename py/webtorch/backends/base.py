@@ -42,6 +42,14 @@ ELEMENTWISE_OPS = {
 REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
 
 
+class IndexOutOfRange(IndexError):
+    """Raised by the indexing primitives; carries what the op layer needs to word PyTorch's message."""
+
+    def __init__(self, index, dim, size):
+        super().__init__(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        self.index, self.dim, self.size = index, dim, size
+
+
 class Backend:
     """Abstract base: each method documents a primitive. Backends subclass and implement all of them."""
 
@@ -172,4 +180,243 @@ class Backend:
 
     def matmul(self, a, b):
         """Batched matrix product of (..., n, k) and (..., k, m) with broadcast batch dims."""
+        raise NotImplementedError
+
+    # ---- indexing, gather/scatter, nonzero, flip (ops/indexing.py, ops/scatter_gather.py, ops/shape.py) --
+    # Index handles are integer handles (int64 or int32). Out-of-range indices raise IndexOutOfRange
+    # (below) before anything is written; the op layer may reword it as PyTorch does for that op.
+    # Primitives ending in ``_`` write into their first handle in place and return it; a destination
+    # that is an expanded (stride-0) view raises RuntimeError as copy_ does.
+    def index(self, h, indices):
+        """Advanced indexing (aten::index): ``indices`` has one entry per leading dim of h, an index handle
+        or None (the whole dim). The index handles broadcast together; the broadcast dims replace the
+        indexed dims in place when those are adjacent, else they come first (NumPy's rule). Negative
+        indices count from the end. IndexOutOfRange.dim is the position among the non-None entries."""
+        raise NotImplementedError
+
+    def index_put_(self, h, indices, values, accumulate):
+        """In place h[indices] = values (indices as in ``index``; values a handle of h's dtype or a
+        Python scalar, broadcast to the indexed shape). accumulate: duplicates add up; else one wins."""
+        raise NotImplementedError
+
+    def gather(self, h, dim, index):
+        """out[i_0..i_n] = h[i_0.., index[i_0..i_n], ..i_n] (index replaces coordinate ``dim``); the result
+        has index's shape, index.shape[d] <= h.shape[d] for d != dim. No negative indices."""
+        raise NotImplementedError
+
+    def scatter_(self, h, dim, index, src, reduce, include_self):
+        """In place along dim: for every position i of index, h[i with coordinate dim = index[i]] is
+        combined with src[i] (src: a handle of h's dtype at least index's size in every dim, or a Python
+        scalar). reduce: None (assign; one duplicate wins), 'sum', 'prod', 'mean', 'amax', 'amin'.
+        include_self=False: the old values at scattered positions take no part (mean divides by the number
+        of sources). Integer mean rounds toward negative infinity. No negative indices."""
+        raise NotImplementedError
+
+    def nonzero(self, h):
+        """int64 handle (n, ndim) of the coordinates of the non-zero elements in C order (data-dependent
+        shape: a lazy backend must materialize)."""
+        raise NotImplementedError
+
+    def flip(self, h, dims):
+        """A fresh copy with the elements reversed along each of ``dims`` (a tuple)."""
+        raise NotImplementedError
+
+    # ---- convolution, pooling, padding, embedding ----------------------------------------------------
+    # Spatial primitives take (N, C, *spatial) handles with 1, 2 or 3 spatial dims; ``kernel``, ``stride``,
+    # ``padding`` (symmetric: that many zeros before and after) and ``dilation`` are tuples with one int per
+    # spatial dim, already validated. Output length per dim: (S + 2p - d(k-1) - 1) // s + 1 (pooling with
+    # ceil_mode rounds up, dropping a last window that would start in the right padding).
+    # Transposed convolution is conv_backward_input (its backward: conv and conv_backward_weight); a GPU
+    # backend implements the three as implicit GEMM.
+    def conv(self, x, w, bias, stride, padding, dilation, groups):
+        """Cross-correlation of x (N, Cin, *S) with w (Cout, Cin/groups, *K) plus bias (Cout,) or None:
+        (N, Cout, *O). Channel group g of the input meets output channels [g*Cout/G, (g+1)*Cout/G)."""
+        raise NotImplementedError
+
+    def conv_backward_input(self, g, w, input_shape, stride, padding, dilation, groups):
+        """Gradient of conv w.r.t. its input: g (N, Cout, *O) -> (N, Cin, *S) with S = input_shape[2:]
+        (positions no window reaches get 0). Equals conv_transpose of g."""
+        raise NotImplementedError
+
+    def conv_backward_weight(self, g, x, weight_shape, stride, padding, dilation, groups):
+        """Gradient of conv w.r.t. its weight: g (N, Cout, *O), x (N, Cin, *S) -> weight_shape."""
+        raise NotImplementedError
+
+    def im2col(self, x, kernel, stride, padding, dilation):
+        """F.unfold: (N, C, *S) -> (N, C*prod(K), L) with rows ordered (c, k1, k2, ...) and L output positions."""
+        raise NotImplementedError
+
+    def col2im(self, cols, size, kernel, stride, padding, dilation):
+        """F.fold, the adjoint of im2col: (N, C*prod(K), L) -> (N, C, *size), overlapping entries summed."""
+        raise NotImplementedError
+
+    def max_pool(self, x, kernel, stride, padding, dilation, ceil_mode):
+        """Max over windows (padding counts as -inf): ``(values, indices)``, indices int64 into each input
+        plane flattened (h * W + w), first maximum in window order; NaN wins."""
+        raise NotImplementedError
+
+    def adaptive_max_pool(self, x, output_size):
+        """Max over PyTorch's adaptive windows [floor(i*S/O), ceil((i+1)*S/O)) per dim: (values, indices)
+        as max_pool."""
+        raise NotImplementedError
+
+    def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        """Window means; divisor: divisor_override if set, else the window clipped to input+padding
+        (count_include_pad) or to the input. Integer inputs divide with floor."""
+        raise NotImplementedError
+
+    def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override):
+        """Gradient of avg_pool: each output gradient / its divisor, added over its window's input positions."""
+        raise NotImplementedError
+
+    def scatter_plane(self, src, indices, plane_shape, accumulate):
+        """Zeros (N, C, *plane_shape) with src[n, c, ...] written (accumulate=False: max_unpool) or added
+        (True: max-pool backward) at flat per-plane position indices[n, c, ...]. An index outside the plane
+        raises RuntimeError("Found an invalid max index: ...")."""
+        raise NotImplementedError
+
+    def gather_plane(self, src, indices):
+        """out[n, c, ...] = src[n, c].flatten()[indices[n, c, ...]]: shape of indices, dtype of src."""
+        raise NotImplementedError
+
+    def pad(self, x, pads, mode, value):
+        """x padded by pads = ((before, after), ...) (one pair per dim, all >= 0). mode: 'constant' (value),
+        'reflect' (mirror without the edge, pad < size), 'replicate' (edge), 'circular' (wrap, pad <= size)."""
+        raise NotImplementedError
+
+    def pad_backward(self, g, pads, mode):
+        """Adjoint of pad: g of the padded shape -> the unpadded shape, each padded cell's gradient added to
+        the input cell it copies."""
+        raise NotImplementedError
+
+    def embedding(self, weight, indices):
+        """Rows of weight (V, D) at int64 indices (any shape): indices.shape + (D,). An index outside
+        [0, V) raises IndexError("index out of range in self")."""
+        raise NotImplementedError
+
+    def embedding_backward(self, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+        """(num_weights, D) gradient: row r sums g at the positions where indices == r (divided by r's count
+        when scale_grad_by_freq); row padding_idx (an int or None) stays 0."""
+        raise NotImplementedError
+
+    def embedding_renorm_(self, weight, indices, max_norm, norm_type):
+        """In place: each row of weight named in indices whose norm_type-norm exceeds max_norm is scaled by
+        max_norm / (norm + 1e-7). Returns weight."""
+        raise NotImplementedError
+
+    # ---- optim: fused multi-tensor optimizer updates ------------------------------------------------
+    # One call updates a whole parameter list in place (a GPU backend: one multi-tensor kernel).
+    # Conventions shared by every *_update primitive:
+    # - ``params``, ``grads`` and each state list are equally long lists of handles; entry i of every list
+    #   has params[i]'s shape and dtype; all are written in place except ``grads``, which are never written;
+    # - ``steps`` is a list of Python floats: each parameter's step count *after* this step's increment
+    #   (the optimizer keeps and increments the step tensors itself);
+    # - every other argument is a Python number or bool; arithmetic runs in the parameters' dtype;
+    # - the update rules are PyTorch 2.13's (torch/optim/<name>.py), same order of operations:
+    #   ``maximize`` negates the gradient first; a non-decoupled ``weight_decay`` adds wd * param to it.
+    # A backend lacking a primitive leaves it unimplemented; webtorch.optim then runs its per-tensor path.
+    def sgd_update(self, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov,
+                   maximize):
+        """SGD. ``momentum_bufs`` (ignored when momentum == 0) holds a handle or None per parameter; None
+        means first step: the buffer starts as a copy of the (decayed) gradient. Returns the list of momentum
+        buffer handles (new handles where None was given), or None when momentum == 0."""
+        raise NotImplementedError
+
+    def adam_update(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                    weight_decay, amsgrad, maximize, decoupled):
+        """Adam (decoupled=False) or AdamW (decoupled=True: param *= 1 - lr * weight_decay first).
+        ``max_exp_avg_sqs`` is used only when amsgrad."""
+        raise NotImplementedError
+
+    def rmsprop_update(self, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
+                       momentum, centered, maximize):
+        """RMSprop. ``grad_avgs`` is used only when centered, ``momentum_bufs`` only when momentum > 0."""
+        raise NotImplementedError
+
+    def adagrad_update(self, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
+        """Adagrad with learning rate lr / (1 + (step - 1) * lr_decay)."""
+        raise NotImplementedError
+
+    def adadelta_update(self, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
+        """Adadelta."""
+        raise NotImplementedError
+
+    def adamax_update(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay,
+                      maximize):
+        """Adamax (infinity norm)."""
+        raise NotImplementedError
+
+    def nadam_update(self, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
+                     weight_decay, momentum_decay, decoupled, maximize):
+        """NAdam. ``mu_products`` are Python floats: each parameter's running product of mu *including* this
+        step's mu (the optimizer keeps the product tensors)."""
+        raise NotImplementedError
+
+    def radam_update(self, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
+                     decoupled, maximize):
+        """RAdam (rectified when the variance estimate is tractable, rho_t > 5)."""
+        raise NotImplementedError
+
+    # ---- nn: fused softmax and layer norm (GPU backends implement them with workgroup reductions) -------
+    def softmax(self, h, dim, log, dtype):
+        """Numerically stable softmax (``log=False``) or log_softmax (``log=True``) of h along ``dim``,
+        computed in and returned as ``dtype`` (max subtracted first; an all -inf row gives nan, as PyTorch)."""
+        raise NotImplementedError
+
+    def softmax_backward(self, g, y, dim, log, dtype):
+        """Input gradient of softmax/log_softmax from its *output* y and output gradient g, along ``dim``:
+        ``y * (g - sum(g * y))`` for softmax, ``g - exp(y) * sum(g)`` for log_softmax."""
+        raise NotImplementedError
+
+    def layer_norm(self, x, weight, bias, n, eps):
+        """Normalize x over its last ``n`` dims: ``(x - mean) * rstd * weight + bias`` (weight/bias: handles
+        shaped ``x.shape[-n:]`` or None). Returns ``(y, mean, rstd)``; mean and rstd have shape
+        ``x.shape[:-n] + (1,) * n`` and x's dtype; statistics accumulate in at least float32."""
+        raise NotImplementedError
+
+    def layer_norm_backward(self, g, x, mean, rstd, weight, n, need):
+        """``(grad_x, grad_weight, grad_bias)`` of layer_norm given the saved mean/rstd; ``need`` is a triple of
+        bools, an entry that is False (or whose weight is None) comes back as None."""
+        raise NotImplementedError
+
+    # ---- scans, sorting, searching, dense linear algebra (ops/scan.py, ops/sorting.py, ops/linalg_extra.py) --
+    def cumulative(self, op, h, dim, dtype, reverse=False):
+        """Inclusive scan along dim computed in ``dtype``: op 'sum', 'prod', 'logsumexp' (stable) -> a handle;
+        'max', 'min' -> (values, int64 indices of the element that set each running extremum: the latest on
+        ties, NaN propagates and wins). reverse=True scans from the end toward the start (indices still count
+        from the start)."""
+        raise NotImplementedError
+
+    def sort(self, h, dim, descending, stable):
+        """(values, int64 indices) sorted along dim; always stable (equal elements keep their order, also
+        when descending); NaN sorts as larger than every number. A 0-dim handle gives (copy, 0)."""
+        raise NotImplementedError
+
+    def topk(self, h, k, dim, largest, sorted):
+        """(values, int64 indices) of the k largest (smallest) along dim, in sorted order (ties: the earlier
+        index first)."""
+        raise NotImplementedError
+
+    def searchsorted(self, seq, values, right, out_int32):
+        """Insertion indices of values into seq, sorted along its last dim: seq 1-D (any values shape) or
+        (..., n) with values (..., m) of the same leading dims. right: after equal elements."""
+        raise NotImplementedError
+
+    def unique(self, h, sorted, return_inverse, return_counts, dim):
+        """(sorted unique values, int64 inverse indices, int64 counts). dim None: over all elements (inverse
+        has h's shape); an int: unique slices along dim (inverse has h.shape[dim] entries). Data-dependent
+        shape: a lazy backend must materialize."""
+        raise NotImplementedError
+
+    def linalg_inv(self, a):
+        """Inverse of (..., n, n); RuntimeError naming singularity when not invertible. Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_det(self, a):
+        """Determinant of (..., n, n) -> (...). Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_solve(self, a, b):
+        """X with A X = B for A (..., n, n), B (..., n, k) (batch dims broadcast). Optional (cpu)."""
         raise NotImplementedError

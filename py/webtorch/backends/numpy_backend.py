@@ -5,6 +5,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .base import Backend
+from .numpy_nn import NumpyNNMixin
+from .numpy_scan_sort import NumpyScanSortMixin
+from .numpy_conv import NumpyConvMixin
+from .numpy_optim import NumpyOptimMixin
+from .numpy_indexing import NumpyIndexingMixin, check_writable
 from .._broadcast import broadcast_shapes
 
 # PyTorch does not warn on inf/nan producing math; neither do we (kept to the ufuncs we call).
@@ -116,9 +121,31 @@ def _floor_divide(a, b):
     return np.floor_divide(a, b)
 
 
+def _int_pow(a, b):
+    # PyTorch: an integer to a negative power is 1 for base 1, +-1 for base -1, else 0 (NumPy raises).
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu" or not np.any(b < 0):
+        return np.power(a, b)
+    r = np.power(a, np.abs(b))
+    odd = (b % 2) == 1
+    neg_r = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(r.dtype)
+    return np.where(b < 0, neg_r, r)
+
+
+def _scalar(a, nd):
+    """A Python number as a NumPy scalar of nd; integers wrap around as PyTorch's casts do (-1 -> 255 uint8)."""
+    try:
+        return nd.type(a)
+    except OverflowError:
+        return np.array(a).astype(nd)[()]
+
+
+_INT_DIVISIONS = ("floor_divide", "remainder", "fmod")
+
+
 _UFUNC = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "floor_divide": _floor_divide, "remainder": np.remainder, "fmod": np.fmod, "pow": np.power,
+    "floor_divide": _floor_divide, "remainder": np.remainder, "fmod": np.fmod, "pow": _int_pow,
     "maximum": np.maximum, "minimum": np.minimum, "atan2": np.arctan2, "copysign": np.copysign,
     "hypot": np.hypot, "logaddexp": np.logaddexp,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
@@ -138,9 +165,10 @@ _UFUNC = {
 _BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
                 "logical_not", "isnan", "isinf", "isfinite", "signbit"}
 _IS_UFUNC = {k for k, v in _UFUNC.items() if isinstance(v, np.ufunc) and k not in ("reciprocal",)}
+_FAST_BINARY = {k: _UFUNC[k] for k in _IS_UFUNC - _BOOL_RESULT if k != "logical_not" and k not in _INT_DIVISIONS}
 
 
-class NumpyBackend(Backend):
+class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimMixin, NumpyIndexingMixin, Backend):
     device_type = "cpu"
 
     # ---- metadata -----------------------------------------------------------------------------------
@@ -243,14 +271,15 @@ class NumpyBackend(Backend):
         return r if type(r) is np.ndarray else h[key + (Ellipsis,)]
 
     def diagonal(self, h, offset, dim1, dim2):
-        return np.diagonal(h, offset, dim1, dim2)
+        d = np.diagonal(h, offset, dim1, dim2)
+        if not h.flags.writeable:
+            return d
+        # NumPy's diagonal is read-only; the same geometry as a plain view can be written through
+        return self.as_strided(h, d.shape, self.stride(d), self.storage_offset(d))
 
     # ---- copies -----------------------------------------------------------------------------------------
     def copy_(self, dst, src):
-        if not dst.flags.writeable:
-            raise RuntimeError("unsupported operation: the destination is an expanded (broadcast) view; "
-                               "more than one element of the written-to tensor refers to a single memory "
-                               "location. Please clone() the tensor before performing the operation.")
+        check_writable(dst)
         np.copyto(dst, src, casting="unsafe")
 
     def contiguous(self, h):
@@ -267,7 +296,18 @@ class NumpyBackend(Backend):
 
     # ---- compute -----------------------------------------------------------------------------------------
     def elementwise(self, op, args, dtype, out=None):
-        nd = npdtype(dtype)
+        nd = _TO_NP.get(dtype) or npdtype(dtype)
+        if out is None and len(args) == 2:
+            # hot path (per-op overhead): a binary ufunc on two arrays already of the result dtype
+            fn = _FAST_BINARY.get(op)
+            a, b = args
+            if fn is not None and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is nd \
+                    and b.dtype is nd and (a.ndim or b.ndim):
+                try:
+                    return fn(a, b)
+                except ValueError:
+                    broadcast_shapes(a.shape, b.shape)
+                    raise
         fn = _UFUNC[op]
         conv = []
         for a in args:
@@ -278,10 +318,12 @@ class NumpyBackend(Backend):
             elif op == "where" and not conv:
                 conv.append(a)  # condition stays bool
             else:
-                conv.append(nd.type(a))
+                conv.append(_scalar(a, nd))
         if op == "where":
             c = args[0]
             conv[0] = c if type(c) is np.ndarray and c.dtype == np.bool_ else np.asarray(c, dtype=np.bool_)
+        if op in _INT_DIVISIONS and nd.kind in "iu" and np.any(conv[1] == 0):
+            raise RuntimeError("ZeroDivisionError")
         if out is not None:
             if op in _IS_UFUNC and op not in _BOOL_RESULT and out.dtype == nd:
                 fn(*conv, out=out)

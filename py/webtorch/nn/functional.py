@@ -9,3 +9,69 @@ from ..ops.linalg import matmul as _matmul  # noqa: F401
 
 def relu(input, inplace=False):
     return input.relu_() if inplace else _relu(input)
+
+
+# ---- activations, softmax, normalization, dropout, losses, attention (webtorch.ops.<family>) ------------
+from ..ops import activation as _activation, normalization as _normalization, dropout as _dropout  # noqa: E402
+from ..ops import loss as _loss  # noqa: E402
+from ..ops.softmax import f_softmax as softmax, f_log_softmax as log_softmax, f_softmin as softmin  # noqa: E402,F401
+
+globals().update(_activation.FUNCTIONAL)
+globals().update(_normalization.FUNCTIONAL)
+globals().update(_dropout.FUNCTIONAL)
+globals().update(_loss.FUNCTIONAL)
+
+
+# ---- convolution, pooling, resampling, padding, embedding (ops/conv.py, pooling.py, padding.py, embedding.py) --
+from ..ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: E402,F401
+                        conv_transpose3d, unfold, fold)
+from ..ops.pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d,  # noqa: E402,F401
+                           avg_pool3d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
+                           adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d,
+                           max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d, pixel_shuffle,
+                           pixel_unshuffle, interpolate, upsample, upsample_nearest, upsample_bilinear)
+from ..ops.padding import pad  # noqa: E402,F401
+from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
+
+
+# ---- linear layers (nn engineer) ------------------------------------------------------------------------------
+from ..ops.linalg import addmm as _addmm  # noqa: E402
+
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias over the last dim of input (one addmm, as PyTorch)."""
+    if input.dim() == 2:
+        wt = weight.t()
+        return input.mm(wt) if bias is None else _addmm(bias, input, wt)
+    lead = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    out = flat.mm(weight.t()) if bias is None else _addmm(bias, flat, weight.t())
+    return out.view(*lead, weight.shape[0])
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y_k = input1^T weight_k input2 + bias_k over the last dims; leading dims are batch dims."""
+    in1, in2 = weight.shape[1], weight.shape[2]
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {in2}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for d in range(input1.dim() - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                               f"{input1.shape[d]} and {input2.shape[d]}")
+    out_features = weight.shape[0]
+    lead = tuple(input1.shape[:-1])
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # (N, in1) @ (in1, out*in2) -> (N, out, in2), then contract in2 with x2
+    t = x1.mm(weight.permute(1, 0, 2).reshape(in1, out_features * in2)).view(-1, out_features, in2)
+    y = (t * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.view(*lead, out_features)
+

@@ -16,6 +16,9 @@ def first_tensor(*args):
     raise TypeError("expected at least one Tensor argument")
 
 
+_SCALAR_TYPES = (bool, int, float)
+
+
 def operands(args):
     """(reference tensor, handles-or-scalars) for an elementwise op; checks devices agree.
 
@@ -23,11 +26,28 @@ def operands(args):
     Python number.
     """
     ref = None
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            if ref is None:
+                ref = a
+            elif a._device.type != ref._device.type:
+                return _mixed_device_operands(args)
+            out.append(a._data)
+        elif a is None or isinstance(a, _SCALAR_TYPES):
+            out.append(a)
+        else:
+            raise TypeError(f"unsupported operand type {type(a).__name__}; expected a Tensor or a Python number")
+    if ref is None:
+        raise TypeError("expected at least one Tensor argument")
+    return ref, out
+
+
+def _mixed_device_operands(args):
+    ref = None
     for a in args:
         if isinstance(a, Tensor) and (ref is None or (ref.dim() == 0 and ref._device.type == "cpu")):
             ref = a
-    if ref is None:
-        raise TypeError("expected at least one Tensor argument")
     dev = ref._device
     out = []
     for a in args:
@@ -39,10 +59,8 @@ def operands(args):
                 raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                                    f"{dev} and {a._device}!")
             out.append(a._data)
-        elif a is None or isinstance(a, (bool, int, float)):
-            out.append(a)
         else:
-            raise TypeError(f"unsupported operand type {type(a).__name__}; expected a Tensor or a Python number")
+            out.append(a)
     return ref, out
 
 

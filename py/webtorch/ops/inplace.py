@@ -5,7 +5,7 @@ An in-place op computes its result out of place (with autograd, ``self`` among t
 self takes the result's grad_fn, or -- when self is a view -- its base gets a CopySlices node and self
 becomes an as_strided view of the base. Every view of the storage sees the write.
 """
-from ..autograd.graph import Node, edge
+from ..autograd.graph import Node, edge, apply_op
 from ..autograd.grad_mode import state
 from .._tensor import _wrap
 
@@ -53,8 +53,19 @@ def commit(self, result):
     return self
 
 
+def write_inplace(self, node_cls, *args):
+    """Run a writing op whose forward fills self's own storage (``forward(ctx, self, *args, inplace=True)``
+    returns a Tensor around ``self._data``), then commit. For ops whose backward needs no old value of
+    self: this skips commit's copy of an out-of-place result."""
+    check_inplace_target(self)
+    return commit(self, apply_op(node_cls, self, *args, inplace=True))
+
+
 class CopySlices(Node):
     """Base tensor after an in-place write through one of its views."""
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     @staticmethod
     def backward(ctx, g):

@@ -5,12 +5,21 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from .._tensor import Tensor
 from .dispatch import operands, wrap, float_result
-from .inplace import commit, check_castable
+from .inplace import commit, check_castable, scalar_type_name
 
 
 def _ew(op, args, dtype):
     ref, hs = operands(args)
     return wrap(ref._be.elementwise(op, hs, dtype), ref)
+
+
+def _not_for_bool(kernel, dt):
+    if dt is D.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _is_bool(x):
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x.dtype is D.bool_)
 
 
 def _pick(ctx, *grads):
@@ -45,9 +54,12 @@ class SubBackward0(Node):
         _mark(ctx, a, b)
         ctx.alpha = alpha
         dt = D.result_type(a, b)
-        if dt is D.bool_:
+        if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
+        if _is_bool(a) or _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         if alpha != 1:
             return _ew("sub", (a, _ew("mul", (b, alpha), dt) if isinstance(b, Tensor) else b * alpha), dt)
         return _ew("sub", (a, b), dt)
@@ -94,9 +106,13 @@ class DivBackward0(Node):
                 ctx.scalars = (a, b)
             return _ew("div", (a, b), dt)
         if rounding_mode == "trunc":
-            return _ew("trunc", (_ew("div", (a, b), float_result(dt)),), float_result(dt)).to(dt) \
-                if not dt.is_floating_point else _ew("trunc", (_ew("div", (a, b), dt),), dt)
+            _not_for_bool("div_trunc_cpu", dt)
+            if dt.is_floating_point:
+                return _ew("trunc", (_ew("div", (a, b), dt),), dt)
+            # exact for integers of any size: a - fmod(a, b) is a multiple of b
+            return _ew("floor_divide", (_ew("sub", (a, _ew("fmod", (a, b), dt)), dt), b), dt)
         if rounding_mode == "floor":
+            _not_for_bool("div_floor_cpu", dt)
             return _ew("floor_divide", (a, b), dt)
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
@@ -121,6 +137,8 @@ class PowBackward0(Node):
         ctx.save_for_backward(a)
         ctx.e = e
         dt = D.result_type(a, e)
+        if not isinstance(e, bool):  # PyTorch allows bool ** True/False
+            _not_for_bool("pow", dt)
         if not dt.is_floating_point and isinstance(e, int) and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _ew("pow", (a, e), dt)
@@ -138,7 +156,9 @@ class PowBackward1(Node):
     """tensor ** tensor"""
     @staticmethod
     def forward(ctx, a, b):
-        out = _ew("pow", (a, b), D.result_type(a, b))
+        dt = D.result_type(a, b)
+        _not_for_bool("pow", dt)
+        out = _ew("pow", (a, b), dt)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -154,7 +174,9 @@ class PowBackward2(Node):
     """scalar ** tensor"""
     @staticmethod
     def forward(ctx, s, b):
-        out = _ew("pow", (s, b), D.result_type(s, b) if not isinstance(s, float) else float_result(b.dtype))
+        dt = D.result_type(s, b) if not isinstance(s, float) else float_result(b.dtype)
+        _not_for_bool("pow", dt)
+        out = _ew("pow", (s, b), dt)
         ctx.save_for_backward(out)
         ctx.s = s
         return out
@@ -230,14 +252,27 @@ def _cmp(op):
 
 
 eq, ne, lt, le, gt, ge = (_cmp(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
-logical_and, logical_or, logical_xor = (_cmp(n) for n in ("logical_and", "logical_or", "logical_xor"))
+
+
+def _logical(op):
+    cmp = _cmp(op)
+
+    def fn(input, other, *, out=None):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{op}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        return cmp(input, other, out=out)
+    fn.__name__ = op
+    return fn
+
+
+logical_and, logical_or, logical_xor = (_logical(n) for n in ("logical_and", "logical_or", "logical_xor"))
 
 
 def _bitwise(op):
     def fn(input, other):
         dt = D.result_type(input, other)
         if dt.is_floating_point:
-            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{dt.name.capitalize()}'")
+            raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(dt)}'")
         return _ew(op, (input, other), dt)
     fn.__name__ = op
     return fn
@@ -375,8 +410,9 @@ def _make_extremum(op, node_name, pick):
 
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        wa = pick(a, b).to(g.dtype) + (a == b) * 0.5
-        return g * wa, g * (1 - wa)
+        shared = where(a == b, g / 2, g)
+        z = g.new_zeros(())
+        return where(pick(b, a), z, shared), where(pick(a, b), z, shared)
 
     node = type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
 
@@ -481,10 +517,444 @@ def positive(input):
     return input
 
 
+# ---- more binary / ternary math --------------------------------------------------------------------
+
+_FMAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+_DTYPE_WORD = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+               "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _float_only(name, dt):
+    if not dt.is_floating_point:
+        from .inplace import scalar_type_name
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
+
+
+def _make_binary(node_name, make_fwd, grads):
+    """A Node for f(a, b) with Tensor/scalar operands; grads(g, a, b, out) -> (ga, gb) (None when unused)."""
+    def forward(ctx, a, b):
+        _mark(ctx, a, b)
+        out = make_fwd(a, b)
+        if recording(ctx):
+            ctx.save_for_backward(*(x if isinstance(x, Tensor) else None for x in (a, b)), out)
+            ctx.scalars = (a, b)
+        return out
+
+    def backward(ctx, g):
+        sa, sb, out = ctx.saved_tensors
+        a = sa if sa is not None else ctx.scalars[0]
+        b = sb if sb is not None else ctx.scalars[1]
+        return _pick(ctx, *grads(g, a, b, out))
+
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def _binary_fn(name, nodes):
+    """Public f(input, other): nodes = (tensor-tensor, tensor-scalar, scalar-tensor) Node classes."""
+    def fn(input, other, *, out=None):
+        tt, ts, st = nodes
+        node = tt if isinstance(input, Tensor) and isinstance(other, Tensor) else (
+            ts if isinstance(input, Tensor) else st)
+        return _out(apply_op(node, input, other), out)
+    fn.__name__ = name
+    return fn
+
+
+def _fwd_atan2(a, b):
+    return _ew("atan2", (a, b), float_result(D.result_type(a, b)))
+
+
+def _grads_atan2(g, a, b, out):
+    d = a * a + b * b
+    return g * b / d, -g * a / d
+
+
+_Atan2 = _make_binary("Atan2Backward0", _fwd_atan2, _grads_atan2)
+atan2 = _binary_fn("atan2", (_Atan2, _Atan2, _Atan2))
+
+
+def _fwd_remainder(a, b):
+    dt = D.result_type(a, b)
+    _not_for_bool("remainder_cpu", dt)
+    return _ew("remainder", (a, b), dt)
+
+
+def _fwd_fmod(a, b):
+    dt = D.result_type(a, b)
+    _not_for_bool("fmod_cpu", dt)
+    return _ew("fmod", (a, b), dt)
+
+
+_RemainderT = _make_binary("RemainderBackward1", _fwd_remainder,
+                           lambda g, a, b, out: (g, -g * div(a, b, rounding_mode="floor")))
+_RemainderS = _make_binary("RemainderBackward0", _fwd_remainder, lambda g, a, b, out: (g, None))
+remainder = _binary_fn("remainder", (_RemainderT, _RemainderS, _RemainderT))
+_FmodT = _make_binary("FmodBackward1", _fwd_fmod, lambda g, a, b, out: (g, -g * div(a, b, rounding_mode="trunc")))
+_FmodS = _make_binary("FmodBackward0", _fwd_fmod, lambda g, a, b, out: (g, None))
+fmod = _binary_fn("fmod", (_FmodT, _FmodS, _FmodT))
+
+
+def _fwd_hypot(a, b):
+    dt = D.result_type(a, b)
+    _float_only("hypot", dt)
+    return _ew("hypot", (a, b), dt)
+
+
+_Hypot = _make_binary("HypotBackward0", _fwd_hypot, lambda g, a, b, out: (g * a / out, g * b / out))
+hypot = _binary_fn("hypot", (_Hypot, _Hypot, _Hypot))
+
+
+def _fwd_logaddexp(a, b):
+    dt = D.result_type(a, b)
+    _float_only("logaddexp", dt)
+    return _ew("logaddexp", (a, b), dt)
+
+
+def _fwd_logaddexp2(a, b):
+    dt = D.result_type(a, b)
+    _float_only("logaddexp2", dt)
+    return _ew("div", (_ew("logaddexp", (_ew("mul", (a, _LN2), dt), _ew("mul", (b, _LN2), dt)), dt), _LN2), dt)
+
+
+_Logaddexp = _make_binary("LogaddexpBackward0", _fwd_logaddexp,
+                          lambda g, a, b, out: (g / (1 + (b - a).exp()), g / (1 + (a - b).exp())))
+logaddexp = _binary_fn("logaddexp", (_Logaddexp,) * 3)
+_Logaddexp2 = _make_binary("Logaddexp2Backward0", _fwd_logaddexp2,
+                           lambda g, a, b, out: (g / (1 + UNARY["exp2"](b - a)), g / (1 + UNARY["exp2"](a - b))))
+logaddexp2 = _binary_fn("logaddexp2", (_Logaddexp2,) * 3)
+
+
+def _fwd_xlogy(a, b):
+    dt = float_result(D.result_type(a, b))
+    if isinstance(b, Tensor):
+        logb = _ew("log", (b,), dt)
+        b_ok = _ew("logical_not", (_ew("isnan", (b,), dt),), D.bool_)
+    else:
+        logb = math.log(b) if b > 0 else (-math.inf if b == 0 else math.nan)
+        b_ok = b == b
+    prod = _ew("mul", (a, logb), dt)
+    # 0 * log(0) is 0, but a NaN y still gives NaN (PyTorch's xlogy)
+    if not isinstance(a, Tensor):
+        return prod if a != 0 else _ew("where", (b_ok, 0, prod), dt)
+    zero_x = _ew("logical_and", (_ew("eq", (a, 0), dt), b_ok), D.bool_)
+    return _ew("where", (zero_x, 0, prod), dt)
+
+
+def _grads_xlogy(g, a, b, out):
+    ga = gb = None
+    if isinstance(a, Tensor):
+        ga = g * xlogy(a != 0, b)
+    if isinstance(b, Tensor):
+        gb = g * a / b
+    return ga, gb
+
+
+# PyTorch numbers them tensor-tensor 0, scalar-tensor 1, tensor-scalar 2
+xlogy = _binary_fn("xlogy", tuple(_make_binary(f"XlogyBackward{i}", _fwd_xlogy, _grads_xlogy) for i in (0, 2, 1)))
+
+
+def _fwd_copysign(a, b):
+    return _ew("copysign", (a, b), float_result(D.result_type(a, b)))
+
+
+def _grads_copysign(g, a, b, out):
+    ratio = where(a == 0, out.new_zeros(()), out / a)
+    return g * ratio, (g * 0 if isinstance(b, Tensor) else None)
+
+
+_CopysignT = _make_binary("CopysignBackward0", _fwd_copysign, _grads_copysign)
+_CopysignS = _make_binary("CopysignBackward1", _fwd_copysign, _grads_copysign)
+copysign = _binary_fn("copysign", (_CopysignT, _CopysignS, _CopysignT))
+
+
+def _make_fextremum(op, node_name, cmp):
+    def fwd(a, b):
+        dt = D.result_type(a, b)
+        m = _ew("maximum" if op == "fmax" else "minimum", (a, b), dt)
+        if not dt.is_floating_point:
+            return m
+        m = _ew("where", (_ew("isnan", (b,), dt), a, m), dt)  # NaN only when both are NaN
+        return _ew("where", (_ew("isnan", (a,), dt), b, m), dt)
+
+    def grads(g, a, b, out):
+        take_a = cmp(a, b).logical_or(isnan(b))
+        z = g.new_zeros(())
+        return where(take_a, g, z), where(take_a, z, g)
+
+    node = _make_binary(node_name, fwd, grads)
+    return _binary_fn(op, (node, node, node))
+
+
+fmax = _make_fextremum("fmax", "FmaxBackward0", lambda a, b: a >= b)
+fmin = _make_fextremum("fmin", "FminBackward0", lambda a, b: a <= b)
+
+
+def float_power(input, exponent, *, out=None):
+    def up(x):
+        return x.to(D.float64) if isinstance(x, Tensor) else float(x)
+    return pow(up(input), up(exponent), out=out)
+
+
+def _float_power_(self, exponent):
+    if self.dtype is not D.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
+                           "operation's result requires dtype Double")
+    r = float_power(self, exponent)
+    keep_original_self(r, self)
+    return commit(self, r)
+
+
+class AddcmulBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, t1, t2, value):
+        dt = D.result_type(x, t1, t2)
+        if recording(ctx):
+            ctx.save_for_backward(t1 if ctx.needs_input_grad[2] else None, t2 if ctx.needs_input_grad[1] else None)
+            ctx.value = value
+        prod = _ew("mul", (t1, t2), dt)
+        if value != 1:
+            prod = _ew("mul", (prod, value), dt)
+        return _ew("add", (x, prod), dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        t1, t2 = ctx.saved_tensors
+        gv = g * ctx.value if ctx.value != 1 else g
+        return g, (gv * t2 if t2 is not None else None), (gv * t1 if t1 is not None else None)
+
+
+class AddcdivBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, t1, t2, value):
+        dt = D.result_type(x, t1, t2)
+        if not t1.dtype.is_floating_point and not t2.dtype.is_floating_point:
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+                "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented "
+                "as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+                "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+        if recording(ctx):
+            ctx.save_for_backward(t1, t2)
+            ctx.value = value
+        q = _ew("div", (t1, t2), dt)
+        if value != 1:
+            q = _ew("mul", (q, value), dt)
+        return _ew("add", (x, q), dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        t1, t2 = ctx.saved_tensors
+        gv = g * ctx.value if ctx.value != 1 else g
+        return g, gv / t2, -gv * t1 / (t2 * t2)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    return _out(apply_op(AddcmulBackward0, input, tensor1, tensor2, value), out)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    return _out(apply_op(AddcdivBackward0, input, tensor1, tensor2, value), out)
+
+
+def _same_dtype(x, other, what):
+    if isinstance(other, Tensor) and other.dtype is not x.dtype:
+        raise RuntimeError(f"expected dtype {_DTYPE_WORD[x.dtype.name]} for `{what}` but got dtype "
+                           f"{_DTYPE_WORD[other.dtype.name]}")
+
+
+class LerpBackward0(Node):
+    """lerp with a Python-number weight."""
+    @staticmethod
+    def forward(ctx, x, end, w):
+        ctx.w = w
+        dt = x.dtype
+        return _ew("add", (x, _ew("mul", (_ew("sub", (end, x), dt), w), dt)), dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * (1 - ctx.w), g * ctx.w
+
+
+class LerpBackward1(Node):
+    """lerp with a Tensor weight."""
+    @staticmethod
+    def forward(ctx, x, end, w):
+        dt = x.dtype
+        diff = _ew("sub", (end, x), dt)
+        if recording(ctx):
+            ctx.save_for_backward(w, diff)
+        return _ew("add", (x, _ew("mul", (diff, w), dt)), dt)
+
+    @staticmethod
+    def backward(ctx, g):
+        w, diff = ctx.saved_tensors
+        return g * (1 - w), g * w, g * diff
+
+
+def lerp(input, end, weight, *, out=None):
+    _same_dtype(input, end, "end")
+    if isinstance(weight, Tensor):
+        _same_dtype(input, weight, "weight")
+        return _out(apply_op(LerpBackward1, input, end, weight), out)
+    return _out(apply_op(LerpBackward0, input, end, weight), out)
+
+
+def _make_unary_composite(node_name, fwd, grad, float_out=True):
+    """A unary op built from primitives: fwd(x, dt) -> Tensor, grad(g, x, y) -> Tensor."""
+    def forward(ctx, x, *params):
+        ctx.params = params
+        dt = float_result(x.dtype) if float_out else x.dtype
+        y = fwd(x, dt, *params)
+        if recording(ctx):
+            ctx.save_for_backward(x, y)
+        return y
+
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return grad(g, x, y, *ctx.params)
+
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def _sinc_fwd(x, dt):
+    px = _ew("mul", (x, math.pi), dt)
+    r = _ew("div", (_ew("sin", (px,), dt), px), dt)
+    return _ew("where", (_ew("eq", (x, 0), dt), 1, r), dt)
+
+
+def _sinc_grad(g, x, y):
+    px = x * math.pi
+    d = (px * px.cos() - px.sin()) / (px * x)
+    return g * where(x == 0, d.new_zeros(()), d)
+
+
+_Sinc = _make_unary_composite("SincBackward0", _sinc_fwd, _sinc_grad)
+_Deg2Rad = _make_unary_composite("Deg2RadBackward0", lambda x, dt: _ew("mul", (x, math.pi / 180), dt),
+                                 lambda g, x, y: g * (math.pi / 180))
+_Rad2Deg = _make_unary_composite("Rad2DegBackward0", lambda x, dt: _ew("mul", (x, 180 / math.pi), dt),
+                                 lambda g, x, y: g * (180 / math.pi))
+_Sgn = _make_unary_composite("SgnBackward0", lambda x, dt: _ew("sign", (x,), dt), lambda g, x, y: g * 0,
+                             float_out=False)
+
+
+def _logit_fwd(x, dt, eps):
+    if eps is not None:
+        x = _ew("clamp", (x, eps, 1 - eps), dt)
+    return _ew("log", (_ew("div", (x, _ew("sub", (1, x), dt)), dt),), dt)
+
+
+def _logit_grad(g, x, y, eps):
+    d = g / (x * (1 - x))
+    if eps is None:
+        return where((x < 0).logical_or(x > 1), d.new_full((), math.nan), d)
+    return where((x < eps).logical_or(x > 1 - eps), d.new_zeros(()), d)
+
+
+_Logit = _make_unary_composite("LogitBackward0", _logit_fwd, _logit_grad)
+
+
+def _nan_to_num_fwd(x, dt, nan, posinf, neginf):
+    if not dt.is_floating_point:
+        return wrap(x._be.contiguous(x._data), x)
+    big = _FMAX[dt.name]
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    inf = _ew("isinf", (x,), dt)
+    r = _ew("where", (_ew("isnan", (x,), dt), nan, x), dt)
+    r = _ew("where", (_ew("logical_and", (inf, _ew("gt", (x, 0), dt)), D.bool_), hi, r), dt)
+    return _ew("where", (_ew("logical_and", (inf, _ew("lt", (x, 0), dt)), D.bool_), lo, r), dt)
+
+
+_NanToNum = _make_unary_composite("NanToNumBackward0", _nan_to_num_fwd, lambda g, x, y, *p: g * x.isfinite(),
+                                  float_out=False)
+
+
+def sinc(input, *, out=None):
+    return _out(apply_op(_Sinc, input), out)
+
+
+def deg2rad(input, *, out=None):
+    return _out(apply_op(_Deg2Rad, input), out)
+
+
+def rad2deg(input, *, out=None):
+    return _out(apply_op(_Rad2Deg, input), out)
+
+
+def sgn(input, *, out=None):
+    return _out(apply_op(_Sgn, input), out)
+
+
+def logit(input, eps=None, *, out=None):
+    return _out(apply_op(_Logit, input, eps), out)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    return _out(apply_op(_NanToNum, input, nan, posinf, neginf), out)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}")
+    close = eq(input, other)
+    if input.dtype is D.bool_:
+        return close
+    if equal_nan and input.dtype.is_floating_point:
+        close = close.logical_or(input.isnan().logical_and(other.isnan()))
+    dt = float_result(input.dtype)
+    err = (input.to(dt) - other.to(dt)).abs()
+    return close.logical_or(err.isfinite().logical_and(err <= atol + (other.to(dt) * rtol).abs()))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+class _NotImplementedNode(Node):
+    """Result of an op PyTorch does not differentiate: backward raises its error."""
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def forward(ctx, op, *args):
+        ctx.op = op
+        return _HEAVISIDE(*args)
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError(f"the derivative for '{ctx.op}' is not implemented.")
+
+
+def _HEAVISIDE(x, values):
+    if x.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    dt = x.dtype
+    return _ew("where", (_ew("eq", (x, 0), dt), values, _ew("gt", (x, 0), dt)), dt)
+
+
+def heaviside(input, values, *, out=None):
+    return _out(apply_op(_NotImplementedNode, "heaviside", input, values), out)
+
+
+def keep_original_self(result, self):
+    """Before an in-place write: if the out-of-place op saved ``self`` for backward, save a copy instead
+    (PyTorch's in-place derivatives keep ``original_self`` the same way), so backward sees the old values."""
+    node = result.grad_fn
+    saved = node._saved if node is not None else None
+    if type(saved) is not tuple or not any(item is not None and item[0] is self for item in saved):
+        return
+    orig = self.clone()
+    node._saved = tuple((orig, orig._version[0]) if item is not None and item[0] is self else item
+                        for item in saved)
+
+
 def _inplace(fn):
     def method(self, *args, **kwargs):
         r = fn(self, *args, **kwargs)
         check_castable(r.dtype, self.dtype)
+        keep_original_self(r, self)
         return commit(self, r)
     method.__name__ = fn.__name__ + "_"
     return method
@@ -520,6 +990,13 @@ def _eq_method(fn):
 
 FUNCTIONS = dict(UNARY)
 FUNCTIONS.update({
+    "addcmul": addcmul, "addcdiv": addcdiv, "lerp": lerp, "atan2": atan2, "arctan2": atan2,
+    "remainder": remainder, "fmod": fmod, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2,
+    "xlogy": xlogy, "nan_to_num": nan_to_num, "logit": logit, "copysign": copysign, "float_power": float_power,
+    "sgn": sgn, "deg2rad": deg2rad, "rad2deg": rad2deg, "fmax": fmax, "fmin": fmin, "isclose": isclose,
+    "allclose": allclose, "heaviside": heaviside, "sinc": sinc,
+})
+FUNCTIONS.update({
     "add": add, "sub": sub, "subtract": sub, "rsub": rsub, "mul": mul, "multiply": mul, "div": div,
     "divide": div, "true_divide": true_divide, "floor_divide": floor_divide, "pow": pow,
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "greater": gt, "less": lt,
@@ -540,13 +1017,22 @@ for _name in ("add", "sub", "mul", "div", "pow", "clamp", "clamp_min", "clamp_ma
               "true_divide", "subtract", "multiply", "divide", "clip", "maximum", "minimum",
               "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
               "bitwise_xor", "bitwise_not", "round", "negative", "absolute", "arcsin", "arccos",
-              "arctan", "fix", "eq", "ne", "lt", "le", "gt", "ge") + tuple(UNARY):
+              "arctan", "fix", "eq", "ne", "lt", "le", "gt", "ge", "addcmul", "addcdiv", "lerp", "atan2",
+              "arctan2", "remainder", "fmod", "hypot", "xlogy", "nan_to_num", "logit", "copysign", "sgn",
+              "deg2rad", "rad2deg", "heaviside", "sinc", "arcsinh", "arccosh", "arctanh") + tuple(UNARY):
     METHODS[_name + "_"] = _inplace(FUNCTIONS[_name])
+METHODS["float_power_"] = _float_power_
+# PyTorch also has torch.<name>_ for these
+for _name in tuple(n for n in UNARY if n != "sign") + (
+        "round", "negative", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "clamp",
+        "clip", "clamp_min", "clamp_max", "xlogy", "nan_to_num", "logit", "deg2rad", "rad2deg", "sinc"):
+    FUNCTIONS[_name + "_"] = METHODS[_name + "_"]
 
 DUNDERS = {
     "__add__": _fwd(add), "__radd__": _rev(add), "__sub__": _fwd(sub), "__rsub__": _rev(sub),
     "__mul__": _fwd(mul), "__rmul__": _rev(mul), "__truediv__": _fwd(div), "__rtruediv__": _rev(div),
     "__floordiv__": _fwd(floor_divide), "__rfloordiv__": _rev(floor_divide),
+    "__mod__": _fwd(remainder), "__rmod__": _rev(remainder),
     "__pow__": _fwd(pow), "__rpow__": _rpow,
     "__neg__": UNARY["neg"], "__pos__": positive, "__abs__": UNARY["abs"], "__invert__": bitwise_not,
     "__and__": _fwd(bitwise_and), "__rand__": _rev(bitwise_and), "__or__": _fwd(bitwise_or),
@@ -555,5 +1041,6 @@ DUNDERS = {
     "__gt__": _fwd(gt), "__ge__": _fwd(ge),
     "__iadd__": METHODS["add_"], "__isub__": METHODS["sub_"], "__imul__": METHODS["mul_"],
     "__itruediv__": METHODS["div_"], "__ipow__": METHODS["pow_"], "__ifloordiv__": METHODS["floor_divide_"],
+    "__imod__": METHODS["remainder_"],
     "__iand__": METHODS["bitwise_and_"], "__ior__": METHODS["bitwise_or_"], "__ixor__": METHODS["bitwise_xor_"],
 }

@@ -1,0 +1,40 @@
+"""Device "webgpu": lazy graph -> fused WGSL kernels -> one batched submit per flush.
+
+``get_backend()`` returns the device's Backend (created on first use); ``is_available()`` tells
+whether a WebGPU adapter exists (wgpu-py natively; the browser's navigator.gpu in Pyodide).
+"""
+import sys
+
+_state = {"backend": None, "available": None}
+
+
+def _make_runtime():
+    if sys.platform == "emscripten":
+        from .runtime_browser import RuntimeBrowser
+        return RuntimeBrowser()
+    from .runtime_native import RuntimeNative
+    return RuntimeNative()
+
+
+def is_available():
+    if _state["available"] is None:
+        if _state["backend"] is not None:
+            _state["available"] = True
+        elif sys.platform == "emscripten":
+            try:
+                get_backend()
+                _state["available"] = True
+            except Exception:  # noqa: BLE001 -- no adapter / no bridge: not available
+                _state["available"] = False
+        else:
+            from .runtime_native import request_adapter
+            _state["available"] = request_adapter() is not None
+    return _state["available"]
+
+
+def get_backend():
+    be = _state["backend"]
+    if be is None:
+        from .backend import WebGPUBackend
+        be = _state["backend"] = WebGPUBackend(_make_runtime())
+    return be

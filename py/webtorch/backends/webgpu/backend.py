@@ -1,0 +1,518 @@
+"""Device "webgpu": the Backend primitives over the lazy graph (graph.py), scheduler and runtime.
+
+Every primitive records nodes and returns a View at once; reads (item/tolist/to_numpy/to_bytes)
+flush the queue. Primitives without a kernel yet run through ``host_fallback`` (fallback.py), which is
+counted and named in ``webtorch.webgpu.stats()``.
+"""
+import array
+import math
+import struct
+import sys
+
+from ... import _dtype as D
+from ..._broadcast import broadcast_shapes
+from ..base import Backend
+from . import codegen, dtypes as T, kernels
+from .graph import Graph, Node, Src, Storage, View, contiguous_strides
+from .memory import BufferPool
+from .scheduler import Scheduler, Stats
+from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_strides
+
+_EXPANDED_WRITE = ("unsupported operation: the destination is an expanded (broadcast) view; more than one "
+                   "element of the written-to tensor refers to a single memory location. Please clone() the "
+                   "tensor before performing the operation.")
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class PhiloxState:
+    """A webgpu random stream: Philox key (the seed) and the next unused counter block."""
+    __slots__ = ("seed", "offset")
+
+    def __init__(self, seed):
+        self.seed = seed & ((1 << 64) - 1)
+        self.offset = 0
+
+
+class WebGPUBackend(Backend):
+    device_type = "webgpu"
+
+    def __init__(self, runtime):
+        self.rt = runtime
+        T.features.f16 = "shader-f16" in runtime.features
+        self.pool = BufferPool(runtime)
+        self.stats = Stats()
+        self.scheduler = Scheduler(runtime, self.stats)
+        self.graph = Graph(self.scheduler)
+
+    # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
+    def synchronize(self):
+        self.graph.flush()
+
+    def check_dtype(self, dt):
+        T.check(dt)
+
+    # ---- handle metadata --------------------------------------------------------------------------------
+    def shape(self, h):
+        return h.shape
+
+    def stride(self, h):
+        return h.strides
+
+    def storage_offset(self, h):
+        return h.offset
+
+    def dtype(self, h):
+        return h.st.dtype
+
+    def data_ptr(self, h):
+        return (h.st.key << 40) + h.offset * h.st.dtype.itemsize
+
+    def storage_ptr(self, h):
+        return h.st.key << 40
+
+    def storage_nbytes(self, h):
+        return h.st.numel * h.st.dtype.itemsize
+
+    # ---- creation ------------------------------------------------------------------------------------------
+    def _new(self, shape, dtype):
+        T.check(dtype)
+        shape = tuple(int(s) for s in shape)
+        return View(Storage(_numel(shape), dtype, self.pool), shape, contiguous_strides(shape), 0)
+
+    def empty(self, shape, dtype):
+        return self._new(shape, dtype)
+
+    def full(self, shape, value, dtype):
+        T.check(dtype)
+        if dtype is D.int64:
+            T.check_int_range([int(value)], dtype)
+        return self._ew("copy", [("c", value)], dtype, dtype, tuple(shape))
+
+    def arange(self, start, end, step, dtype):
+        n = max(0, math.ceil((end - start) / step))
+        cdt = D.float32 if dtype.is_floating_point else D.int32
+        if not dtype.is_floating_point:
+            T.check_int_range([int(start), int(start + step * max(n - 1, 0))], D.int64)
+        idx = self._ew("mul", ["iota", ("c", step)], cdt, cdt, (n,))
+        return self._ew("add", [idx, ("c", start)], cdt, dtype, (n,))
+
+    def linspace(self, start, end, steps, dtype):
+        step = (end - start) / (steps - 1) if steps > 1 else 0.0
+        idx = self._ew("mul", ["iota", ("c", step)], D.float32, D.float32, (steps,))
+        v = self._ew("add", [idx, ("c", start)], D.float32, D.float32, (steps,))
+        if steps > 1:  # the last point is exactly ``end``, as NumPy and PyTorch give it
+            self.copy_(self.slice(v, (slice(steps - 1, steps),)), float(end))
+        return v if dtype is D.float32 else self.cast(v, dtype)
+
+    def eye(self, n, m, dtype):
+        shape = (n, m)
+        row = self._ew("floor_divide", ["iota", ("c", max(m, 1))], D.int32, D.int32, shape)
+        col = self._ew("remainder", ["iota", ("c", max(m, 1))], D.int32, D.int32, shape)
+        return self._ew("eq", [row, col], D.int32, D.bool_, shape) if dtype is D.bool_ else \
+            self.cast(self._ew("eq", [row, col], D.int32, D.bool_, shape), dtype)
+
+    def from_flat(self, values, shape, dtype):
+        T.check(dtype)
+        if dtype is D.bool_:
+            values = [1 if v else 0 for v in values]
+        elif not dtype.is_floating_point:
+            values = [int(v) for v in values]
+            T.check_int_range(values, dtype)
+        return self._upload(_pack(values, dtype), tuple(shape), dtype)
+
+    def from_buffer(self, buf, shape, dtype):
+        T.check(dtype)
+        mv = memoryview(buf).cast("B")
+        if dtype is D.bool_:
+            data = array.array("I", bytes(mv)).tobytes() if mv else b""
+        elif dtype is D.int64:
+            vals = array.array("q")
+            vals.frombytes(bytes(mv))
+            if sys.byteorder == "big":
+                vals.byteswap()
+            T.check_int_range(list(vals), dtype)
+            data = _pack(list(vals), dtype)
+        else:
+            data = bytes(mv)
+        return self._upload(data, tuple(shape), dtype)
+
+    def from_numpy(self, arr, copy):
+        import numpy as np
+        from ..numpy_backend import NumpyBackend
+        h = NumpyBackend.from_numpy(None, arr, True)  # dtype validation and byte order, as on cpu
+        dt = NumpyBackend.dtype(None, h)
+        T.check(dt)
+        if dt is D.int64:
+            if h.size and (h.min() < T.I32_MIN or h.max() > T.I32_MAX):
+                T.check_int_range([int(h.min()), int(h.max())], dt)
+            h = h.astype(np.int32)
+        elif dt is D.bool_:
+            h = h.astype(np.uint32)
+        return self._upload(np.ascontiguousarray(h).astype(h.dtype.newbyteorder("<")).tobytes(), h.shape, dt)
+
+    def _upload(self, data, shape, dtype):
+        v = self._new(shape, dtype)
+        if data:
+            pad = (-len(data)) % 4
+            buf = v.st.buf
+            self.rt.write(buf.ensure(), 0, bytes(data) + b"\0" * pad if pad else data)
+        return v
+
+    # ---- reading back ----------------------------------------------------------------------------------------
+    def _read(self, h):
+        """Device bytes of view h in C order (flushes pending work)."""
+        if not (h.is_contiguous() and h.numel):
+            if not h.numel:
+                return b""
+            h = self.contiguous(h)
+        self.graph.flush()
+        isz = T.device_itemsize(h.dtype)
+        start, nbytes = h.offset * isz, h.numel * isz
+        a0, a1 = start - start % 4, start + nbytes + (-(start + nbytes)) % 4
+        raw = self.rt.read(h.st.buf.ensure(), a0, a1 - a0)
+        return raw[start - a0:start - a0 + nbytes]
+
+    def _values(self, h):
+        raw = self._read(h)
+        dt = h.dtype
+        if dt is D.float16:
+            return list(struct.unpack(f"<{len(raw) // 2}e", raw))
+        vals = array.array(T.array_code(dt))
+        vals.frombytes(raw)
+        if sys.byteorder == "big":
+            vals.byteswap()
+        if dt is D.bool_:
+            return [v != 0 for v in vals]
+        return vals.tolist()
+
+    def to_numpy(self, h):
+        import numpy as np
+        raw = self._read(h)
+        dt = h.dtype
+        a = np.frombuffer(raw, dtype=_NP_DEVICE[dt])
+        if dt is D.int64:
+            a = a.astype(np.int64)
+        elif dt is D.bool_:
+            a = a != 0
+        else:
+            a = a.copy()
+        return a.reshape(h.shape)
+
+    def to_bytes(self, h):
+        vals_dt = h.dtype
+        if vals_dt in (D.float32, D.float16, D.int32, D.uint32):
+            return self._read(h)  # the device stores these little-endian, as checkpoints do
+        vals = self._values(h)
+        if vals_dt is D.bool_:
+            return bytes(1 if v else 0 for v in vals)
+        out = array.array("q", vals)
+        if sys.byteorder == "big":
+            out.byteswap()
+        return out.tobytes()
+
+    def tolist(self, h):
+        vals = self._values(h)
+        return _nest(vals, h.shape)
+
+    def item(self, h):
+        (v,) = self._values(h)
+        return v
+
+    # ---- views -------------------------------------------------------------------------------------------
+    def as_strided(self, h, shape, stride, offset):
+        return View(h.st, tuple(shape), tuple(stride), int(offset))
+
+    def reshape_view(self, h, shape):
+        st = view_strides(h.shape, h.strides, tuple(shape))
+        return None if st is None else View(h.st, tuple(shape), st, h.offset)
+
+    def permute(self, h, dims):
+        return View(h.st, tuple(h.shape[d] for d in dims), tuple(h.strides[d] for d in dims), h.offset)
+
+    def expand(self, h, shape):
+        return View(h.st, tuple(shape), broadcast_strides(h.shape, h.strides, tuple(shape)), h.offset)
+
+    def slice(self, h, key):
+        shape, strides, offset = slice_geometry(h.shape, h.strides, h.offset, key)
+        return View(h.st, shape, strides, offset)
+
+    def diagonal(self, h, offset, dim1, dim2):
+        shape, strides, off = diagonal_geometry(h.shape, h.strides, h.offset, offset, dim1, dim2)
+        return View(h.st, shape, strides, off)
+
+    # ---- copies and casts ----------------------------------------------------------------------------------
+    def copy_(self, dst, src):
+        if any(st == 0 and s > 1 for s, st in zip(dst.shape, dst.strides)):
+            raise RuntimeError(_EXPANDED_WRITE)
+        if not isinstance(src, (View, bool, int, float)):  # a handle of another backend (cpu)
+            src = self.from_numpy(_host_array(src), True)
+        if isinstance(src, View):
+            broadcast_shapes(src.shape, dst.shape)
+        self._ew("copy", [src], dst.dtype, dst.dtype, dst.shape, out=dst)
+        return dst
+
+    def contiguous(self, h):
+        return self._ew("copy", [h], h.dtype, h.dtype, h.shape)
+
+    def cast(self, h, dtype):
+        T.check(dtype)
+        return self._ew("copy", [h], dtype, dtype, h.shape)
+
+    def to_other(self, h, target):
+        return target.from_numpy(self.to_numpy(h), copy=False)
+
+    # ---- compute -------------------------------------------------------------------------------------------
+    def elementwise(self, op, args, dtype, out=None):
+        T.check(dtype)
+        shapes = [a.shape for a in args if isinstance(a, View)]
+        shape = broadcast_shapes(*shapes) if shapes else ()
+        if out is not None:
+            shape = out.shape
+        rdt = D.bool_ if op in codegen.BOOL_RESULT else dtype
+        return self._ew(op, list(args), dtype, rdt if out is None else out.dtype, shape, out=out)
+
+    def _ew(self, op, args, cdt, dt, shape, out=None):
+        """Record one elementwise node: args are Views, ("c", value) constants, Python scalars, "iota" or
+        None; returns the written View (a fresh one unless ``out``)."""
+        fresh = out is None
+        if fresh:
+            out = self._new(shape, dt)
+        srcs, spec, cond = [], [], -1
+        for i, a in enumerate(args):
+            if isinstance(a, View):
+                if a.st is out.st and (a.strides != out.strides or a.offset != out.offset) and not fresh:
+                    a = self.contiguous(a)  # reading what this kernel overwrites elsewhere: snapshot first
+                if op == "where" and i == 0:
+                    cond = len(srcs)
+                spec.append(len(srcs))
+                srcs.append(Src(a.st.buf, broadcast_strides(a.shape, a.strides, shape), a.offset, a.dtype))
+            elif a is None or a == "iota" or isinstance(a, tuple):
+                spec.append(a)
+            else:
+                spec.append(("c", a))
+        node = Node("ew", tuple(shape), Src(out.st.buf, out.strides, out.offset, out.dtype), srcs,
+                    {"op": op, "args": spec, "cdt": cdt, "dt": out.dtype, "cond": cond, "fresh": fresh})
+        self.graph.record(node)
+        return out
+
+    def reduce(self, op, h, dims, keepdim, dtype):
+        T.check(dtype)
+        dims = tuple(dims) if dims else tuple(range(len(h.shape)))
+        return self._reduce(op, h, dims, keepdim, dtype)
+
+    def _reduce(self, op, h, dims, keepdim, dtype):
+        out_shape = tuple((1 if d in dims else s) for d, s in enumerate(h.shape)) if keepdim else \
+            tuple(s for d, s in enumerate(h.shape) if d not in dims)
+        out = self._new(out_shape, dtype)
+        node = Node("argreduce" if op in ("argmax", "argmin") else "reduce", h.shape,
+                    Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
+                    {"op": op, "dims": dims, "dt": dtype})
+        self.graph.record(node)
+        return out
+
+    def arg_reduce(self, op, h, dim, keepdim):
+        if dim is None:
+            r = self._reduce(op, h, tuple(range(len(h.shape))), False, D.int64)
+            return self.reshape_view(r, (1,) * len(h.shape)) if keepdim else r
+        return self._reduce(op, h, (dim,), keepdim, D.int64)
+
+    def matmul(self, a, b):
+        if a.dtype is not D.float32 or b.dtype is not D.float32:
+            if a.dtype is D.float16 and b.dtype is D.float16:
+                return self.cast(self.matmul(self.cast(a, D.float32), self.cast(b, D.float32)), D.float16)
+            from .fallback import host_fallback
+            return host_fallback(self, "matmul", a, b)
+        squeeze = []
+        if len(a.shape) == 1:
+            a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)
+            squeeze.append(-2)
+        if len(b.shape) == 1:
+            b = View(b.st, b.shape + (1,), b.strides + (0,), b.offset)
+            squeeze.append(-1)
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        if len(batch) > 4:  # fold to 4 batch dims through contiguous copies
+            a = self.contiguous(self.expand(a, batch + a.shape[-2:]))
+            b = self.contiguous(self.expand(b, batch + b.shape[-2:]))
+            nb = _numel(batch)
+            a = self.reshape_view(a, (nb,) + a.shape[-2:])
+            b = self.reshape_view(b, (nb,) + b.shape[-2:])
+            out = self.matmul(a, b)
+            return self.reshape_view(out, batch + out.shape[-2:])
+        m, k = a.shape[-2:]
+        n = b.shape[-1]
+        out_shape = batch + (m, n)
+        out = self._new(out_shape, D.float32)
+        if _numel(out_shape):
+            self._record_matmul(a, b, out, batch, m, n, k)
+        for d in squeeze:
+            shape = list(out.shape)
+            del shape[d]
+            out = View(out.st, tuple(shape), contiguous_strides(tuple(shape)), 0)
+        return out
+
+    def _record_matmul(self, a, b, out, batch, m, n, k, kernel=None):
+        nb = _numel(batch)
+        pad = (1,) * (4 - len(batch))
+        sizes = pad + batch
+        a_bs = (0,) * (4 - len(batch)) + broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
+        b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
+        ars, acs = a.strides[-2:]
+        brs, bcs = b.strides[-2:]
+        words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset, 0, 0)
+        params = struct.pack("<24I", *words)
+        if kernel is None:
+            kernel = "matmul_tiled" if m >= 16 and n >= 16 else "matmul_naive"
+        if kernel == "matmul_tiled":
+            a_vec = acs == 1 and k % 4 == 0 and all(x % 4 == 0 for x in a_bs + (ars, a.offset))
+            b_vec = bcs == 1 and n % 4 == 0 and all(x % 4 == 0 for x in b_bs + (brs, b.offset))
+            src = _tiled_source(a_vec, b_vec)
+            groups = ((n + 63) // 64, (m + 63) // 64, nb)
+        else:
+            src = kernels.template("matmul_naive")
+            groups = ((n + 15) // 16, (m + 15) // 16, nb)
+        bufs = [a.st.buf, b.st.buf, out.st.buf]
+        node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
+                    [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
+                    {"name": kernel, "source": src, "params": params, "groups": groups, "buffers": bufs})
+        self.graph.record(node)
+
+    # ---- random --------------------------------------------------------------------------------------------
+    def rng_new(self, seed):
+        return PhiloxState(seed)
+
+    def rng_get_state(self, rng):
+        return struct.pack("<QQ", rng.seed, rng.offset)
+
+    def rng_set_state(self, rng, state):
+        rng.seed, rng.offset = struct.unpack("<QQ", bytes(state)[:16])
+
+    def _random(self, kind, shape, a, b, rng, out_dt):
+        out = self._new(shape, out_dt)
+        n = out.numel
+        if not n:
+            return out
+        blocks = (n + 3) // 4
+        base = rng.offset
+        rng.offset += blocks
+        if kind == 2:
+            lo_bits, hi_bits, rng_range = int(a) & 0xFFFFFFFF, 0, int(b - a)
+        else:
+            lo_bits = struct.unpack("<I", struct.pack("<f", a))[0]
+            hi_bits = struct.unpack("<I", struct.pack("<f", b))[0]
+            rng_range = 0
+        words = (n, rng.seed & 0xFFFFFFFF, rng.seed >> 32, base & 0xFFFFFFFF, (base >> 32) & 0xFFFFFFFF,
+                 lo_bits, hi_bits, rng_range)
+        src = _random_source(kind)
+        node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
+                    {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
+                     "groups": codegen.grid((blocks + 255) // 256), "buffers": [out.st.buf]})
+        self.graph.record(node)
+        return out
+
+    def uniform(self, shape, low, high, dtype, rng):
+        T.check(dtype)
+        r = self._random(0, tuple(shape), float(low), float(high), rng, D.float32)
+        return r if dtype is D.float32 else self.cast(r, dtype)
+
+    def normal(self, shape, mean, std, dtype, rng):
+        T.check(dtype)
+        r = self._random(1, tuple(shape), float(mean), float(std), rng, D.float32)
+        return r if dtype is D.float32 else self.cast(r, dtype)
+
+    def randint(self, shape, low, high, dtype, rng):
+        T.check(dtype)
+        T.check_int_range([int(low), int(high) - 1], D.int64)
+        r = self._random(2, tuple(shape), int(low), int(high), rng, D.int32)
+        return r if dtype is D.int32 else self.cast(r, dtype)
+
+    def randperm(self, n, dtype, rng):
+        import numpy as np
+        from .fallback import count_fallback
+        count_fallback(self, "randperm")
+        g = np.random.Generator(np.random.Philox(key=rng.seed, counter=rng.offset))
+        rng.offset += 1
+        return self.from_numpy(g.permutation(n).astype(np.int64), True) if dtype is D.int64 else \
+            self.cast(self.from_numpy(g.permutation(n).astype(np.int64), True), dtype)
+
+    def bernoulli(self, p, shape, dtype, rng):
+        """p: a handle (broadcast to shape) or a float; result of dtype with 1 where u < p."""
+        u = self._random(0, tuple(shape), 0.0, 1.0, rng, D.float32)
+        return self._ew("lt", [u, p], D.float32, dtype, tuple(shape))
+
+
+_NP_DEVICE = {}
+
+
+def _init_np_types():
+    try:
+        import numpy as np
+    except ImportError:
+        return
+    _NP_DEVICE.update({D.float32: np.dtype("<f4"), D.float16: np.dtype("<f2"), D.int32: np.dtype("<i4"),
+                       D.int64: np.dtype("<i4"), D.uint32: np.dtype("<u4"), D.bool_: np.dtype("<u4")})
+
+
+_init_np_types()
+
+
+def _host_array(h):
+    import numpy as np
+    return np.ascontiguousarray(h)
+
+
+def _pack(values, dtype):
+    if dtype is D.float16:
+        return struct.pack(f"<{len(values)}e", *values)
+    a = array.array(T.array_code(dtype), values)
+    if sys.byteorder == "big":
+        a.byteswap()
+    return a.tobytes()
+
+
+def _nest(vals, shape):
+    if not shape:
+        return vals[0]
+    last = len(shape) - 1
+
+    def build(off, d):
+        if d == last:
+            return vals[off:off + shape[d]]
+        step = _numel(shape[d + 1:])
+        return [build(off + i * step, d + 1) for i in range(shape[d])]
+    return build(0, 0)
+
+
+_SOURCES = {}
+
+
+def _tiled_source(a_vec, b_vec):
+    key = ("tiled", a_vec, b_vec)
+    s = _SOURCES.get(key)
+    if s is None:
+        s = _SOURCES[key] = kernels.specialize("matmul_tiled", A_VEC4=a_vec, B_VEC4=b_vec)
+    return s
+
+
+def _random_source(kind):
+    key = ("random", kind)
+    s = _SOURCES.get(key)
+    if s is None:
+        s = _SOURCES[key] = kernels.specialize("random_philox", KIND=f"{kind}u",
+                                               OutT="i32" if kind == 2 else "f32")
+    return s
+
+
+def _install():
+    from ..base import Backend as _Base
+    from ..numpy_backend import NumpyBackend
+    from .fallback import install_fallbacks
+    install_fallbacks(WebGPUBackend, _Base, NumpyBackend)
+
+
+_install()

@@ -1,0 +1,354 @@
+"""WGSL generation for fused elementwise and reduction kernels.
+
+A fused kernel is a tree of recorded nodes: the root (an elementwise node or a reduction) and the
+elementwise producers inlined into it. Each inlined elementwise node becomes one WGSL function
+``fn nK(i: u32) -> T`` giving its value at flat index ``i`` of its own (contiguous) output, so a consumer
+that reads it through any view (permuted, broadcast, sliced) just calls it at the view's address.
+
+Geometry (sizes, strides, offsets) and scalar constants go into the uniform parameter block ``P``;
+only the structure (ops, dtypes, ranks, which strides are 0 or 1) is in the source, so one pipeline
+serves every shape with the same structure. Dims that every operand walks contiguously are merged
+first (coalescing), so the usual contiguous case is a plain ``off + i``.
+"""
+import struct
+
+from ... import _dtype as D
+from . import dtypes as T
+from .wgsl_ops import expr as op_expr, helper_sources
+
+WG = 256  # invocations per workgroup of generated kernels
+
+BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+                         "logical_not", "isnan", "isinf", "isfinite", "signbit"))
+
+
+def coalesce(shape, stride_lists):
+    """Merge dims that all operands walk contiguously; drop size-1 dims. Returns (shape, stride_lists)."""
+    dims = [(s, [st[d] for st in stride_lists]) for d, s in enumerate(shape) if s != 1]
+    if not dims:
+        return (), [() for _ in stride_lists]
+    out = [dims[0]]
+    for s, sts in dims[1:]:
+        ps, psts = out[-1]
+        if all(p == q * s for p, q in zip(psts, sts)):
+            out[-1] = (ps * s, sts)
+        else:
+            out.append((s, sts))
+    return tuple(s for s, _ in out), [tuple(o[1][k] for o in out) for k in range(len(stride_lists))]
+
+
+def grid(n_groups):
+    """Workgroup counts for n_groups 1-D workgroups within the 65535-per-dimension limit."""
+    if n_groups <= 65535:
+        return (max(n_groups, 1), 1, 1)
+    return (65535, (n_groups + 65534) // 65535, 1)
+
+
+class KernelSource:
+    """Collects bindings, parameters, helper functions and node functions of one generated kernel."""
+
+    def __init__(self):
+        self.words = []
+        self.bind = {}  # id(Buffer) -> [binding index, Buffer, storage type, written]
+        self.helpers = set()
+        self.fns = []
+        self.nfn = 0
+        self.nvar = 0
+
+    # ---- parameters and bindings --------------------------------------------------------------------
+    def param(self, value):
+        k = len(self.words)
+        self.words.append(int(value) & 0xFFFFFFFF)
+        return f"P[{k // 4}][{k % 4}]"
+
+    def const(self, value, dt):
+        """A scalar constant of the compute type of dt (passed as a parameter, not baked into the source)."""
+        ct = T.compute_type(dt)
+        if ct == "f32":
+            return f"bitcast<f32>({self.param(struct.unpack('<I', struct.pack('<f', float(value)))[0])})"
+        if ct == "bool":
+            return f"({self.param(1 if value else 0)} != 0u)"
+        if ct == "i32":
+            v = int(value)
+            T.check_int_range([v], D.int64)
+            return f"bitcast<i32>({self.param(v)})"
+        return self.param(int(value))
+
+    def buffer(self, buf, dt, write=False):
+        b = self.bind.get(id(buf))
+        if b is None:
+            b = self.bind[id(buf)] = [len(self.bind), buf, T.storage_type(dt), write]
+        elif write:
+            b[3] = True
+        return f"b{b[0]}"
+
+    def load(self, buf, dt, addr):
+        """Value of element ``addr`` of buf, in the compute type of dt."""
+        v = f"{self.buffer(buf, dt)}[{addr}]"
+        st, ct = T.storage_type(dt), T.compute_type(dt)
+        if ct == "bool":
+            return f"({v} != 0u)"
+        return v if st == ct else f"{ct}({v})"
+
+    def fresh(self, prefix):
+        self.nvar += 1
+        return f"{prefix}{self.nvar}"
+
+    # ---- index arithmetic -----------------------------------------------------------------------------
+    def addresses(self, shape, operands, ivar, lines):
+        """Append to ``lines`` the unravelling of flat index ``ivar`` over ``shape``; return one address
+        expression per operand (strides, offset)."""
+        cs, csts = coalesce(shape, [s for s, _ in operands])
+        rank = len(cs)
+        idx = [None] * rank
+        if rank == 1:
+            idx[0] = ivar
+        elif rank > 1:
+            t = self.fresh("t")
+            lines.append(f"var {t} = {ivar};")
+            for d in range(rank - 1, 0, -1):
+                size = self.param(cs[d])
+                lines.append(f"let {t}_{d} = {t} % {size}; {t} = {t} / {size};")
+                idx[d] = f"{t}_{d}"
+            idx[0] = t
+        out = []
+        for (_, off), sts in zip(operands, csts):
+            terms = [self.param(off)] if off else []
+            for d, s in enumerate(sts):
+                if s == 1:
+                    terms.append(idx[d])
+                elif s != 0:
+                    terms.append(f"{idx[d]} * {self.param(s)}")
+            out.append(" + ".join(terms) if terms else "0u")
+        return out
+
+    # ---- node functions ---------------------------------------------------------------------------------
+    def operand(self, node, k, addr, inl):
+        """(expression, dtype) of operand k of node at address addr (an inlined producer or a buffer)."""
+        child = inl.get((id(node), k))
+        s = node.srcs[k]
+        if child is not None:
+            return f"{self.ew_fn(child, inl)}({addr})", child.attrs["dt"]
+        return self.load(s.buf, s.dtype, addr), s.dtype
+
+    def ew_fn(self, node, inl):
+        """Emit the function computing elementwise ``node`` at a flat index of its output; returns its name."""
+        name = f"n{self.nfn}"
+        self.nfn += 1
+        a = node.attrs
+        op, cdt, dt = a["op"], a["cdt"], a["dt"]
+        ct = T.compute_type(cdt)
+        lines = []
+        addrs = self.addresses(node.shape, [(s.strides, s.offset) for s in node.srcs], "i", lines)
+        for k in range(len(node.srcs)):
+            e, sdt = self.operand(node, k, addrs[k], inl)
+            want = "bool" if (op == "where" and k == a["cond"]) else ct
+            lines.append(f"let v{k} = {convert(e, T.compute_type(sdt), want)};")
+        args = []
+        for x in a["args"]:
+            if type(x) is int:
+                args.append(f"v{x}")
+            elif x is None:
+                args.append(None)
+            elif x == "iota":
+                args.append(f"{ct}(i)")
+            else:
+                args.append(self.const(x[1], D.bool_ if (op == "where" and not args) else cdt))
+        e = op_expr(op, args, ct, self.helpers.add)
+        rct = "bool" if op in BOOL_RESULT else ct
+        e = convert(e, rct, T.compute_type(dt))
+        if dt is D.float16:
+            e = f"f32(f16({e}))"
+        self.fns.append(f"fn {name}(i: u32) -> {T.compute_type(dt)} {{\n  " + "\n  ".join(lines)
+                        + f"\n  return {e};\n}}")
+        return name
+
+    # ---- assembling -------------------------------------------------------------------------------------
+    def source(self, body, extra_decls=""):
+        decls = []
+        f16 = False
+        for idx, buf, st, write in sorted(self.bind.values(), key=lambda b: b[0]):
+            f16 = f16 or st == "f16"
+            mode = "read_write" if write else "read"
+            decls.append(f"@group(0) @binding({idx}) var<storage, {mode}> b{idx}: array<{st}>;")
+        if self.words:
+            n = (len(self.words) + 3) // 4
+            decls.append(f"@group(0) @binding({len(self.bind)}) var<uniform> P: array<vec4<u32>, {n}>;")
+        head = "enable f16;\n" if f16 else ""
+        return (head + "\n".join(decls) + "\n" + extra_decls + helper_sources(self.helpers) + "\n"
+                + "\n".join(self.fns) + "\n" + body)
+
+    def buffers(self):
+        return [b[1] for b in sorted(self.bind.values(), key=lambda b: b[0])]
+
+    def params(self):
+        w = self.words + [0] * ((-len(self.words)) % 4)
+        return struct.pack(f"<{len(w)}I", *w)
+
+
+def convert(e, src_ct, dst_ct):
+    return e if src_ct == dst_ct else f"{dst_ct}({e})"
+
+
+def store(buf_name, addr, e, dt):
+    ct = T.compute_type(dt)
+    if ct == "bool":
+        e = f"select(0u, 1u, {e})"
+    elif dt is D.float16:
+        e = f"f16({e})"
+    return f"{buf_name}[{addr}] = {e};"
+
+
+_MAIN_1D = (f"@compute @workgroup_size({WG})\n"
+            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{\n"
+            f"  let i = gid.x + gid.y * nwg.x * {WG}u;\n"
+            "  if (i >= {n}) {{ return; }}\n{body}\n}}\n")
+
+
+def elementwise_kernel(root, inl):
+    """(source, buffers, params, groups) of the fused elementwise kernel rooted at ``root``."""
+    k = KernelSource()
+    n = 1
+    for s in root.shape:
+        n *= s
+    f = k.ew_fn(root, inl)
+    lines = []
+    out = root.out
+    (addr,) = k.addresses(root.shape, [(out.strides, out.offset)], "i", lines)
+    lines.append(store(k.buffer(out.buf, out.dtype, write=True), addr, f"{f}(i)", out.dtype))
+    body = _MAIN_1D.format(n=k.param(n), body="  " + "\n  ".join(lines))
+    return k.source(body), k.buffers(), k.params(), grid((n + WG - 1) // WG)
+
+
+# ---- reductions -------------------------------------------------------------------------------------
+
+def _init(op, ct):
+    if op in ("sum", "mean"):
+        return f"{ct}(0)"
+    if op == "prod":
+        return f"{ct}(1)"
+    if op == "all":
+        return "1u"
+    if op == "any":
+        return "0u"
+    lo = op in ("amax", "argmax")
+    if ct == "f32":
+        return "bitcast<f32>(0xff800000u)" if lo else "bitcast<f32>(0x7f800000u)"
+    if ct == "i32":
+        return "i32(-2147483647 - 1)" if lo else "2147483647"
+    return "0u" if lo else "0xffffffffu"
+
+
+def _combine(op, ct, a, b, need):
+    if op in ("sum", "mean"):
+        return f"{a} + {b}"
+    if op == "prod":
+        return f"{a} * {b}"
+    if op == "all":
+        return f"min({a}, {b})"
+    if op == "any":
+        return f"max({a}, {b})"
+    better = ">" if op == "amax" else "<"
+    if ct == "f32":
+        need("wt_isnan")
+        return f"select({a}, {b}, ({b} {better} {a}) || wt_isnan({b}))"
+    return f"{'max' if op == 'amax' else 'min'}({a}, {b})"
+
+
+def _arg_better(op, ct, v, vi, acc, acci, need):
+    """WGSL condition: candidate (v, vi) replaces (acc, acci) (first occurrence wins, NaN is extreme)."""
+    cmp = ">" if op == "argmax" else "<"
+    c = f"({acci} == 0xffffffffu) || ({v} {cmp} {acc}) || (({v} == {acc}) && ({vi} < {acci}))"
+    if ct == "f32":
+        need("wt_isnan")
+        c += (f" || (wt_isnan({v}) && !wt_isnan({acc})) || (wt_isnan({v}) && wt_isnan({acc}) && "
+              f"({vi} < {acci}))")
+    return c
+
+
+def reduce_kernel(node, inl):
+    """(source, buffers, params, groups) of a reduction (or arg-reduction) with its producer inlined."""
+    k = KernelSource()
+    a = node.attrs
+    op, dims = a["op"], a["dims"]
+    src = node.srcs[0]
+    shape = node.shape
+    kept = [d for d in range(len(shape)) if d not in dims]
+    n_out = 1
+    for d in kept:
+        n_out *= shape[d]
+    r_len = 1
+    for d in dims:
+        r_len *= shape[d]
+    is_arg = op in ("argmax", "argmin")
+    in_dt = src.dtype if (inl.get((id(node), 0)) is None) else inl[(id(node), 0)].attrs["dt"]
+    if is_arg:
+        ct = T.compute_type(in_dt)
+    elif op in ("all", "any"):
+        ct = "u32"
+    else:
+        ct = T.compute_type(a["dt"])
+    out_dt = a["dt"]
+    lines_o, lines_r = [], []
+    (base,) = k.addresses(tuple(shape[d] for d in kept), [(tuple(src.strides[d] for d in kept), src.offset)],
+                          "o", lines_o)
+    (raddr,) = k.addresses(tuple(shape[d] for d in dims), [(tuple(src.strides[d] for d in dims), 0)], "r",
+                           lines_r)
+    e, sdt = k.operand(node, 0, f"base + {raddr}", inl)
+    if op in ("all", "any"):
+        val = f"select(0u, 1u, {convert(e, T.compute_type(sdt), 'bool')})"
+    else:
+        val = convert(e, T.compute_type(sdt), ct)
+    n_p, r_p = k.param(n_out), k.param(r_len)
+    need = k.helpers.add
+    load = "  ".join(lines_r) + f"\n      let v = {val};"
+    if is_arg:
+        step = (f"if ({_arg_better(op, ct, 'v', 'r', 'acc', 'acci', need)}) {{ acc = v; acci = r; }}")
+        final_e, final_store = None, "i32(acci)"
+    else:
+        step = f"acc = {_combine(op, ct, 'acc', 'v', need)};"
+        final_e = f"acc / {ct}({r_p})" if op == "mean" else "acc"
+    ob = k.buffer(node.out.buf, out_dt, write=True)
+    if is_arg:
+        result = f"{ob}[o] = {final_store};"
+    else:
+        rv = final_e if op not in ("all", "any") else "(acc != 0u)"
+        result = store(ob, "o", rv, out_dt)
+    init_i = "  var acci = 0xffffffffu;\n" if is_arg else ""
+    # one invocation per output when outputs are many or rows short; else one workgroup per output
+    per_thread = n_out >= 2048 or r_len <= 64
+    if per_thread:
+        body = (f"@compute @workgroup_size({WG})\n"
+                "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
+                f"  let o = gid.x + gid.y * nwg.x * {WG}u;\n"
+                f"  if (o >= {n_p}) {{ return; }}\n  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
+                f"  var acc = {_init(op, ct)};\n{init_i}"
+                f"  for (var r = 0u; r < {r_p}; r++) {{\n      {load}\n      {step}\n  }}\n"
+                f"  {result}\n}}\n")
+        groups = grid((n_out + WG - 1) // WG)
+        extra = ""
+    else:
+        if is_arg:
+            tree = (f"let v = sh[lid + s]; let r = shi[lid + s]; let acc = sh[lid]; let acci = shi[lid];\n"
+                    f"      if ({_arg_better(op, ct, 'v', 'r', 'acc', 'acci', need)}) {{ sh[lid] = v; shi[lid] = r; }}")
+            fin = "  let acc = sh[0]; let acci = shi[0];\n"
+            save = "sh[lid] = acc; shi[lid] = acci;"
+            extra = f"var<workgroup> sh: array<{ct}, {WG}>;\nvar<workgroup> shi: array<u32, {WG}>;\n"
+        else:
+            tree = f"sh[lid] = {_combine(op, ct, 'sh[lid]', 'sh[lid + s]', need)};"
+            fin = "  let acc = sh[0];\n"
+            save = "sh[lid] = acc;"
+            extra = f"var<workgroup> sh: array<{ct}, {WG}>;\n"
+        body = (f"@compute @workgroup_size({WG})\n"
+                "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
+                "@builtin(local_invocation_index) lid: u32) {\n"
+                "  let o = wid.x + wid.y * nwg.x;\n"
+                f"  if (o >= {n_p}) {{ return; }}\n  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
+                f"  var acc = {_init(op, ct)};\n{init_i}"
+                f"  for (var r = lid; r < {r_p}; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n"
+                f"  {save}\n  workgroupBarrier();\n"
+                f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{\n"
+                f"    if (lid < s) {{\n      {tree}\n    }}\n    workgroupBarrier();\n  }}\n"
+                f"  if (lid == 0u) {{\n{fin}    {result}\n  }}\n}}\n")
+        groups = grid(n_out)
+    return k.source(body, extra), k.buffers(), k.params(), groups

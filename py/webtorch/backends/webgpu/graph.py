@@ -1,0 +1,143 @@
+"""The lazy graph: handles (lazy buffer views), storages, recorded nodes, and the pending queue.
+
+An op on webgpu tensors records a Node in program order and returns at once; nothing runs until a
+value is needed (read, ``webtorch.webgpu.synchronize()``) or the queue reaches MAX_PENDING nodes.
+Then the scheduler turns the whole queue into one Batch (fusing what it can) and the runtime runs it
+with one submit. Because the queue keeps program order, in-place writes through views need no
+special casing: every read sees exactly the writes recorded before it.
+
+Ownership: a View (what Tensor._data holds) references a Storage; every view of one storage shares
+it. The Storage owns a Buffer (device memory, allocated by the scheduler when first written) and the
+pending nodes reference Buffers directly. So "the Storage is gone" means no Python tensor can ever
+read this memory again: the scheduler uses that to fuse an intermediate away (never allocating it),
+and the Buffer returns to the pool as soon as neither a tensor nor a pending node references it.
+"""
+import itertools
+import weakref
+
+from . import dtypes as T
+
+MAX_PENDING = 2048
+_keys = itertools.count(1)
+
+
+class Buffer:
+    """Device memory of one storage; ``id`` stays None until the scheduler first needs it."""
+    __slots__ = ("nbytes", "id", "cls", "owner", "pool", "__weakref__")
+
+    def __init__(self, nbytes, pool):
+        self.nbytes = max(nbytes, 4)
+        self.id = None
+        self.cls = 0
+        self.owner = None
+        self.pool = pool
+
+    def ensure(self):
+        if self.id is None:
+            self.id, self.cls = self.pool.acquire(self.nbytes)
+        return self.id
+
+    def __del__(self):
+        if self.id is not None:
+            try:
+                self.pool.release(self.id, self.cls)
+            except Exception:  # noqa: BLE001 -- interpreter shutdown
+                pass
+
+    def alive(self):
+        """True while some tensor can still read this memory."""
+        o = self.owner
+        return o is not None and o() is not None
+
+
+class Storage:
+    """What all views of one tensor storage share: the buffer, the element dtype and count."""
+    __slots__ = ("buf", "dtype", "numel", "key", "__weakref__")
+
+    def __init__(self, numel, dtype, pool):
+        self.buf = Buffer(numel * T.device_itemsize(dtype), pool)
+        self.buf.owner = weakref.ref(self)
+        self.dtype = dtype
+        self.numel = numel
+        self.key = next(_keys)
+
+
+class View:
+    """A webgpu tensor handle: a strided view (shape, strides, offset in elements) of a Storage."""
+    __slots__ = ("st", "shape", "strides", "offset")
+
+    def __init__(self, st, shape, strides, offset):
+        self.st = st
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+
+    @property
+    def dtype(self):
+        return self.st.dtype
+
+    @property
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def is_contiguous(self):
+        return self.strides == contiguous_strides(self.shape)
+
+    def is_whole(self):
+        """A C-contiguous view covering its entire storage from offset 0."""
+        return self.offset == 0 and self.numel == self.st.numel and self.is_contiguous()
+
+
+def contiguous_strides(shape):
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= s
+    return tuple(reversed(st))
+
+
+class Src:
+    """One operand read by a node: a buffer seen with ``strides``/``offset`` over the node's index space."""
+    __slots__ = ("buf", "strides", "offset", "dtype")
+
+    def __init__(self, buf, strides, offset, dtype):
+        self.buf = buf
+        self.strides = strides
+        self.offset = offset
+        self.dtype = dtype
+
+
+class Node:
+    """A recorded op. ``kind``: "ew" (elementwise), "reduce", "argreduce", "matmul", "kernel" (a template
+    kernel with ready parameters). ``out`` is a Src naming the written buffer and geometry; ``shape``
+    the index space; ``srcs`` the operands; ``attrs`` the kind's own fields."""
+    __slots__ = ("kind", "shape", "out", "srcs", "attrs")
+
+    def __init__(self, kind, shape, out, srcs, attrs):
+        self.kind = kind
+        self.shape = shape
+        self.out = out
+        self.srcs = srcs
+        self.attrs = attrs
+
+
+class Graph:
+    """The pending queue of one device; ``flush`` schedules and runs it."""
+
+    def __init__(self, scheduler):
+        self.nodes = []
+        self.scheduler = scheduler
+
+    def record(self, node):
+        self.nodes.append(node)
+        if len(self.nodes) >= MAX_PENDING:
+            self.flush()
+
+    def flush(self):
+        if not self.nodes:
+            return
+        nodes, self.nodes = self.nodes, []
+        self.scheduler.run(nodes)

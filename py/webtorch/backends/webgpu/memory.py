@@ -1,0 +1,59 @@
+"""BufferPool: device buffers recycled by size class, and the memory statistics built on it.
+
+Size classes: four per power of two (like PyTorch's roundup_power2_divisions=4), at least 256 bytes,
+so a training step that frees and reallocates the same shapes reuses the same buffers.
+"""
+from .runtime import OutOfMemoryError
+
+
+def size_class(nbytes):
+    if nbytes <= 256:
+        return 256
+    p = 1 << (nbytes - 1).bit_length()  # next power of two
+    step = p // 8  # four classes between p/2 and p
+    return (nbytes + step - 1) // step * step
+
+
+class BufferPool:
+    def __init__(self, runtime):
+        self.rt = runtime
+        self.free_lists = {}  # size class -> [buffer ids]
+        self.allocated = 0  # bytes held by live buffers (by size class)
+        self.peak = 0
+        self.reserved = 0  # allocated + cached in free lists
+        self.n_alloc = 0  # device allocations made (cache misses)
+
+    def acquire(self, nbytes):
+        """(buffer id, size class) for at least nbytes."""
+        cls = size_class(nbytes)
+        lst = self.free_lists.get(cls)
+        if lst:
+            bid = lst.pop()
+        else:
+            limit = self.rt.limits.get("maxStorageBufferBindingSize")
+            if limit is not None and cls > limit:
+                raise OutOfMemoryError(
+                    f"a tensor of {nbytes} bytes exceeds this adapter's maxStorageBufferBindingSize ({limit} "
+                    "bytes); split it into smaller tensors")
+            try:
+                bid = self.rt.alloc(cls)
+            except OutOfMemoryError:
+                self.empty_cache()
+                bid = self.rt.alloc(cls)
+            self.reserved += cls
+            self.n_alloc += 1
+        self.allocated += cls
+        if self.allocated > self.peak:
+            self.peak = self.allocated
+        return bid, cls
+
+    def release(self, bid, cls):
+        self.allocated -= cls
+        self.free_lists.setdefault(cls, []).append(bid)
+
+    def empty_cache(self):
+        for cls, lst in self.free_lists.items():
+            for bid in lst:
+                self.rt.free(bid)
+                self.reserved -= cls
+        self.free_lists.clear()

@@ -1,0 +1,159 @@
+"""The runtime over wgpu-py (wgpu-native): the webgpu device in CPython (lavapipe on CPU-only machines)."""
+import re
+
+from .runtime import (PARAM_ALIGN, DeviceLostError, OutOfMemoryError, Runtime, ShaderCompileError,
+                      WebGPUError)
+
+# Limits we ask for: the adapter's own values (WebGPU's defaults are lower than most adapters offer).
+_LIMITS = {
+    "maxStorageBuffersPerShaderStage": "max-storage-buffers-per-shader-stage",
+    "maxStorageBufferBindingSize": "max-storage-buffer-binding-size",
+    "maxBufferSize": "max-buffer-size",
+    "maxComputeWorkgroupsPerDimension": "max-compute-workgroups-per-dimension",
+    "maxComputeInvocationsPerWorkgroup": "max-compute-invocations-per-workgroup",
+    "maxComputeWorkgroupStorageSize": "max-compute-workgroup-storage-size",
+    "maxComputeWorkgroupSizeX": "max-compute-workgroup-size-x",
+    "maxUniformBufferBindingSize": "max-uniform-buffer-binding-size",
+}
+_BIND_CACHE_MAX = 8192
+
+
+def request_adapter():
+    """The default wgpu adapter, or None when wgpu or a Vulkan/Metal/D3D driver is missing."""
+    try:
+        import wgpu
+    except ImportError:
+        return None
+    try:
+        return wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    except Exception:  # noqa: BLE001 -- any failure to find a driver means "not available"
+        return None
+
+
+class RuntimeNative(Runtime):
+    def __init__(self, adapter=None):
+        import wgpu
+        self._wgpu = wgpu
+        adapter = adapter or request_adapter()
+        if adapter is None:
+            raise WebGPUError("no WebGPU adapter: install wgpu (pip install wgpu) and a Vulkan driver "
+                              "(Debian: apt-get install mesa-vulkan-drivers)")
+        alim = adapter.limits
+        required = {v: alim[v] for v in _LIMITS.values() if v in alim}
+        feats = [f for f in ("shader-f16",) if f in adapter.features]
+        self.device = adapter.request_device_sync(required_features=feats, required_limits=required)
+        self.limits = {k: int(self.device.limits[v]) for k, v in _LIMITS.items() if v in self.device.limits}
+        self.features = frozenset(feats)
+        info = adapter.info
+        self.description = f"{info.get('device', '?')} ({info.get('backend_type', '?')}, wgpu-native)"
+        self._usage = (wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
+        self._buffers = {}
+        self._next_id = 1
+        self._pipelines = []
+        self._arena = None
+        self._arena_size = 0
+        self._bind_cache = {}
+
+    # ---- memory ---------------------------------------------------------------------------------
+    def alloc(self, nbytes):
+        try:
+            b = self.device.create_buffer(size=nbytes, usage=self._usage)
+        except Exception as e:  # noqa: BLE001 -- wgpu raises its own error types for OOM/validation
+            raise OutOfMemoryError(f"webgpu out of memory: could not allocate {nbytes} bytes ({e})") from None
+        bid = self._next_id
+        self._next_id += 1
+        self._buffers[bid] = b
+        return bid
+
+    def free(self, buf):
+        b = self._buffers.pop(buf)
+        self._bind_cache.clear()
+        b.destroy()
+
+    def write(self, buf, offset, data):
+        self.device.queue.write_buffer(self._buffers[buf], offset, data)
+
+    def read(self, buf, offset, nbytes):
+        try:
+            return bytes(self.device.queue.read_buffer(self._buffers[buf], offset, nbytes))
+        except Exception as e:  # noqa: BLE001
+            if "lost" in str(e).lower():
+                raise DeviceLostError(f"the WebGPU device was lost: {e}") from None
+            raise
+
+    def wait(self):
+        self.device.queue.on_submitted_work_done_sync()
+
+    # ---- kernels ----------------------------------------------------------------------------------
+    def compile(self, kernel_id, wgsl):
+        try:
+            module = self.device.create_shader_module(label=kernel_id, code=wgsl)
+            pipe = self.device.create_compute_pipeline(
+                label=kernel_id, layout="auto", compute={"module": module, "entry_point": "main"})
+        except Exception as e:  # noqa: BLE001
+            raise ShaderCompileError(_compile_message(kernel_id, wgsl, str(e))) from None
+        self._pipelines.append(pipe)
+        return len(self._pipelines) - 1
+
+    def run(self, batch):
+        if not batch.dispatches:
+            return
+        dev = self.device
+        _, arena = batch.pack() if any(d[2] for d in batch.dispatches) else (None, b"")
+        if arena:
+            self._ensure_arena(len(arena))
+            dev.queue.write_buffer(self._arena, 0, arena + b"\0" * ((-len(arena)) % 4))
+        enc = dev.create_command_encoder()
+        cpass = enc.begin_compute_pass()
+        off = 0
+        for pipeline, buffers, params, groups in batch.dispatches:
+            if params:
+                off += (-off) % PARAM_ALIGN
+            cpass.set_pipeline(self._pipelines[pipeline])
+            cpass.set_bind_group(0, self._bind_group(pipeline, buffers, off if params else -1, len(params)))
+            cpass.dispatch_workgroups(*groups)
+            off += len(params)
+        cpass.end()
+        dev.queue.submit([enc.finish()])
+
+    # ---- internals ----------------------------------------------------------------------------------
+    def _ensure_arena(self, nbytes):
+        if nbytes > self._arena_size:
+            size = max(65536, 1 << (nbytes - 1).bit_length())
+            if self._arena is not None:
+                self._arena.destroy()
+            self._arena = self.device.create_buffer(
+                size=size, usage=self._wgpu.BufferUsage.UNIFORM | self._wgpu.BufferUsage.COPY_DST)
+            self._arena_size = size
+            self._bind_cache.clear()
+
+    def _bind_group(self, pipeline, buffers, param_off, param_size):
+        key = (pipeline, buffers, param_off, param_size)
+        bg = self._bind_cache.get(key)
+        if bg is not None:
+            return bg
+        entries = [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
+                                                "size": self._buffers[b].size}}
+                   for i, b in enumerate(buffers)]
+        if param_off >= 0:
+            entries.append({"binding": len(buffers),
+                            "resource": {"buffer": self._arena, "offset": param_off,
+                                         "size": (param_size + 15) // 16 * 16}})
+        pipe = self._pipelines[pipeline]
+        bg = self.device.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=entries)
+        if len(self._bind_cache) >= _BIND_CACHE_MAX:
+            self._bind_cache.clear()
+        self._bind_cache[key] = bg
+        return bg
+
+
+def _compile_message(kernel_id, wgsl, err):
+    """The compiler's message, plus the offending WGSL line when the message names one."""
+    msg = f"WGSL kernel '{kernel_id}' failed to compile: {err.strip()}"
+    m = re.search(r":(\d+):(\d+)", err) or re.search(r"line (\d+)", err)
+    if m:
+        line_no = int(m.group(1))
+        lines = wgsl.splitlines()
+        if 0 < line_no <= len(lines):
+            msg += f"\n  at line {line_no}: {lines[line_no - 1].strip()}"
+    return msg

@@ -1,0 +1,167 @@
+"""Scheduler: pending nodes -> fused kernels -> one Batch -> one submit.
+
+Fusion rule: an elementwise node A is inlined into the node B that reads its output when
+  * A created its output storage (whole, contiguous) and no tensor references that storage any more,
+  * B is the only reader of it in the queue and nothing else writes it,
+  * nothing recorded between A and B writes a buffer that A (with what is inlined into A) reads,
+  * B's kernel would not read the buffer it writes except element-for-element in place
+    (``x.add_(1)`` fuses; ``x[1:] += x[:-1]`` keeps its temporary), and
+  * the fused kernel stays within maxStorageBuffersPerShaderStage.
+B is an elementwise node (the chain becomes one kernel) or a reduction (the producer becomes its load).
+Nodes whose output no tensor and no later node can read are dropped.
+"""
+import bisect
+
+from . import codegen
+from .graph import contiguous_strides
+from .runtime import Batch
+
+
+class Stats:
+    """Counters behind ``webtorch.webgpu.stats()``."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.dispatches = 0
+        self.submits = 0
+        self.flushes = 0
+        self.host_fallbacks = 0
+        self.fallback_ops = {}
+        self.kernels_compiled = 0
+        self.nodes_fused = 0
+        self.nodes_dropped = 0
+
+    def as_dict(self):
+        return {"dispatches": self.dispatches, "submits": self.submits, "flushes": self.flushes,
+                "host_fallbacks": self.host_fallbacks, "host_fallback_ops": dict(self.fallback_ops),
+                "kernels_compiled": self.kernels_compiled, "nodes_fused": self.nodes_fused,
+                "nodes_dropped": self.nodes_dropped}
+
+
+class Scheduler:
+    def __init__(self, runtime, stats):
+        self.rt = runtime
+        self.stats = stats
+        self.pipelines = {}  # WGSL source -> pipeline id
+        self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8)
+
+    def pipeline(self, name, source):
+        p = self.pipelines.get(source)
+        if p is None:
+            p = self.pipelines[source] = self.rt.compile(name, source)
+            self.stats.kernels_compiled += 1
+        return p
+
+    def run(self, nodes):
+        writers = {}  # id(buf) -> sorted positions of nodes writing it
+        readers = {}  # id(buf) -> positions of nodes reading it
+        for j, n in enumerate(nodes):
+            writers.setdefault(id(n.out.buf), []).append(j)
+            for s in n.srcs:
+                readers.setdefault(id(s.buf), []).append(j)
+        inl = {}  # (id(consumer), src index) -> inlined producer node
+        inlined = set()  # positions of nodes inlined into a consumer
+        reads = {}  # position -> set of id(buf) the node reads (with its inlined producers)
+        bufsets = {}  # position -> set of id(buf) bound by the node's kernel (with inlined producers)
+        for j, n in enumerate(nodes):
+            bs = set(id(s.buf) for s in n.srcs) | {id(n.out.buf)}
+            children = {}
+            if n.kind in ("ew", "reduce", "argreduce"):
+                for k, s in enumerate(n.srcs):
+                    i = self._producer(nodes, j, s, writers, readers)
+                    if i is None or not _no_writes_between(writers, reads[i], i, j):
+                        continue
+                    merged = (bs - {id(s.buf)}) | bufsets[i]
+                    if len(merged) > self.max_buffers:
+                        continue
+                    if n.kind == "ew" and id(n.out.buf) in reads[i] and not _safe_self_read(
+                            n, k, nodes[i], inl, n.out):
+                        continue
+                    inl[(id(n), k)] = nodes[i]
+                    inlined.add(i)
+                    children[k] = i
+                    bs = merged
+            rd = set()
+            for k, s in enumerate(n.srcs):
+                rd |= reads[children[k]] if k in children else {id(s.buf)}
+            reads[j] = rd
+            bufsets[j] = bs
+        batch = Batch()
+        keep = []  # Buffers must outlive the submit of the batch that uses them
+        for j, n in enumerate(nodes):
+            if j in inlined:
+                self.stats.nodes_fused += 1
+                continue
+            if self._dead(n, j, readers):
+                self.stats.nodes_dropped += 1
+                continue
+            if n.kind == "ew":
+                name = f"fused_{n.attrs['op']}"
+                src, bufs, params, groups = codegen.elementwise_kernel(n, inl)
+            elif n.kind in ("reduce", "argreduce"):
+                name = f"reduce_{n.attrs['op']}"
+                src, bufs, params, groups = codegen.reduce_kernel(n, inl)
+            else:  # "kernel": a template kernel with ready parameters
+                name, src, params, groups = n.attrs["name"], n.attrs["source"], n.attrs["params"], n.attrs["groups"]
+                bufs = n.attrs["buffers"]
+            if groups[0] == 0 or groups[1] == 0 or groups[2] == 0:
+                continue
+            ids = [b.ensure() for b in bufs]
+            keep.append(bufs)
+            batch.add(self.pipeline(name, src), ids, params, groups)
+        if len(batch):
+            self.rt.run(batch)
+            self.stats.dispatches += len(batch)
+            self.stats.submits += 1
+        self.stats.flushes += 1
+        del keep
+
+    @staticmethod
+    def _producer(nodes, j, s, writers, readers):
+        """Position of the elementwise node whose output src ``s`` of node ``j`` may inline, or None."""
+        buf = s.buf
+        w = writers.get(id(buf))
+        if not w or len(w) != 1 or w[0] >= j or buf.alive() or len(readers[id(buf)]) != 1:
+            return None
+        i = w[0]
+        p = nodes[i]
+        if p.kind != "ew" or not p.attrs.get("fresh"):
+            return None
+        return i
+
+    @staticmethod
+    def _dead(n, j, readers):
+        """True when nothing can ever read what node n writes (no tensor, no later node)."""
+        buf = n.out.buf
+        if buf.alive():
+            return False
+        r = readers.get(id(buf))
+        return not r or r[-1] <= j
+
+
+def _no_writes_between(writers, bufs, i, j):
+    for b in bufs:
+        w = writers.get(b)
+        if w:
+            k = bisect.bisect_right(w, i)
+            if k < len(w) and w[k] < j:
+                return False
+    return True
+
+
+def _safe_self_read(node, k, child, inl, out):
+    """True when inlining ``child`` as operand k of ``node`` reads node's output buffer only at the very
+    element each invocation writes (identity views all the way down)."""
+    s = node.srcs[k]
+    if s.offset != 0 or s.strides != contiguous_strides(node.shape) or child.shape != node.shape:
+        return False
+    for kk, cs in enumerate(child.srcs):
+        grand = inl.get((id(child), kk))
+        if grand is not None:
+            if not _safe_self_read(child, kk, grand, inl, out):
+                return False
+        elif cs.buf is out.buf and (cs.strides != out.strides or cs.offset != out.offset):
+            return False
+    return True

@@ -1,0 +1,225 @@
+"""WGSL for each elementwise op of backends/base.py ELEMENTWISE_OPS, and the helper functions they use.
+
+``expr(op, args, ct, need)`` returns a WGSL expression: ``args`` are WGSL expressions already in the
+compute type ``ct`` ("f32", "i32", "u32" or "bool"; None for a missing clamp bound); ``need(name)``
+asks for a helper function of HELPERS to be emitted into the kernel. Comparison/logic ops give bool.
+PyTorch semantics that WGSL leaves undefined (NaN through max/min, pow of negative bases, integer
+floor division and modulo signs) are spelled out here.
+"""
+
+HELPERS = {
+    "wt_isnan": "fn wt_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }",
+    "wt_isinf": "fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
+    "wt_signbit": "fn wt_signbit(x: f32) -> bool { return (bitcast<u32>(x) >> 31u) != 0u; }",
+    "wt_pow": """fn wt_pow(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return 1.0; }
+  if (b == 1.0) { return a; }
+  if (b == 2.0) { return a * a; }
+  if (b == 0.5) { return sqrt(a); }
+  if (a == 0.0) { return select(bitcast<f32>(0x7f800000u), 0.0, b > 0.0); }
+  let r = exp2(b * log2(abs(a)));
+  if (a > 0.0) { return r; }
+  if (trunc(b) != b) { return bitcast<f32>(0x7fc00000u); }
+  return select(r, -r, (abs(b) % 2.0) == 1.0);
+}""",
+    "wt_ipow": """fn wt_ipow(a: i32, b: i32) -> i32 {
+  var r = 1; var x = a; var e = b;
+  if (e < 0) { return select(0, select(-1 + 2 * i32((e & 1) == 0), 1, a == 1), a == 1 || a == -1); }
+  loop { if (e == 0) { break; } if ((e & 1) == 1) { r = r * x; } x = x * x; e = e >> 1u; }
+  return r;
+}""",
+    "wt_ifloordiv": """fn wt_ifloordiv(a: i32, b: i32) -> i32 {
+  let q = a / b;
+  return select(q, q - 1, (a % b != 0) && ((a < 0) != (b < 0)));
+}""",
+    "wt_irem": """fn wt_irem(a: i32, b: i32) -> i32 {
+  let r = a % b;
+  return select(r, r + b, (r != 0) && ((r < 0) != (b < 0)));
+}""",
+    "wt_erf": """fn wt_erf(x: f32) -> f32 {
+  let ax = abs(x);
+  if (ax < 0.5) {
+    let x2 = x * x;
+    return x * (1.1283791670955126 + x2 * (-0.37612638903183754 + x2 * (0.11283791670955126 + x2 * (
+      -0.026866170645131252 + x2 * (0.005223977625442188 + x2 * -0.0008548327023450852)))));
+  }
+  return sign(x) * (1.0 - wt_erfc_pos(ax));
+}""",
+    "wt_erfc_pos": """fn wt_erfc_pos(ax: f32) -> f32 {
+  // Numerical Recipes' erfcc (fractional error < 1.2e-7), for ax >= 0
+  let t = 1.0 / (1.0 + 0.5 * ax);
+  return t * exp(-ax * ax - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
+    -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+}""",
+    "wt_erfc": """fn wt_erfc(x: f32) -> f32 {
+  if (abs(x) < 0.5) { return 1.0 - wt_erf(x); }
+  return select(2.0 - wt_erfc_pos(-x), wt_erfc_pos(x), x >= 0.0);
+}""",
+    "wt_erfinv": """fn wt_erfinv(y: f32) -> f32 {
+  // Giles' single-precision approximation, then two Newton steps against wt_erf
+  if (y <= -1.0) { return select(bitcast<f32>(0x7fc00000u), bitcast<f32>(0xff800000u), y == -1.0); }
+  if (y >= 1.0) { return select(bitcast<f32>(0x7fc00000u), bitcast<f32>(0x7f800000u), y == 1.0); }
+  var w = -log((1.0 - y) * (1.0 + y));
+  var p: f32;
+  if (w < 5.0) {
+    w = w - 2.5;
+    p = 2.81022636e-08; p = 3.43273939e-07 + p * w; p = -3.5233877e-06 + p * w; p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w; p = -0.00125372503 + p * w; p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w; p = 1.50140941 + p * w;
+  } else {
+    w = sqrt(w) - 3.0;
+    p = -0.000200214257; p = 0.000100950558 + p * w; p = 0.00134934322 + p * w; p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w; p = -0.0076224613 + p * w; p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w; p = 2.83297682 + p * w;
+  }
+  var x = p * y;
+  for (var k = 0; k < 2; k++) { x = x - (wt_erf(x) - y) / (1.1283791670955126 * exp(-x * x)); }
+  return x;
+}""",
+    "wt_expm1": """fn wt_expm1(x: f32) -> f32 {
+  if (abs(x) < 1e-2) { return x * (1.0 + x * (0.5 + x * (0.16666667 + x * 0.041666668))); }
+  return exp(x) - 1.0;
+}""",
+    "wt_log1p": """fn wt_log1p(x: f32) -> f32 {
+  let u = 1.0 + x;
+  if (u == 1.0) { return x; }
+  return log(u) * x / (u - 1.0);
+}""",
+    "wt_logaddexp": """fn wt_logaddexp(a: f32, b: f32) -> f32 {
+  if (a == b) { return a + 0.6931471805599453; }
+  let m = max(a, b);
+  return m + wt_log1p(exp(-abs(a - b)));
+}""",
+}
+
+# helpers that call other helpers
+_DEPS = {"wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"), "wt_erfinv": ("wt_erf", "wt_erfc_pos"),
+         "wt_logaddexp": ("wt_log1p",)}
+
+
+def helper_sources(names):
+    """WGSL text of the helpers in ``names`` and their dependencies, each once."""
+    seen, order = set(), []
+
+    def add(n):
+        if n in seen:
+            return
+        seen.add(n)
+        for d in _DEPS.get(n, ()):
+            add(d)
+        order.append(n)
+
+    for n in sorted(names):
+        add(n)
+    return "\n".join(HELPERS[n] for n in order)
+
+
+def expr(op, args, ct, need):
+    """WGSL expression for ``op`` over compute-typed argument expressions ``args``."""
+    a = args[0] if args else None
+    b = args[1] if len(args) > 1 else None
+    f = ct == "f32"
+    i = ct == "i32"
+    bl = ct == "bool"
+
+    def h(name, *xs):
+        need(name)
+        return f"{name}({', '.join(xs)})"
+
+    if op == "copy":
+        return a
+    if op == "add":
+        return f"({a} || {b})" if bl else f"({a} + {b})"
+    if op == "sub":
+        return f"({a} - {b})"
+    if op == "mul":
+        return f"({a} && {b})" if bl else f"({a} * {b})"
+    if op == "div":
+        return f"({a} / {b})"
+    if op == "floor_divide":
+        return f"floor({a} / {b})" if f else (h("wt_ifloordiv", a, b) if i else f"({a} / {b})")
+    if op == "remainder":
+        if f:
+            return f"({a} - {b} * floor({a} / {b}))"
+        return h("wt_irem", a, b) if i else f"({a} % {b})"
+    if op == "fmod":
+        return f"({a} - {b} * trunc({a} / {b}))" if f else f"({a} % {b})"
+    if op == "pow":
+        return h("wt_pow", a, b) if f else (h("wt_ipow", a, b) if i else f"u32({h('wt_ipow', f'i32({a})', f'i32({b})')})")
+    if op in ("maximum", "minimum"):
+        fn = "max" if op == "maximum" else "min"
+        if bl:
+            return f"({a} || {b})" if fn == "max" else f"({a} && {b})"
+        if f:
+            return f"select({fn}({a}, {b}), {a} + {b}, {h('wt_isnan', a)} || {h('wt_isnan', b)})"
+        return f"{fn}({a}, {b})"
+    if op == "atan2":
+        return f"atan2({a}, {b})"
+    if op == "copysign":
+        return f"select(abs({a}), -abs({a}), {h('wt_signbit', b)})"
+    if op == "hypot":
+        return f"sqrt({a} * {a} + {b} * {b})"
+    if op == "logaddexp":
+        return h("wt_logaddexp", a, b)
+    cmp = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+    if op in cmp:
+        return f"({a} {cmp[op]} {b})"
+    if op in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+        ba = a if bl else f"({a} != {ct}(0))"
+        if op == "logical_not":
+            return f"!{ba}"
+        bb = b if bl else f"({b} != {ct}(0))"
+        return {"logical_and": f"({ba} && {bb})", "logical_or": f"({ba} || {bb})",
+                "logical_xor": f"({ba} != {bb})"}[op]
+    if op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        if bl:
+            return {"bitwise_and": f"({a} && {b})", "bitwise_or": f"({a} || {b})",
+                    "bitwise_xor": f"({a} != {b})"}[op]
+        return f"({a} {dict(bitwise_and='&', bitwise_or='|', bitwise_xor='^')[op]} {b})"
+    if op == "bitwise_not":
+        return f"!{a}" if bl else f"(~{a})"
+    if op in ("isnan", "isinf"):
+        return h("wt_" + op, a) if f else "false"
+    if op == "isfinite":
+        return f"!({h('wt_isnan', a)} || {h('wt_isinf', a)})" if f else "true"
+    if op == "signbit":
+        return h("wt_signbit", a) if f else (f"({a} < 0)" if i else "false")
+    if op == "neg":
+        return f"(-{a})"
+    if op == "abs":
+        return f"abs({a})"
+    if op == "sign":
+        return f"sign({a})" if ct != "u32" else f"min({a}, 1u)"
+    if op == "reciprocal":
+        return f"(1.0 / {a})"
+    if op == "square":
+        return f"({a} * {a})"
+    if op == "relu":
+        return f"select({a}, {ct}(0), {a} < {ct}(0))"
+    if op == "sigmoid":
+        return f"(1.0 / (1.0 + exp(-{a})))"
+    if op == "rsqrt":
+        return f"(1.0 / sqrt({a}))"
+    if op == "log10":
+        return f"(log2({a}) * 0.30102999566398120)"
+    if op == "frac":
+        return f"({a} - trunc({a}))"
+    if op in ("expm1", "log1p", "erf", "erfc", "erfinv"):
+        return h("wt_" + op, a)
+    if op in ("exp", "exp2", "log", "log2", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+              "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc"):
+        return f"{op}({a})"
+    if op == "where":
+        c = a if a is not None else "false"
+        return f"select({args[2]}, {b}, {c})"
+    if op == "clamp":
+        lo, hi = b, args[2]
+        x = a
+        if lo is not None:
+            x = f"select({x}, {lo}, {x} < {lo})"
+        if hi is not None:
+            x = f"select({x}, {hi}, {x} > {hi})"
+        if f and (lo is not None or hi is not None):
+            x = f"select({x}, {a}, {h('wt_isnan', a)})"
+        return x
+    raise NotImplementedError(f"elementwise op '{op}' has no WGSL form")

@@ -1,0 +1,23 @@
+"""torch.nn.modules: every layer class, one file per family."""
+from .module import Module  # noqa: F401
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
+from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .flatten import Flatten, Unflatten  # noqa: F401
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
+from .pooling import (  # noqa: F401
+    MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
+from .normalization import LayerNorm, GroupNorm, RMSNorm  # noqa: F401
+from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout  # noqa: F401
+from .sparse import Embedding  # noqa: F401
+from .activation import (  # noqa: F401
+    Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU, CELU, SELU,
+    GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, PReLU, Softsign, Tanhshrink, Softmin,
+    Softmax, Softmax2d, LogSoftmax,
+)
+from .loss import (  # noqa: F401
+    L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss,
+    CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, TripletMarginLoss,
+)

@@ -1,0 +1,87 @@
+"""torch.nn.Parameter and torch.nn.Buffer: the tensors a Module registers when they are assigned to it."""
+from .._tensor import Tensor, _as_subclass
+from ..autograd.grad_mode import no_grad
+
+
+class Parameter(Tensor):
+    """A Tensor that a Module registers as a parameter when assigned as an attribute.
+
+    Args:
+        data (Tensor): the parameter's values (shared, not copied); an empty float tensor if None.
+        requires_grad (bool): whether the parameter requires gradient. Default: True.
+
+    Example::
+
+        >>> p = nn.Parameter(torch.zeros(2))
+        >>> p
+        Parameter containing:
+        tensor([0., 0.], requires_grad=True)
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter expects a Tensor as data, got {type(data).__name__}")
+        p = _as_subclass(data.detach(), cls)
+        p.requires_grad = False
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        with no_grad():
+            result = type(self)(self.data.clone(), self.requires_grad)
+        result.__dict__.update({k: v for k, v in self.__dict__.items()})
+        if self.grad is not None:
+            result.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (self.detach(), self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+class _BufferMeta(type):
+    # nn.Buffer(t) returns a plain Tensor flagged as a buffer; isinstance tests that flag (PyTorch's design).
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and instance.__dict__.get("_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A Tensor that a Module registers as a buffer when assigned as an attribute.
+
+    Args:
+        data (Tensor): the buffer's values (shared, not copied).
+        persistent (bool): whether the buffer is part of the module's state_dict. Default: True.
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        t = data.detach()
+        t._is_buffer = True
+        t.persistent = persistent
+        return t
+
+
+def is_lazy(param):
+    return False

@@ -1,0 +1,154 @@
+"""Whole-tensor writes: zero_, fill_, copy_ (broadcast, dtype cast, across devices) and resize_.
+
+Each forward writes straight into self's storage (their backward needs no old value of self) and goes
+through inplace.write_inplace, so version counters, views and CopySlices behave as for every in-place op.
+"""
+from .._broadcast import broadcast_shapes
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from .dispatch import shape_arg, wrap
+from .inplace import write_inplace
+
+
+def _target(x, inplace):
+    return x._data if inplace else x._be.empty(tuple(x.shape), x.dtype)
+
+
+class ZeroBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, inplace=False):
+        h = _target(x, inplace)
+        x._be.copy_(h, 0)
+        return wrap(h, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _zeros(g)
+
+
+class FillBackward2(Node):
+    """fill_ with a Python number."""
+    @staticmethod
+    def forward(ctx, x, value, inplace=False):
+        h = _target(x, inplace)
+        x._be.copy_(h, value)
+        return wrap(h, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _zeros(g)
+
+
+class FillBackward3(Node):
+    """fill_ with a 0-dim Tensor (its gradient is the sum of the incoming one)."""
+    @staticmethod
+    def forward(ctx, x, value, inplace=False):
+        h = _target(x, inplace)
+        if value._be is x._be:
+            x._be.copy_(h, value._data)
+        else:
+            x._be.copy_(h, value.item())
+        return wrap(h, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _zeros(g), g.sum()
+
+
+def _zeros(g):
+    return g.new_zeros(tuple(g.shape))
+
+
+def zero_(self):
+    return write_inplace(self, ZeroBackward0)
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                               "dimensions.")
+        return write_inplace(self, FillBackward3, value)
+    return write_inplace(self, FillBackward2, _number(value))
+
+
+def fill(input, value):
+    """Out-of-place fill: a new tensor like input holding value everywhere."""
+    from ..autograd.graph import apply_op
+    if isinstance(value, Tensor):
+        return apply_op(FillBackward3, input, value)
+    return apply_op(FillBackward2, input, _number(value))
+
+
+def _number(value):
+    if isinstance(value, (bool, int, float)):
+        return value
+    try:
+        return value.item()  # NumPy scalars
+    except AttributeError:
+        raise TypeError(f"fill_(): argument 'value' must be Number, not {type(value).__name__}") from None
+
+
+class CopyBackwards(Node):
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, x, src, inplace=False):
+        h = _target(x, inplace)
+        sh = src._data if src._be is x._be else src._be.to_other(src._data, x._be)
+        x._be.copy_(h, sh)
+        return wrap(h, x)
+
+    @staticmethod
+    def backward(ctx, g):
+        # the engine sums g to src's shape and casts it to src's dtype and device
+        return _zeros(g), g
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'other' must be Tensor, not {type(src).__name__}")
+    shape = tuple(self.shape)
+    if tuple(src.shape) != shape and broadcast_shapes(shape, tuple(src.shape)) != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(shape, tuple(src.shape)))}")
+    return write_inplace(self, CopyBackwards, src)
+
+
+def _contiguous_strides(shape):
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= s
+    return tuple(reversed(st))
+
+
+def resize_(self, *sizes, memory_format=None):
+    """Reshape self in place to ``sizes`` (contiguous); the storage grows when it is too small (new
+    elements uninitialized), keeping the old elements in order."""
+    shape = shape_arg(sizes)
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if tuple(self.shape) == shape:
+        return self
+    be, h = self._be, self._data
+    n = 1
+    for s in shape:
+        n *= s
+    off = be.storage_offset(h)
+    avail = be.storage_nbytes(h) // self.dtype.itemsize - off
+    if n <= avail:
+        self._data = be.as_strided(h, shape, _contiguous_strides(shape), off)
+    else:
+        old = be.as_strided(h, (avail,), (1,), off)
+        new = be.empty((n,), self.dtype)
+        be.copy_(be.slice(new, (slice(0, avail, 1),)), old)
+        self._data = be.reshape_view(new, shape)
+    return self
+
+
+METHODS = {"zero_": zero_, "fill_": fill_, "copy_": copy_, "resize_": resize_}
+FUNCTIONS = {"fill": fill}

@@ -1,0 +1,658 @@
+"""Pooling and resampling: max/avg/lp/adaptive pooling, max_unpool, pixel_shuffle, interpolate.
+
+1-d variants run the 2-d op on an unsqueezed input, as PyTorch does (same grad_fn chain). Adaptive
+average pooling and linear/nearest/cubic interpolation are separable linear maps: one constant
+(L_in, L_out) matrix per spatial dim applied with matmul, so forward, backward (the transposed
+matrices) and double backward are GEMMs on every backend.
+"""
+import math
+import struct
+
+from ..autograd.graph import Node, apply_op
+from .dispatch import wrap
+from .conv import ntuple
+
+# ---------------------------------------------------------------------------------------------------
+# Shared checks
+# ---------------------------------------------------------------------------------------------------
+
+
+def _check_pool_input(input, n, name, batch_msg):
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(batch_msg)
+    if any(s == 0 for s in input.shape[input.dim() - n - 1:]):
+        raise RuntimeError(batch_msg)
+
+
+def _pool_args(n, kernel_size, stride, padding, dilation):
+    kernel = ntuple(kernel_size, n, "kernel_size")
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+        ntuple(stride, n, "stride")
+    padding = ntuple(padding, n, "padding")
+    dilation = ntuple(dilation, n, "dilation")
+    if any(s == 0 for s in stride) or any(k <= 0 for k in kernel):
+        raise RuntimeError("stride should not be zero" if any(s == 0 for s in stride) else
+                           "kernel size should be greater than zero, but got " +
+                           " ".join(f"k{c}: {k}" for c, k in zip("dHW"[3 - n:], kernel)))
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           " ".join(f"dilation{c}: {d}" for c, d in zip("THW"[3 - n:], dilation)))
+    for p, k, d in zip(padding, kernel, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={k} and dilation={d}")
+    return kernel, stride, padding, dilation
+
+
+def _out_len(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    o = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (o - 1) * s >= size + p:
+        o -= 1
+    return o
+
+
+def _check_output(x, out):
+    if any(o <= 0 for o in out):
+        c = x.shape[1]
+        raise RuntimeError(f"Given input size: ({'x'.join(str(s) for s in (c,) + tuple(x.shape[2:]))}). Calculated "
+                           f"output size: ({'x'.join(str(s) for s in (c,) + tuple(out))}). Output size is too small")
+
+
+def _batched(input, n):
+    return input if input.dim() == n + 2 else input.unsqueeze(0)
+
+
+def _unbatch(input, n, *outs):
+    if input.dim() == n + 2:
+        return outs if len(outs) > 1 else outs[0]
+    outs = tuple(o.squeeze(0) for o in outs)
+    return outs if len(outs) > 1 else outs[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scatter/gather of per-plane flat indices (max pooling backward, max_unpool)
+# ---------------------------------------------------------------------------------------------------
+
+class _PlaneScatter(Node):
+    """Zeros of (N, C, *plane) with src written (or, accumulate, added) at per-plane flat indices."""
+    accumulate = True
+
+    @classmethod
+    def forward(cls, ctx, src, indices, plane):
+        ctx.indices = indices
+        return wrap(src._be.scatter_plane(src._data, indices._data, plane, cls.accumulate), src)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(PlaneGatherBackward0, g, ctx.indices), None
+
+
+class PlaneGatherBackward0(Node):
+    """out = src's planes read at flat indices (the adjoint of an accumulating scatter)."""
+
+    @staticmethod
+    def forward(ctx, src, indices):
+        ctx.indices = indices
+        ctx.plane = tuple(src.shape[2:])
+        return wrap(src._be.gather_plane(src._data, indices._data), src)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(MaxPool2DWithIndicesBackwardBackward0, g, ctx.indices, ctx.plane), None
+
+
+class MaxPool2DWithIndicesBackwardBackward0(_PlaneScatter):
+    pass
+
+
+class MaxUnpool2DBackward0(_PlaneScatter):
+    accumulate = False
+
+
+class MaxUnpool3DBackward0(MaxUnpool2DBackward0):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------------
+# Max pooling
+# ---------------------------------------------------------------------------------------------------
+
+class MaxPool2DWithIndicesBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, kernel, stride, padding, dilation, ceil_mode):
+        vals, idx = x._be.max_pool(x._data, kernel, stride, padding, dilation, ceil_mode)
+        indices = wrap(idx, x)
+        ctx.indices = indices
+        ctx.plane = tuple(x.shape[2:])
+        return wrap(vals, x), indices
+
+    @staticmethod
+    def backward(ctx, g, _g_indices):
+        return apply_op(MaxPool2DWithIndicesBackwardBackward0, g, ctx.indices, ctx.plane)
+
+
+class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
+    pass
+
+
+def _max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode, return_indices, name):
+    kernel, stride, padding, dilation = _pool_args(n, kernel_size, stride, padding, dilation)
+    x = _batched(input, n)
+    out = tuple(_out_len(s, k, st, p, d, ceil_mode) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
+                                                                               dilation))
+    _check_output(x, out)
+    node = MaxPool3DWithIndicesBackward0 if n == 3 else MaxPool2DWithIndicesBackward0
+    vals, idx = apply_op(node, x, kernel, stride, padding, dilation, ceil_mode)
+    vals, idx = (vals, idx) if input.dim() == n + 2 else (vals.squeeze(0), idx.squeeze(0))
+    return (vals, idx) if return_indices else vals
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[-2:]):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(input.shape)}")
+    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    r = _max_pool(input.unsqueeze(-2), 2, (1, ntuple(kernel_size, 1, "kernel_size")[0]),
+                  (1, ntuple(stride, 1, "stride")[0]), (0, ntuple(padding, 1, "padding")[0]),
+                  (1, ntuple(dilation, 1, "dilation")[0]), ceil_mode, return_indices, "max_pool1d")
+    return (r[0].squeeze(-2), r[1].squeeze(-2)) if return_indices else r.squeeze(-2)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_pool_input(input, 2, "max_pool2d", "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                      f"for input, but got:{list(input.shape)}")
+    return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool2d")
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    _check_pool_input(input, 3, "max_pool3d", "Expected 4D or 5D (batch mode) tensor with optional 0 dim batch size "
+                      f"for input, but got:{list(input.shape)}")
+    return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool3d")
+
+
+def _max_unpool(input, indices, n, kernel_size, stride, padding, output_size):
+    kernel = ntuple(kernel_size, n, "kernel_size")
+    stride = kernel if stride is None else ntuple(stride, n, "stride")
+    padding = ntuple(padding, n, "padding")
+    x, idx = _batched(input, n), _batched(indices, n)
+    default = tuple((s - 1) * st - 2 * p + k for s, st, p, k in zip(x.shape[2:], stride, padding, kernel))
+    if output_size is None:
+        size = default
+    else:
+        size = tuple(output_size)
+        if len(size) == n + 2:
+            size = size[2:]
+        elif len(size) == n + 1 and input.dim() == n + 1:
+            size = size[1:]
+        if len(size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(tuple(output_size))}'")
+        for d in range(n):
+            lo, hi = default[d] - stride[d], default[d] + stride[d]
+            if not lo < size[d] < hi:
+                raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be between {lo} and {hi})')
+    if indices.dtype.name != "int64":
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{ {'float32': 'Float', 'float64': 'Double', 'int32': 'Int'}.get(indices.dtype.name, indices.dtype.name)}")
+    if tuple(idx.shape) != tuple(x.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(x.shape)}) but "
+                           f"got indices tensor with shape: {list(idx.shape)}")
+    node = MaxUnpool3DBackward0 if n == 3 else MaxUnpool2DBackward0
+    return _unbatch(input, n, apply_op(node, x, idx, size))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel = ntuple(kernel_size, 1, "kernel_size")
+    stride = kernel if stride is None else ntuple(stride, 1, "stride")
+    padding = ntuple(padding, 1, "padding")
+    if output_size is not None:
+        output_size = tuple(output_size)[:-1] + (1, tuple(output_size)[-1])
+    return _max_unpool(input.unsqueeze(-2), indices.unsqueeze(-2), 2, (1,) + kernel, (1,) + stride, (0,) + padding,
+                       output_size).squeeze(-2)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Average pooling
+# ---------------------------------------------------------------------------------------------------
+
+class AvgPool2DBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, params):
+        ctx.params, ctx.shape = params, tuple(x.shape)
+        return wrap(x._be.avg_pool(x._data, *params), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(AvgPool2DBackwardBackward0, g, ctx.shape, ctx.params)
+
+
+class AvgPool3DBackward0(AvgPool2DBackward0):
+    pass
+
+
+class AvgPool2DBackwardBackward0(Node):
+    """avg_pool's input gradient; linear in g, its own gradient is avg_pool again."""
+
+    @staticmethod
+    def forward(ctx, g, shape, params):
+        ctx.params = params
+        return wrap(g._be.avg_pool_backward(g._data, shape, *params), g)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return apply_op(AvgPool2DBackward0, gg, ctx.params)
+
+
+def _avg_pool(input, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    kernel, stride, padding, _ = _pool_args(n, kernel_size, stride, padding, 1)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    x = _batched(input, n)
+    out = tuple(_out_len(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
+    _check_output(x, out)
+    node = AvgPool3DBackward0 if n == 3 else AvgPool2DBackward0
+    return _unbatch(input, n, apply_op(node, x, (kernel, stride, padding, ceil_mode, count_include_pad,
+                                                 divisor_override)))
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for avg_pool1d)")
+    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    return _avg_pool(input.unsqueeze(-2), 2, (1, ntuple(kernel_size, 1, "kernel_size")[0]),
+                     (1, ntuple(stride, 1, "stride")[0]), (0, ntuple(padding, 1, "padding")[0]), ceil_mode,
+                     count_include_pad, None).squeeze(-2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    _check_pool_input(input, 2, "avg_pool2d", "non-empty 3D or 4D (batch mode) tensor expected for input")
+    return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    _check_pool_input(input, 3, "avg_pool3d", "non-empty 4D or 5D (batch mode) tensor expected for input")
+    return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _lp_pool(input, n, norm_type, kernel_size, stride, ceil_mode, avg):
+    from .pointwise import relu
+    kernel = ntuple(kernel_size, n, "kernel_size")
+    out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode) if stride is not None else \
+        avg(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(math.prod(kernel)).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode, avg_pool1d)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode, avg_pool2d)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode, avg_pool3d)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Separable linear resampling: adaptive average pooling and interpolation
+# ---------------------------------------------------------------------------------------------------
+
+_MATRICES = {}
+
+
+def _f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _matrix(like, key, build):
+    """Cached constant (L_in, L_out) handle on like's backend, in like's dtype."""
+    full = (id(like._be), like.dtype) + key
+    h = _MATRICES.get(full)
+    if h is None:
+        L, O = key[1], key[2]
+        vals = [0.0] * (L * O)
+        for j, o, w in build():
+            vals[j * O + o] += w
+        h = _MATRICES[full] = like._be.from_flat(vals, (L, O), like.dtype)
+    return h
+
+
+def _apply_mats(be, h, mats, dtype):
+    nd = len(be.shape(h))
+    for i, m in enumerate(mats):
+        if m is None:
+            continue
+        d = 2 + i
+        perm = tuple(k for k in range(nd) if k != d) + (d,)
+        inv = [0] * nd
+        for pos, k in enumerate(perm):
+            inv[k] = pos
+        h = be.permute(be.matmul(be.permute(h, perm), m), tuple(inv))
+    return be.contiguous(h)
+
+
+class _Resample(Node):
+    """x with a constant matrix applied along each spatial dim (None: that dim unchanged)."""
+
+    @staticmethod
+    def forward(ctx, x, mats):
+        ctx.mats = mats
+        return wrap(_apply_mats(x._be, x._data, mats, x.dtype), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        be = g._be
+        for i, m in enumerate(ctx.mats):
+            if m is not None:
+                g = g.movedim(2 + i, -1).matmul(wrap(be.permute(m, (1, 0)), g)).movedim(-1, 2 + i)
+        return g
+
+
+_RESAMPLE_NODES = {}
+
+
+def _resample_node(name):
+    node = _RESAMPLE_NODES.get(name)
+    if node is None:
+        node = _RESAMPLE_NODES[name] = type(name, (_Resample,), {"__slots__": ()})
+    return node
+
+
+def _adaptive_avg_entries(L, O):
+    def build():
+        for i in range(O):
+            a, b = (i * L) // O, -(-((i + 1) * L) // O)
+            for j in range(a, b):
+                yield j, i, 1.0 / (b - a)
+    return build
+
+
+def _adaptive_size(x, output_size, n, name):
+    size = (output_size,) * n if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    if len(size) != n:
+        raise RuntimeError(f"{name}: output_size must be {n}")
+    return tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(size))
+
+
+def _adaptive_avg(input, output_size, n, name):
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for \'{_type_name(input.dtype)}\'')
+    x = _batched(input, n)
+    size = _adaptive_size(x, output_size, n, name)
+    mats = tuple(None if L == O else _matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
+                 for L, O in zip(x.shape[2:], size))
+    node = _resample_node("AdaptiveAvgPool3DBackward0" if n == 3 else "AdaptiveAvgPool2DBackward0")
+    return _unbatch(input, n, apply_op(node, x, mats))
+
+
+def _type_name(dt):
+    from .inplace import scalar_type_name
+    return scalar_type_name(dt)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    size = ntuple(output_size, 1, "output_size")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
+    return _adaptive_avg(input.unsqueeze(-2), (1, size[0]), 2, "adaptive_avg_pool2d").squeeze(-2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+
+
+class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
+    @staticmethod
+    def forward(ctx, x, size):
+        vals, idx = x._be.adaptive_max_pool(x._data, size)
+        indices = wrap(idx, x)
+        ctx.indices = indices
+        ctx.plane = tuple(x.shape[2:])
+        return wrap(vals, x), indices
+
+
+class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
+    pass
+
+
+def _adaptive_max(input, output_size, n, return_indices, name):
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    x = _batched(input, n)
+    size = _adaptive_size(x, output_size, n, name)
+    node = AdaptiveMaxPool3DBackward0 if n == 3 else AdaptiveMaxPool2DBackward0
+    vals, idx = _unbatch(input, n, *apply_op(node, x, size))
+    return (vals, idx) if return_indices else vals
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    size = ntuple(output_size, 1, "output_size")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {list(input.shape)}")
+    r = _adaptive_max(input.unsqueeze(-2), (1, size[0]), 2, True, "adaptive_max_pool2d")
+    vals, idx = r[0].squeeze(-2), r[1].squeeze(-2)
+    return (vals, idx) if return_indices else vals
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, 2, return_indices, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, 3, return_indices, "adaptive_max_pool3d")
+
+
+# ---------------------------------------------------------------------------------------------------
+# pixel_shuffle / pixel_unshuffle
+# ---------------------------------------------------------------------------------------------------
+
+def _shuffle_handle(x, r, up):
+    be = x._be
+    shape = tuple(x.shape)
+    lead, (c, h, w) = shape[:-3], shape[-3:]
+    k = len(lead)
+    if up:
+        v = be.reshape_view(be.contiguous(x._data), lead + (c // (r * r), r, r, h, w))
+        v = be.permute(v, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+        new = lead + (c // (r * r), h * r, w * r)
+    else:
+        v = be.reshape_view(be.contiguous(x._data), lead + (c, h // r, r, w // r, r))
+        v = be.permute(v, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+        new = lead + (c * r * r, h // r, w // r)
+    return be.reshape_view(be.contiguous(v), new)
+
+
+class PixelShuffleBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return wrap(_shuffle_handle(x, r, True), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(PixelUnshuffleBackward0, g, ctx.r)
+
+
+class PixelUnshuffleBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return wrap(_shuffle_handle(x, r, False), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(PixelShuffleBackward0, g, ctx.r)
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if input.shape[-3] % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={input.shape[-3]} is not divisible by {r * r}")
+    return apply_op(PixelShuffleBackward0, input, r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for d, name in ((-2, "height"), (-1, "width")):
+        if input.shape[d] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                               f"input.size({d})={input.shape[d]} is not divisible by {r}")
+    return apply_op(PixelUnshuffleBackward0, input, r)
+
+
+# ---------------------------------------------------------------------------------------------------
+# interpolate
+# ---------------------------------------------------------------------------------------------------
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+_NODE_NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
+               "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+               "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
+
+
+def _cubic_weights(t, A=-0.75):
+    def near(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return (far(t + 1), near(t), near(1 - t), far(2 - t))
+
+
+def _interp_entries(mode, L, O, scale, align_corners, single):
+    """(input index, output index, weight) triples of one spatial dim, PyTorch's index arithmetic."""
+    rnd = (lambda v: v) if not single else _f32
+
+    def src_scale():
+        if align_corners:
+            return rnd((L - 1) / (O - 1)) if O > 1 else 0.0
+        return rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
+
+    def build():
+        s = src_scale()
+        for o in range(O):
+            if mode in ("nearest", "nearest-exact"):
+                s_n = rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
+                off = 0.5 if mode == "nearest-exact" else 0.0
+                yield min(int(math.floor(rnd((o + off) * s_n))), L - 1), o, 1.0
+                continue
+            if align_corners:
+                src = rnd(s * o)
+            else:
+                src = rnd(rnd(s * (o + 0.5)) - 0.5)
+                if mode != "bicubic" and src < 0:
+                    src = 0.0
+            i0 = int(math.floor(src))
+            if mode == "bicubic":
+                t = rnd(src - i0)
+                for k, w in zip(range(i0 - 1, i0 + 3), _cubic_weights(t)):
+                    yield min(max(k, 0), L - 1), o, w
+                continue
+            i1 = i0 + 1 if i0 < L - 1 else i0
+            l1 = rnd(src - i0)
+            yield i0, o, rnd(1.0 - l1)
+            yield i1, o, l1
+    return build
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """F.interpolate for nearest, nearest-exact, (bi/tri)linear, bicubic and area modes."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    n = input.dim() - 2
+    if n < 1 or n > 3 or (mode not in _NODE_NAMES and mode != "area"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                                  f"for the modes: {_MODES} (got {mode})")
+    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != n:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
+    if antialias:
+        raise NotImplementedError("antialias=True is not supported by webtorch; use antialias=False")
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    scales = [None] * n
+    if size is not None:
+        out = [int(size)] * n if isinstance(size, (int, float)) else [int(s) for s in size]
+        if len(out) != n:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {spatial} and output size of {size}. Please provide input tensor "
+                             "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+    else:
+        sf = [float(scale_factor)] * n if isinstance(scale_factor, (int, float)) else [float(s) for s in scale_factor]
+        if len(sf) != n:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {spatial} and scale_factor of shape {scale_factor}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                             "(s1, s2, ...,sK) format.")
+        out = [int(math.floor(s * f)) for s, f in zip(spatial, sf)]
+        if not recompute_scale_factor:
+            scales = sf
+    if mode == "area":
+        return _adaptive_avg(input, tuple(out), n, f"adaptive_avg_pool{n}d") if n > 1 else \
+            adaptive_avg_pool1d(input, out[0])
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, spatial))}) "
+                           f"and output ({', '.join(map(str, out))})")
+    single = input.dtype.name != "float64"
+    mats = tuple(
+        None if (L == O and (align_corners or not sc or sc == 1.0)) else
+        _matrix(input, (mode, L, O, sc, bool(align_corners)),
+                _interp_entries(mode, L, O, sc, align_corners, single))
+        for L, O, sc in zip(spatial, out, scales))
+    return apply_op(_resample_node(_NODE_NAMES[mode].format(n)), input, mats)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+FUNCTIONS = {"max_pool1d": max_pool1d, "max_pool2d": max_pool2d, "max_pool3d": max_pool3d,
+             "avg_pool1d": avg_pool1d, "adaptive_avg_pool1d": adaptive_avg_pool1d,
+             "pixel_shuffle": pixel_shuffle,
+             "pixel_unshuffle": pixel_unshuffle}

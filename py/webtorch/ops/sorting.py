@@ -1,0 +1,226 @@
+"""Sorting and searching: sort, argsort, msort, topk, kthvalue, median, nanmedian, unique, searchsorted,
+bucketize. Backends sort (primitives ``sort``, ``topk``, ``searchsorted``, ``unique``); gradients flow back
+to the selected positions."""
+from .. import _dtype as D
+from ..autograd.graph import Node, apply_op
+from .._tensor import Tensor
+from . import return_types
+from .dispatch import norm_dim, wrap
+from .extrema import select_backward, ties_mask
+
+
+def _dim(input, dim):
+    return norm_dim(dim, input.dim()) if input.dim() else 0
+
+
+def _scatter_back(g, idx, shape, dim):
+    """Gradient of taking x at idx along dim: g added back at those positions."""
+    if not shape:
+        return g
+    return g.new_zeros(shape).scatter_add(dim, idx, g)
+
+
+class SortBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, dim, descending, stable):
+        v, i = x._be.sort(x._data, dim, descending, stable)
+        values, idx = wrap(v, x), wrap(i, x)
+        ctx.save_for_backward(idx)
+        ctx.meta = (tuple(x.shape), dim)
+        return values, idx
+
+    @staticmethod
+    def backward(ctx, g, g_idx=None):
+        (idx,) = ctx.saved_tensors
+        shape, dim = ctx.meta
+        return _scatter_back(g, idx, shape, dim)
+
+
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    if isinstance(dim, bool):  # sort(input, stable, dim=..., descending=...) keyword form of PyTorch
+        stable, dim = dim, -1
+    return return_types.sort(*apply_op(SortBackward0, input, _dim(input, dim), bool(descending), bool(stable)))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    d = _dim(input, dim)
+    return wrap(input._be.sort(input._data, d, bool(descending), bool(stable))[1], input)
+
+
+def msort(input):
+    return sort(input, 0).values
+
+
+class TopkBackward0(SortBackward0):
+    @staticmethod
+    def forward(ctx, x, k, dim, largest, sorted_):
+        v, i = x._be.topk(x._data, k, dim, largest, sorted_)
+        values, idx = wrap(v, x), wrap(i, x)
+        ctx.save_for_backward(idx)
+        ctx.meta = (tuple(x.shape), dim)
+        return values, idx
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    d = _dim(input, dim)
+    n = input.shape[d] if input.dim() else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    return return_types.topk(*apply_op(TopkBackward0, input, int(k), d, bool(largest), bool(sorted)))
+
+
+def _pick_sorted(x, dim, pos_k):
+    """(values, indices) at sorted position pos_k (keepdim-shaped int64) along dim."""
+    v, i = x._be.sort(x._data, dim, False, True)
+    values, idx = wrap(v, x), wrap(i, x)
+    return values.gather(dim, pos_k), idx.gather(dim, pos_k)
+
+
+def _squeeze(t, dim, keepdim):
+    return t if keepdim else t.squeeze(dim)
+
+
+def _make_select(node_name, position):
+    """A node that picks, along dim, the element at the sorted position ``position(x, dim)`` returns."""
+    def forward(ctx, x, dim, keepdim, *params):
+        if x.dim() == 0:
+            values, idx = wrap(x._be.contiguous(x._data), x), wrap(x._be.full((), 0, D.int64), x)
+        else:
+            values, idx = _pick_sorted(x, dim, position(x, dim, *params))
+            values, idx = _squeeze(values, dim, keepdim), _squeeze(idx, dim, keepdim)
+        ctx.save_for_backward(idx)
+        ctx.meta = (tuple(x.shape), dim, keepdim)
+        return values, idx
+
+    def backward(ctx, g, g_idx=None):
+        (idx,) = ctx.saved_tensors
+        shape, dim, keepdim = ctx.meta
+        if not shape:
+            return g
+        return select_backward(g, idx, shape, dim, keepdim)
+
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def _kth_position(x, dim, k):
+    from .creation import full
+    shape = list(x.shape)
+    shape[dim] = 1
+    return full(shape, k - 1, dtype=D.int64, device=x.device)
+
+
+def _median_position(x, dim, ignore_nan):
+    """Lower median's sorted position; without ignore_nan a slice holding NaN picks its first NaN."""
+    n = x.shape[dim]
+    if not x.dtype.is_floating_point:
+        from .creation import full
+        shape = list(x.shape)
+        shape[dim] = 1
+        return full(shape, (n - 1) // 2, dtype=D.int64, device=x.device)
+    n_valid = x.isnan().logical_not().sum(dim=dim, keepdim=True)
+    if ignore_nan:
+        return ((n_valid - 1).clamp(min=0)) // 2
+    from .pointwise import where
+    return where(n_valid < n, n_valid, n_valid.new_full((), (n - 1) // 2))
+
+
+KthvalueBackward0 = _make_select("KthvalueBackward0", _kth_position)
+MedianBackward1 = _make_select("MedianBackward1", lambda x, dim: _median_position(x, dim, False))
+NanmedianBackward1 = _make_select("NanmedianBackward1", lambda x, dim: _median_position(x, dim, True))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    d = _dim(input, dim)
+    n = input.shape[d] if input.dim() else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return return_types.kthvalue(*apply_op(KthvalueBackward0, input, d, keepdim, int(k)))
+
+
+def _make_full_median(node_name, ignore_nan):
+    def forward(ctx, x):
+        flat = x.reshape(-1)
+        if flat.numel() == 0:
+            out = wrap(x._be.full((), float("nan"), x.dtype), x)
+        else:
+            out = _pick_sorted(flat, 0, _median_position(flat, 0, ignore_nan))[0].reshape(())
+        ctx.save_for_backward(x, out)
+        return out
+
+    def backward(ctx, g):
+        # ties at the median share the gradient, as PyTorch's evenly_distribute_backward
+        x, out = ctx.saved_tensors
+        mask = ties_mask(x, out)
+        from .pointwise import where
+        return where(mask, g / mask.sum(), g.new_zeros(()))
+
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+MedianBackward0 = _make_full_median("MedianBackward0", False)
+NanmedianBackward0 = _make_full_median("NanmedianBackward0", True)
+
+
+def _median_fn(name, full_node, dim_node, result):
+    def fn(input, dim=None, keepdim=False, *, out=None):
+        if dim is None:
+            return apply_op(full_node, input)
+        d = _dim(input, dim)
+        if input.dim() and input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return result(*apply_op(dim_node, input, d, keepdim))
+    fn.__name__ = name
+    return fn
+
+
+median = _median_fn("median", MedianBackward0, MedianBackward1, return_types.median)
+nanmedian = _median_fn("nanmedian", NanmedianBackward0, NanmedianBackward1, return_types.nanmedian)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    d = None if dim is None else _dim(input, dim)
+    v, inv, counts = input._be.unique(input._data, sorted, return_inverse, return_counts, d)
+    out = [wrap(v, input)]
+    if return_inverse:
+        out.append(wrap(inv, input))
+    if return_counts:
+        out.append(wrap(counts, input))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = seq.gather(-1, sorter)
+    scalar = not isinstance(input, Tensor)
+    if scalar:
+        if seq.dim() != 1:
+            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                               f"dimension is 1, but we got boundaries tensor dim({seq.dim()})")
+        from .creation import tensor
+        input = tensor([input], device=seq.device)
+    elif seq.dim() != 1 and tuple(seq.shape[:-1]) != tuple(input.shape[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(seq.shape)} and input value tensor {list(input.shape)}")
+    r = wrap(seq._be.searchsorted(seq._data, input._data, bool(right), bool(out_int32)), seq)
+    return r.reshape(()) if scalar else r
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+FUNCTIONS = {"sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
+             "median": median, "nanmedian": nanmedian, "unique": unique, "searchsorted": searchsorted,
+             "bucketize": bucketize}
+METHODS = {k: v for k, v in FUNCTIONS.items() if k not in ("searchsorted", "bucketize")}

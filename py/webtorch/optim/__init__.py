@@ -1,0 +1,16 @@
+"""webtorch.optim: PyTorch's optimizers and learning-rate schedulers, on any webtorch device."""
+from . import lr_scheduler  # noqa: F401
+from .adadelta import Adadelta  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
+from .adam import Adam  # noqa: F401
+from .adamax import Adamax  # noqa: F401
+from .adamw import AdamW  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from .nadam import NAdam  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .radam import RAdam  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .sgd import SGD  # noqa: F401
+
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "lr_scheduler", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "SGD"]

@@ -1,0 +1,389 @@
+"""torch.optim.Optimizer: param_groups, per-parameter state, state_dict in PyTorch's layout, hooks.
+
+An optimizer class only validates its options and holds ``param_groups``/``state``; the update math is a
+plain function per algorithm (``adam(params, grads, ...)``) with a per-tensor path (Tensor ops) and a
+multi-tensor path (one fused backend primitive per parameter list, see optim/_fused.py).
+"""
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from copy import deepcopy
+from itertools import chain
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.graph import _Handle
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..ops.creation import tensor as _tensor
+
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+class _RequiredParameter:
+    """Marks an option a param group must give (no default)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """Register ``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` run before every optimizer's step."""
+    return _Handle(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """Register ``hook(optimizer, args, kwargs)`` run after every optimizer's step."""
+    return _Handle(_global_optimizer_post_hooks, hook)
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return "torch.FloatTensor" if obj.dtype is D.float32 else obj.type()
+    mod = type(obj).__module__
+    return type(obj).__qualname__ if mod in ("builtins", None) else f"{mod}.{type(obj).__qualname__}"
+
+
+def _get_value(x):
+    """A Python number from a number or a one-element tensor (the step counters are 0-dim tensors)."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _to_scalar(x):
+    """A one-element hyperparameter tensor squeezed to 0-dim; anything else unchanged."""
+    if isinstance(x, Tensor) and x.dim() != 0:
+        return x.squeeze()
+    return x
+
+
+def _scalar_dtype(is_fused=None):
+    """dtype of the step / mu_product state tensors, as PyTorch chooses it."""
+    if is_fused:
+        return D.float32
+    return D.float64 if D.get_default_dtype() is D.float64 else D.float32
+
+
+def _new_step(p, on_param_device=False, value=0.0, fused=None):
+    """A fresh 0-dim step (or mu_product) tensor: a cpu scalar, or beside the param when capturable/fused."""
+    if on_param_device:
+        return _tensor(float(value), dtype=_scalar_dtype(fused), device=p.device)
+    return _tensor(float(value), dtype=_scalar_dtype())
+
+
+def _bump_steps(state_steps):
+    """Increment every step tensor in place; returns their new values as Python floats."""
+    out = []
+    for s in state_steps:
+        s.add_(1)
+        out.append(s.item())
+    return out
+
+
+def _run_closure(closure):
+    """The closure's loss, evaluated with grad enabled (step itself runs under no_grad); None without one."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
+
+
+def _check_no_differentiable(differentiable):
+    if differentiable:
+        raise ValueError("differentiable=True is not supported in webtorch: optimizer steps always run under "
+                         "no_grad; differentiate through an update written with Tensor ops instead")
+
+
+class Optimizer:
+    """Base class for all optimizers.
+
+    Args:
+        params (iterable): Tensors to optimize, ``(name, tensor)`` pairs, or dicts defining param groups.
+        defaults (dict): default values of the optimization options (used when a group does not give them).
+
+    Example::
+
+        >>> w = torch.zeros(3, requires_grad=True)
+        >>> opt = torch.optim.SGD([w], lr=0.1)
+        >>> (w - 1).pow(2).sum().backward()
+        >>> opt.step(); opt.zero_grad()
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            "but got " + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for param_group in param_groups:
+            self.add_param_group(param_group)
+
+    def __init_subclass__(cls, **kwargs):
+        # Every subclass's step runs under no_grad and between the step hooks, as PyTorch patches it.
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _hooked_step(cls.__dict__["step"])
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                     "_optimizer_load_state_dict_post_hooks"):
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    # -- hooks ------------------------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run before ``step``."""
+        return _Handle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)``, run after ``step``."""
+        return _Handle(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer)``, run before ``state_dict`` builds the dict."""
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict) -> state_dict or None``, run on the built dict."""
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict) -> state_dict or None``, run before loading."""
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer)``, run after loading."""
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # -- state_dict -------------------------------------------------------------------------------------
+    def state_dict(self):
+        """The optimizer state as ``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``.
+
+        Parameters are numbered in param_groups order; the per-parameter state tensors are returned by
+        reference (as PyTorch does), the group options are copied.
+        """
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
+        param_mappings = {}
+        start_index = 0
+
+        def pack_group(group):
+            nonlocal start_index
+            packed = {k: v for k, v in group.items() if k != "params"}
+            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
+                                   if id(p) not in param_mappings})
+            packed["params"] = [param_mappings[id(p)] for p in group["params"]]
+            start_index += len(packed["params"])
+            return packed
+
+        param_groups = [pack_group(g) for g in self.param_groups]
+        packed_state = {(param_mappings[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        state_dict = {"state": packed_state, "param_groups": param_groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    @staticmethod
+    def _process_value_according_to_param_policy(param, value, param_id, param_groups, key=None):
+        # Floating state follows the param's dtype and device; 'step' stays as saved (a cpu scalar) unless
+        # the group is fused/capturable, where it lives beside the param as float32.
+        fused = capturable = False
+        for pg in param_groups:
+            if param_id in pg["params"]:
+                fused = pg.get("fused", False)
+                capturable = pg.get("capturable", False)
+                break
+        if key == "step":
+            if capturable or fused:
+                return value.to(dtype=D.float32, device=param.device)
+            return value
+        if param.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
+    def load_state_dict(self, state_dict):
+        """Load a state dict made by ``state_dict()`` here or in PyTorch (its tensors converted to webtorch).
+
+        Raises ValueError when the number of groups or of parameters per group differs.
+        """
+        state_dict = state_dict.copy()
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+
+        def _cast(param, value, param_id=None, param_groups=None, key=None):
+            if isinstance(value, Tensor):
+                return Optimizer._process_value_according_to_param_policy(param, value, param_id, param_groups, key)
+            if isinstance(value, dict):
+                return {k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
+                        for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups) for v in value)
+            return value
+
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast(param, v, param_id=k, param_groups=state_dict["param_groups"])
+            else:
+                state[k] = v
+
+        def update_group(group, new_group):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+            return new_group
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
+
+    def _restore_step_tensors(self, *keys, on_param_device=lambda group: False):
+        """State loaded from old checkpoints may hold Python numbers where tensors belong; make them tensors."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                for key in keys:
+                    if key in p_state and not isinstance(p_state[key], Tensor):
+                        p_state[key] = _new_step(p, on_param_device(group), p_state[key], group.get("fused"))
+
+    # -- gradients and groups ---------------------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all optimized tensors: to None (default), or to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        if p.grad.grad_fn is not None:
+                            p.grad.detach_()
+                        else:
+                            p.grad.requires_grad_(False)
+                        p.grad.zero_()
+
+    def step(self, closure=None):
+        """Perform a single optimization step (subclasses implement it)."""
+        raise NotImplementedError
+
+    def add_param_group(self, param_group):
+        """Add a param group (a dict with ``'params'`` and optional options) to ``param_groups``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering "
+                            "of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        tensors, names = [], []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) == len(tensors):
+                param_group["param_names"] = names
+            else:
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len(set(params)):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        param_set = set()
+        for group in self.param_groups:
+            param_set.update(set(group["params"]))
+            if ("param_names" in param_group) != ("param_names" in group):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
+        if not param_set.isdisjoint(set(param_group["params"])):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+
+def _register(table, hook, prepend):
+    handle = _Handle(table, hook)
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _hooked_step(step):
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        for pre_hook in chain(_global_optimizer_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = pre_hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+        with no_grad():
+            out = step(self, *args, **kwargs)
+        for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
+            post_hook(self, args, kwargs)
+        return out
+    wrapper.hooked = True
+    return wrapper

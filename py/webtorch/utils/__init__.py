@@ -1,0 +1,2 @@
+"""torch.utils: data loading."""
+from . import data  # noqa: F401

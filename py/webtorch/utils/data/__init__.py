@@ -1,0 +1,7 @@
+"""torch.utils.data: datasets, samplers, DataLoader."""
+from .dataset import (Dataset, IterableDataset, TensorDataset, StackDataset, ConcatDataset, ChainDataset,  # noqa: F401
+                      Subset, random_split)
+from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,  # noqa: F401
+                      WeightedRandomSampler, BatchSampler)
+from .collate import default_collate, default_convert  # noqa: F401
+from .dataloader import DataLoader  # noqa: F401

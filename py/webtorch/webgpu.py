@@ -1,0 +1,99 @@
+"""webtorch.webgpu: the webgpu device's counterpart of torch.cuda / torch.mps.
+
+Example::
+
+    import webtorch as torch
+    if torch.webgpu.is_available():
+        x = torch.randn(256, 256, device="webgpu")
+        y = (x @ x).relu().sum()
+        torch.webgpu.synchronize()
+        print(torch.webgpu.stats()["dispatches"], torch.webgpu.memory_allocated())
+"""
+
+
+def is_available():
+    """True when a WebGPU adapter exists (wgpu-py natively, navigator.gpu in the browser)."""
+    from .backends import webgpu
+    try:
+        return webgpu.is_available()
+    except Exception:  # noqa: BLE001 -- a broken driver means "not available", never a crash here
+        return False
+
+
+def _backend():
+    from .backends import webgpu
+    return webgpu.get_backend()
+
+
+def device_count():
+    return 1 if is_available() else 0
+
+
+def synchronize(device=None):
+    """Run every pending op (one batched submit) and wait for the device."""
+    be = _backend()
+    be.synchronize()
+    be.rt.wait()
+
+
+def memory_allocated(device=None):
+    """Bytes held by live webgpu tensors (after running pending ops), rounded to the pool's size classes."""
+    be = _backend()
+    be.synchronize()
+    return be.pool.allocated
+
+
+def max_memory_allocated(device=None):
+    """Peak of memory_allocated() since start or the last reset_peak_memory_stats()."""
+    be = _backend()
+    be.synchronize()
+    return be.pool.peak
+
+
+def memory_reserved(device=None):
+    """Bytes of device buffers held by the pool: in use plus cached for reuse."""
+    be = _backend()
+    be.synchronize()
+    return be.pool.reserved
+
+
+def reset_peak_memory_stats(device=None):
+    be = _backend()
+    be.synchronize()
+    be.pool.peak = be.pool.allocated
+
+
+def empty_cache():
+    """Give the pool's cached (unused) buffers back to the device."""
+    be = _backend()
+    be.synchronize()
+    be.pool.empty_cache()
+
+
+def stats(reset=False):
+    """Counters since start (or the last ``stats(reset=True)``): dispatches, submits, flushes,
+    host_fallbacks (and host_fallback_ops: which primitive fell back how often), kernels_compiled,
+    nodes_fused, nodes_dropped; plus the memory figures."""
+    be = _backend()
+    d = be.stats.as_dict()
+    d.update(memory_allocated=be.pool.allocated, max_memory_allocated=be.pool.peak,
+             memory_reserved=be.pool.reserved, pending_nodes=len(be.graph.nodes), adapter=be.rt.description)
+    if reset:
+        be.stats.reset()
+    return d
+
+
+def reset_stats():
+    _backend().stats.reset()
+
+
+def host_fallback_primitives():
+    """Names of the backend primitives that still run on the host (NumPy) on this device."""
+    from .backends.webgpu.backend import WebGPUBackend
+    from .backends.webgpu.fallback import fallback_primitives
+    return fallback_primitives(WebGPUBackend)
+
+
+def manual_seed(seed):
+    from .ops.creation import default_generator
+    default_generator("webgpu").manual_seed(seed)

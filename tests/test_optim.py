@@ -1,0 +1,518 @@
+"""webtorch.optim against PyTorch 2.13: same model, same data, same number of steps -> same parameters.
+
+Every optimizer runs 50 steps for each option combination on a small MLP (weights copied from torch),
+through the per-tensor path (foreach=False) and the fused backend primitive (foreach=None, the default),
+and must land on PyTorch's parameters and state within float32 round-off. State dicts round-trip
+ours->ours, torch->ours and ours->torch mid-training.
+"""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import webtorch as wt
+
+STEPS = 50
+RTOL, ATOL = 1e-4, 1e-5
+
+_rng = np.random.default_rng(1234)
+X = _rng.standard_normal((16, 4)).astype(np.float32)
+Y = _rng.standard_normal((16, 3)).astype(np.float32)
+
+CONFIGS = {
+    "SGD": [dict(lr=0.1), dict(lr=0.1, momentum=0.9), dict(lr=0.1, momentum=0.9, dampening=0.5),
+            dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01),
+            dict(lr=0.01, momentum=0.5, weight_decay=0.01, maximize=True)],
+    "Adam": [dict(lr=0.01), dict(lr=0.01, amsgrad=True), dict(lr=0.01, weight_decay=0.1),
+             dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True), dict(lr=0.005, maximize=True),
+             dict(lr=0.02, betas=(0.8, 0.99), eps=1e-6, amsgrad=True, weight_decay=0.05)],
+    "AdamW": [dict(lr=0.01), dict(lr=0.01, weight_decay=0.05, amsgrad=True), dict(lr=0.005, maximize=True)],
+    "RMSprop": [dict(lr=0.01), dict(lr=0.01, centered=True), dict(lr=0.01, momentum=0.9),
+                dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.01),
+                dict(lr=0.005, alpha=0.9, eps=1e-6, maximize=True)],
+    "Adagrad": [dict(lr=0.1), dict(lr=0.1, lr_decay=0.01), dict(lr=0.1, initial_accumulator_value=0.1,
+                                                                   weight_decay=0.01),
+                dict(lr=0.05, eps=1e-8, maximize=True)],
+    "Adadelta": [dict(), dict(lr=0.5, rho=0.5, weight_decay=0.01), dict(lr=0.5, eps=1e-5, maximize=True)],
+    "Adamax": [dict(lr=0.01), dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.01), dict(lr=0.005, maximize=True)],
+    "NAdam": [dict(lr=0.01), dict(lr=0.01, momentum_decay=0.01), dict(lr=0.01, weight_decay=0.01),
+              dict(lr=0.01, weight_decay=0.05, decoupled_weight_decay=True), dict(lr=0.005, maximize=True)],
+    "RAdam": [dict(lr=0.01), dict(lr=0.01, weight_decay=0.01),
+              dict(lr=0.01, weight_decay=0.05, decoupled_weight_decay=True), dict(lr=0.005, maximize=True)],
+}
+CASES = [(name, kw) for name, kws in CONFIGS.items() for kw in kws]
+CASE_IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}" for name, kw in CASES]
+
+
+# ---- the model and the training loop, written once for both libraries ----------------------------------
+def _torch_model(seed=0):
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+
+
+def _ours_like(tmodel, device):
+    model = wt.nn.Sequential(wt.nn.Linear(4, 8), wt.nn.Tanh(), wt.nn.Linear(8, 3))
+    model.load_state_dict({k: wt.tensor(v.detach().numpy().copy()) for k, v in tmodel.state_dict().items()})
+    return model.to(device)
+
+
+def _data(lib, device):
+    if lib is torch:
+        return torch.tensor(X), torch.tensor(Y)
+    return wt.tensor(X, device=device), wt.tensor(Y, device=device)
+
+
+def _loss(model, x, y):
+    return ((model(x) - y) ** 2).mean()
+
+
+def _train(model, opt, x, y, steps):
+    for _ in range(steps):
+        opt.zero_grad()
+        _loss(model, x, y).backward()
+        opt.step()
+
+
+def _np(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().numpy()
+    return np.asarray(t.detach().cpu().numpy())
+
+
+def _assert_params_close(model, tmodel, what=""):
+    for (name, p), (_, tp) in zip(model.named_parameters(), tmodel.named_parameters()):
+        np.testing.assert_allclose(_np(p), _np(tp), rtol=RTOL, atol=ATOL, err_msg=f"{what} {name}")
+
+
+def _to_torch(obj):
+    if isinstance(obj, wt.Tensor):
+        return torch.tensor(_np(obj).copy())
+    if isinstance(obj, dict):
+        return {k: _to_torch(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_torch(v) for v in obj)
+    return obj
+
+
+def _to_ours(obj):
+    if isinstance(obj, torch.Tensor):
+        return wt.tensor(obj.detach().numpy().copy())
+    if isinstance(obj, dict):
+        return {k: _to_ours(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_ours(v) for v in obj)
+    return obj
+
+
+def _assert_state_close(ours, ref):
+    """Two optimizer state dicts (ours, torch's) agree: groups exactly, state tensors within round-off."""
+    assert ours["param_groups"] == ref["param_groups"]
+    assert sorted(ours["state"]) == sorted(ref["state"])
+    for idx, tstate in ref["state"].items():
+        ostate = ours["state"][idx]
+        assert sorted(ostate) == sorted(tstate), idx
+        for key, tv in tstate.items():
+            ov = ostate[key]
+            if isinstance(tv, torch.Tensor):
+                assert isinstance(ov, wt.Tensor), key
+                assert str(ov.dtype) == str(tv.dtype) and tuple(ov.shape) == tuple(tv.shape), key
+                # Accumulated state (g / sqrt(v) sums) amplifies the round-off of the gradients where v is
+                # tiny, so its tolerance scales with the tensor's magnitude; parameters use RTOL/ATOL.
+                ref = _np(tv)
+                scale = float(np.abs(ref).max()) if ref.size else 0.0
+                np.testing.assert_allclose(_np(ov), ref, rtol=RTOL, atol=ATOL + RTOL * scale, err_msg=key)
+            else:
+                assert ov == tv, key
+
+
+# ---- 50 steps of every optimizer and option combination ----------------------------------------------
+@pytest.mark.parametrize("foreach", [False, None], ids=["per_tensor", "fused"])
+@pytest.mark.parametrize("name,kw", CASES, ids=CASE_IDS)
+def test_fifty_steps_match_torch(name, kw, foreach, device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    opt = getattr(wt.optim, name)(model.parameters(), **kw, foreach=foreach)
+    _train(tmodel, topt, *_data(torch, device), STEPS)
+    _train(model, opt, *_data(wt, device), STEPS)
+    _assert_params_close(model, tmodel, f"{name} {kw}")
+    ours, ref = opt.state_dict(), topt.state_dict()
+    ref["param_groups"][0]["foreach"] = foreach
+    _assert_state_close(ours, ref)
+
+
+@pytest.mark.parametrize("name,kw", [("Adam", dict(lr=0.01, amsgrad=True)), ("AdamW", dict(lr=0.01)),
+                                     ("SGD", dict(lr=0.1, momentum=0.9)), ("Adagrad", dict(lr=0.1))])
+def test_fused_flag_matches_torch_fused(name, kw, device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw, fused=True)
+    opt = getattr(wt.optim, name)(model.parameters(), **kw, fused=True)
+    _train(tmodel, topt, *_data(torch, device), STEPS)
+    _train(model, opt, *_data(wt, device), STEPS)
+    _assert_params_close(model, tmodel)
+    _assert_state_close(opt.state_dict(), topt.state_dict())
+
+
+def test_capturable_gives_the_same_steps(device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = torch.optim.Adam(tmodel.parameters(), lr=0.01)
+    opt = wt.optim.Adam(model.parameters(), lr=0.01, capturable=True)
+    _train(tmodel, topt, *_data(torch, device), STEPS)
+    _train(model, opt, *_data(wt, device), STEPS)
+    _assert_params_close(model, tmodel)
+    step = opt.state[next(model.parameters())]["step"]
+    assert step.device == next(model.parameters()).device and step.dtype == wt.float32 and step.item() == STEPS
+
+
+@pytest.mark.parametrize("foreach", [False, None], ids=["per_tensor", "fused"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "NAdam"])
+def test_param_groups_with_their_own_options(name, foreach, device):
+    def groups(model):
+        first, second = list(model.children())[0], list(model.children())[2]
+        return [{"params": first.parameters(), "lr": 0.02, "weight_decay": 0.01}, {"params": second.parameters()}]
+
+    extra = {"momentum": 0.9} if name in ("SGD", "RMSprop") else {}
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(groups(tmodel), lr=0.005, **extra)
+    opt = getattr(wt.optim, name)(groups(model), lr=0.005, foreach=foreach, **extra)
+    _train(tmodel, topt, *_data(torch, device), STEPS)
+    _train(model, opt, *_data(wt, device), STEPS)
+    _assert_params_close(model, tmodel)
+    assert [g["lr"] for g in opt.param_groups] == [0.02, 0.005]
+    assert [g["weight_decay"] for g in opt.param_groups] == [0.01, 0]
+
+
+def test_a_param_without_grad_is_skipped_and_keeps_no_state(device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    tmodel[2].bias.requires_grad_(False)
+    model[2].bias.requires_grad_(False)
+    topt = torch.optim.Adam(tmodel.parameters(), lr=0.01)
+    opt = wt.optim.Adam(model.parameters(), lr=0.01)
+    _train(tmodel, topt, *_data(torch, device), 10)
+    _train(model, opt, *_data(wt, device), 10)
+    _assert_params_close(model, tmodel)
+    assert sorted(opt.state_dict()["state"]) == sorted(topt.state_dict()["state"]) == [0, 1, 2]
+
+
+# ---- state_dict layout and round trips -----------------------------------------------------------------
+ROUND_TRIP = [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)), ("AdamW", dict(lr=0.01)),
+              ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)), ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+              ("Adadelta", dict(lr=0.5)), ("Adamax", dict(lr=0.01)), ("NAdam", dict(lr=0.01)),
+              ("RAdam", dict(lr=0.01))]
+HALF = STEPS // 2
+
+
+@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
+def test_state_dict_layout_matches_torch(name, kw, device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    opt = getattr(wt.optim, name)(model.parameters(), **kw)
+    _train(tmodel, topt, *_data(torch, device), 3)
+    _train(model, opt, *_data(wt, device), 3)
+    ours, ref = opt.state_dict(), topt.state_dict()
+    assert list(ours) == ["state", "param_groups"]
+    _assert_state_close(ours, ref)
+    for st in ours["state"].values():
+        if "step" in st:
+            assert st["step"].dim() == 0 and st["step"].dtype == wt.float32 and st["step"].device.type == "cpu"
+
+
+@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
+def test_round_trip_ours_to_ours(name, kw, device):
+    tmodel = _torch_model()
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    _train(tmodel, topt, *_data(torch, device), STEPS)
+    first = _ours_like(_torch_model(), device)
+    opt = getattr(wt.optim, name)(first.parameters(), **kw)
+    _train(first, opt, *_data(wt, device), HALF)
+    second = _ours_like(_torch_model(), device)
+    second.load_state_dict(first.state_dict())
+    opt2 = getattr(wt.optim, name)(second.parameters(), **kw)
+    opt2.load_state_dict(opt.state_dict())
+    _train(second, opt2, *_data(wt, device), STEPS - HALF)
+    _assert_params_close(second, tmodel)
+
+
+@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
+def test_round_trip_torch_to_ours(name, kw, device):
+    tmodel = _torch_model()
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    _train(tmodel, topt, *_data(torch, device), HALF)
+    model = _ours_like(tmodel, device)
+    opt = getattr(wt.optim, name)(model.parameters(), **kw)
+    opt.load_state_dict(_to_ours(topt.state_dict()))
+    _train(tmodel, topt, *_data(torch, device), STEPS - HALF)
+    _train(model, opt, *_data(wt, device), STEPS - HALF)
+    _assert_params_close(model, tmodel)
+    _assert_state_close(opt.state_dict(), topt.state_dict())
+
+
+@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
+def test_round_trip_ours_to_torch(name, kw, device):
+    ref = _torch_model()
+    ropt = getattr(torch.optim, name)(ref.parameters(), **kw)
+    _train(ref, ropt, *_data(torch, device), STEPS)
+    model = _ours_like(_torch_model(), device)
+    opt = getattr(wt.optim, name)(model.parameters(), **kw)
+    _train(model, opt, *_data(wt, device), HALF)
+    tmodel = _torch_model()
+    tmodel.load_state_dict({k: torch.tensor(_np(v).copy()) for k, v in model.state_dict().items()})
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    topt.load_state_dict(_to_torch(opt.state_dict()))
+    _train(tmodel, topt, *_data(torch, device), STEPS - HALF)
+    for p, rp in zip(tmodel.parameters(), ref.parameters()):
+        np.testing.assert_allclose(_np(p), _np(rp), rtol=RTOL, atol=ATOL)
+
+
+def test_load_state_dict_casts_state_to_the_param_dtype_and_keeps_step():
+    p = wt.zeros(3, dtype=wt.float64, requires_grad=True)
+    opt = wt.optim.Adam([p])
+    sd = {"state": {0: {"step": wt.tensor(4.0), "exp_avg": wt.ones(3), "exp_avg_sq": wt.ones(3)}},
+          "param_groups": [dict(opt.state_dict()["param_groups"][0])]}
+    opt.load_state_dict(sd)
+    st = opt.state[p]
+    assert st["exp_avg"].dtype == wt.float64 and st["step"].dtype == wt.float32 and st["step"].item() == 4.0
+
+
+def test_load_state_dict_turns_a_number_step_into_a_tensor():
+    p = wt.zeros(3, requires_grad=True)
+    opt = wt.optim.NAdam([p])
+    sd = {"state": {0: {"step": 2, "mu_product": 0.8, "exp_avg": wt.ones(3), "exp_avg_sq": wt.ones(3)}},
+          "param_groups": [dict(opt.state_dict()["param_groups"][0])]}
+    opt.load_state_dict(sd)
+    assert isinstance(opt.state[p]["step"], wt.Tensor) and opt.state[p]["step"].item() == 2.0
+    assert isinstance(opt.state[p]["mu_product"], wt.Tensor)
+
+
+# ---- LBFGS ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kw", [dict(), dict(lr=0.5, history_size=3, max_iter=10),
+                                dict(line_search_fn="strong_wolfe"),
+                                dict(line_search_fn="strong_wolfe", history_size=5, max_iter=8)],
+                         ids=["default", "history3", "strong_wolfe", "strong_wolfe-history5"])
+def test_lbfgs_matches_torch(kw, device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = torch.optim.LBFGS(tmodel.parameters(), **kw)
+    opt = wt.optim.LBFGS(model.parameters(), **kw)
+    losses = []
+    for m, o, (x, y) in ((tmodel, topt, _data(torch, device)), (model, opt, _data(wt, device))):
+        def closure(m=m, o=o, x=x, y=y):
+            o.zero_grad()
+            loss = _loss(m, x, y)
+            loss.backward()
+            return loss
+        losses.append([float(o.step(closure)) for _ in range(4)])
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-4, atol=1e-6)
+    _assert_params_close(model, tmodel, "LBFGS")
+    tstate, ostate = topt.state_dict()["state"][0], opt.state_dict()["state"][0]
+    assert ostate["n_iter"] == tstate["n_iter"] and ostate["func_evals"] == tstate["func_evals"]
+
+
+def test_lbfgs_rejects_param_groups_and_unknown_line_search():
+    a, b = wt.zeros(2, requires_grad=True), wt.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="doesn't support per-parameter options"):
+        wt.optim.LBFGS([{"params": [a]}, {"params": [b]}])
+    opt = wt.optim.LBFGS([a], line_search_fn="armijo")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((a - 1) ** 2).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)
+
+
+# ---- the Optimizer base ---------------------------------------------------------------------------------
+def _errors(fn):
+    """Run fn(lib) for torch and webtorch; both must raise the same type with the same message."""
+    caught = []
+    for lib in (torch, wt):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as info:
+                fn(lib)
+        caught.append(info.value)
+    assert type(caught[1]).__name__ == type(caught[0]).__name__, caught
+    assert str(caught[1]) == str(caught[0])
+
+
+def _p(lib):
+    return lib.zeros(3, requires_grad=True)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.optim.SGD(_p(m), lr=0.1),
+    lambda m: m.optim.SGD([], lr=0.1),
+    lambda m: m.optim.SGD({_p(m)}, lr=0.1),
+    lambda m: m.optim.SGD([_p(m), 3], lr=0.1),
+    lambda m: m.optim.SGD([_p(m) * 2], lr=0.1),
+    lambda m: m.optim.SGD([_p(m)], lr=-1.0),
+    lambda m: m.optim.SGD([_p(m)], lr=0.1, momentum=-0.5),
+    lambda m: m.optim.SGD([_p(m)], lr=0.1, nesterov=True),
+    lambda m: m.optim.SGD([_p(m)], lr=0.1, fused=True, foreach=True),
+    lambda m: m.optim.Adam([_p(m)], betas=(1.0, 0.9)),
+    lambda m: m.optim.Adam([_p(m)], betas=(0.9, 1.5)),
+    lambda m: m.optim.Adam([_p(m)], betas=(0, 0.9)),
+    lambda m: m.optim.Adam([_p(m)], eps=-1e-8),
+    lambda m: m.optim.Adam([_p(m)], weight_decay=-1),
+    lambda m: m.optim.Adam([_p(m)], fused=True, foreach=True),
+    lambda m: m.optim.RMSprop([_p(m)], alpha=-0.1),
+    lambda m: m.optim.Adagrad([_p(m)], lr_decay=-0.1),
+    lambda m: m.optim.Adagrad([_p(m)], initial_accumulator_value=-1),
+    lambda m: m.optim.Adadelta([_p(m)], rho=1.5),
+    lambda m: m.optim.NAdam([_p(m)], momentum_decay=-1),
+    lambda m: m.optim.RAdam([_p(m)], betas=(0.9, -0.1)),
+    lambda m: m.optim.LBFGS([_p(m)], lr=-1),
+], ids=lambda f: "")
+def test_invalid_arguments_raise_like_torch(fn):
+    _errors(fn)
+
+
+def test_add_param_group_errors_like_torch():
+    def overlapping(m):
+        p = _p(m)
+        opt = m.optim.SGD([p], lr=0.1)
+        opt.add_param_group({"params": [p]})
+
+    def not_a_dict(m):
+        m.optim.SGD([_p(m)], lr=0.1).add_param_group([_p(m)])
+
+    def names_mixed(m):
+        m.optim.SGD([("a", _p(m)), _p(m)], lr=0.1)
+
+    def required_lr(m):
+        class NoDefault(m.optim.Optimizer):
+            def __init__(self, params):
+                from importlib import import_module
+                req = import_module(f"{m.__name__}.optim.optimizer").required
+                super().__init__(params, {"lr": req})
+        NoDefault([_p(m)])
+
+    def load_wrong_groups(m):
+        opt = m.optim.SGD([_p(m)], lr=0.1)
+        opt.load_state_dict({"state": {}, "param_groups": []})
+
+    def load_wrong_sizes(m):
+        opt = m.optim.SGD([_p(m)], lr=0.1)
+        sd = opt.state_dict()
+        sd["param_groups"][0]["params"] = [0, 1]
+        opt.load_state_dict(sd)
+
+    for fn in (overlapping, not_a_dict, names_mixed, required_lr, load_wrong_groups, load_wrong_sizes):
+        _errors(fn)
+
+
+def test_duplicate_params_in_a_group_warn():
+    p = wt.zeros(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        wt.optim.SGD([p, p], lr=0.1)
+
+
+def test_differentiable_is_refused_with_a_reason():
+    with pytest.raises(ValueError, match="differentiable=True is not supported"):
+        wt.optim.Adam([wt.zeros(2, requires_grad=True)], differentiable=True)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS) + ["LBFGS"])
+def test_defaults_and_repr_match_torch(name):
+    topt = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)])
+    opt = getattr(wt.optim, name)([wt.zeros(2, requires_grad=True)])
+    assert opt.defaults == topt.defaults
+    assert repr(opt) == repr(topt)
+
+
+def test_named_parameters_keep_their_names():
+    model = _ours_like(_torch_model(), "cpu")
+    tmodel = _torch_model()
+    opt = wt.optim.Adam(model.named_parameters())
+    topt = torch.optim.Adam(tmodel.named_parameters())
+    assert opt.state_dict()["param_groups"] == topt.state_dict()["param_groups"]
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_zero_grad(set_to_none):
+    p = wt.ones(3, requires_grad=True)
+    opt = wt.optim.SGD([p], lr=0.1)
+    (p * 2).sum().backward()
+    grad = p.grad
+    opt.zero_grad(set_to_none=set_to_none)
+    if set_to_none:
+        assert p.grad is None
+    else:
+        assert p.grad is grad and _np(p.grad).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("foreach", [False, None], ids=["per_tensor", "fused"])
+def test_step_is_an_in_place_update(foreach):
+    p = wt.ones(3, requires_grad=True)
+    view = p.detach()
+    opt = wt.optim.Adam([p], lr=0.1, foreach=foreach)
+    (p * p).sum().backward()
+    before = p._version_counter
+    opt.step()
+    assert p._version_counter > before
+    assert _np(view).tolist() == _np(p).tolist() and _np(p)[0] < 1
+    assert opt.state[p]["exp_avg"]._version_counter > 0
+    assert not p.grad.requires_grad and p.requires_grad and p.grad_fn is None
+
+
+def test_step_runs_the_closure_with_grad_and_returns_its_loss():
+    p = wt.ones(3, requires_grad=True)
+    opt = wt.optim.SGD([p], lr=0.1)
+
+    def closure():
+        opt.zero_grad()
+        assert wt.is_grad_enabled()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+    with wt.no_grad():
+        loss = opt.step(closure)
+    assert loss.item() == 3.0 and np.allclose(_np(p), 0.8)
+
+
+def test_step_hooks():
+    p = wt.ones(2, requires_grad=True)
+    opt = wt.optim.SGD([p], lr=0.1)
+    calls = []
+    pre = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(("pre", o is opt)))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append(("post", o is opt)))
+    glob = wt.optim.optimizer.register_optimizer_step_pre_hook(lambda o, args, kwargs: calls.append(("global",)))
+    (p * p).sum().backward()
+    opt.step()
+    assert calls == [("global",), ("pre", True), ("post", True)]
+    pre.remove()
+    glob.remove()
+    calls.clear()
+    opt.step()
+    assert calls == [("post", True)]
+
+
+def test_state_dict_hooks():
+    p = wt.ones(2, requires_grad=True)
+    opt = wt.optim.SGD([p], lr=0.1)
+    seen = []
+    opt.register_state_dict_pre_hook(lambda o: seen.append("pre"))
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    opt.register_load_state_dict_pre_hook(lambda o, sd: seen.append("load_pre"))
+    opt.register_load_state_dict_post_hook(lambda o: seen.append("load_post"), prepend=True)
+    sd = opt.state_dict()
+    assert sd["extra"] == 1 and seen == ["pre"]
+    opt.load_state_dict(sd)
+    assert seen == ["pre", "load_pre", "load_post"]
+
+
+def test_lr_can_be_changed_through_param_groups():
+    p = wt.ones(1, requires_grad=True)
+    opt = wt.optim.SGD([p], lr=0.1)
+    opt.param_groups[0]["lr"] = 0.5
+    (p * 2).sum().backward()
+    opt.step()
+    assert np.allclose(_np(p), 0.0)
