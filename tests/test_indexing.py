@@ -93,7 +93,7 @@ def test_advanced_dim_placement(device):
 def test_bool_masks_and_0d_index(device):
     mask = rand(3, 4) > 0
     check(lambda m, x, k: (x[k], x[k > 0.5], x[:, k[0]], x[x > 0]), rand(3, 4, 5), mask, device=device)
-    check(lambda m, x: (x[m.tensor(1)], x[:, m.tensor(2)], x[m.tensor(True)], x[m.tensor(False)], x[True],
+    check(lambda m, x: (x[m.tensor(1)], x[:, m.tensor(2)], x[np.int64(2)], x[np.array([0, 2])], x[m.tensor(True)], x[m.tensor(False)], x[True],
                         x[False], x[[]], x[m.tensor([0, 1], dtype=m.int32)]), rand(3, 4), device=device)
     x = webtorch.randn(3, 4, device=device)
     assert x[webtorch.tensor(1)]._base is x
@@ -135,12 +135,12 @@ def test_index_grad_accumulates_duplicates(device):
 
 def test_index_double_backward(device):
     x = webtorch.randn(4, device=device, requires_grad=True)
-    t = torch.tensor(x.detach().numpy(), requires_grad=True)
+    t = torch.tensor(x.detach().cpu().numpy(), requires_grad=True)
     for lib, v in ((webtorch, x), (torch, t)):
         y = (v[[0, 0, 3]] ** 3).sum()
         (g,) = lib.autograd.grad(y, v, create_graph=True)
         g.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), t.grad.numpy(), rtol=1e-5)
 
 
 # ---- __setitem__ and index_put ------------------------------------------------------------------------------

@@ -1,9 +1,15 @@
 """webtorch.optim against PyTorch 2.13: same model, same data, same number of steps -> same parameters.
 
 Every optimizer runs 50 steps for each option combination on a small MLP (weights copied from torch),
-through the per-tensor path (foreach=False) and the fused backend primitive (foreach=None, the default),
-and must land on PyTorch's parameters and state within float32 round-off. State dicts round-trip
-ours->ours, torch->ours and ours->torch mid-training.
+through the per-tensor path (foreach=False) and the fused backend primitive (foreach=None, the default).
+
+Two ways to compare, because two float32 libraries compute slightly different gradients (BLAS summation
+order) and Adam-like steps turn a gradient that hovers near zero into +-lr, which makes float32
+trajectories chaotic for a few coordinates:
+- end to end (our model, our gradients) in float64, where that noise stays far below float32 tolerance;
+- in float32 on every device, fed PyTorch's gradient at every step (teacher forcing), which isolates the
+  optimizer arithmetic: parameters and state must agree within float32 round-off.
+State dicts round-trip ours->ours, torch->ours and ours->torch mid-training.
 """
 import warnings
 
@@ -46,21 +52,22 @@ CASE_IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'default'}"
 
 
 # ---- the model and the training loop, written once for both libraries ----------------------------------
-def _torch_model(seed=0):
+def _torch_model(seed=0, dtype=torch.float32):
     torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3)).to(dtype)
 
 
 def _ours_like(tmodel, device):
     model = wt.nn.Sequential(wt.nn.Linear(4, 8), wt.nn.Tanh(), wt.nn.Linear(8, 3))
+    model = model.to(getattr(wt, str(next(tmodel.parameters()).dtype).split(".")[1]))
     model.load_state_dict({k: wt.tensor(v.detach().numpy().copy()) for k, v in tmodel.state_dict().items()})
     return model.to(device)
 
 
-def _data(lib, device):
+def _data(lib, device, dtype=np.float32):
     if lib is torch:
-        return torch.tensor(X), torch.tensor(Y)
-    return wt.tensor(X, device=device), wt.tensor(Y, device=device)
+        return torch.tensor(X.astype(dtype)), torch.tensor(Y.astype(dtype))
+    return wt.tensor(X.astype(dtype), device=device), wt.tensor(Y.astype(dtype), device=device)
 
 
 def _loss(model, x, y):
@@ -71,6 +78,18 @@ def _train(model, opt, x, y, steps):
     for _ in range(steps):
         opt.zero_grad()
         _loss(model, x, y).backward()
+        opt.step()
+
+
+def _lockstep(tmodel, topt, model, opt, device, steps):
+    """Step both optimizers, ours fed the gradient PyTorch computed (teacher forcing)."""
+    x, y = _data(torch, device)
+    for _ in range(steps):
+        topt.zero_grad()
+        _loss(tmodel, x, y).backward()
+        for p, tp in zip(model.parameters(), tmodel.parameters()):
+            p.grad = None if tp.grad is None else wt.tensor(tp.grad.numpy().copy(), device=device)
+        topt.step()
         opt.step()
 
 

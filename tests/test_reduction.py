@@ -19,8 +19,10 @@ def cpu_only(device):
 # ---- prod ------------------------------------------------------------------------------------------------
 
 def test_prod(device):
-    check(lambda m, x: (x.prod(), x.prod(1), m.prod(x, 0, keepdim=True), x.prod(-1, dtype=m.float64)),
-          rand(3, 4, low=0.5, high=1.5), device=device)
+    check(lambda m, x: (x.prod(), x.prod(1), m.prod(x, 0, keepdim=True)), rand(3, 4, low=0.5, high=1.5),
+          device=device)
+    if device == "cpu":
+        check(lambda m, x: x.prod(-1, dtype=m.float64), rand(3, 4), device=device)
 
 
 def test_prod_grad_with_zeros(device):
@@ -214,7 +216,8 @@ def test_all_any(device):
     check(lambda m, t: (t.all(), t.any(), t.all(1), t.any(0, keepdim=True), m.all(t, dim=(0, 1))), b,
           device=device)
     check(lambda m, t: (t.all(), t.any(1)), randint(0, 2, 3, 4), device=device)
-    check(lambda m, t: (t.all(), t.any(0)), np.array([1, 2, 0], dtype=np.uint8), device=device)
+    if device == "cpu":  # uint8 is a cpu dtype; all/any keep it
+        check(lambda m, t: (t.all(), t.any(0)), np.array([1, 2, 0], dtype=np.uint8), device=device)
     check(lambda m, t: (t.all(), t.any(0)), rand(3, 2), device=device)
 
 

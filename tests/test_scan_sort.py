@@ -23,7 +23,9 @@ def distinct(*shape):
 # ---- scans ---------------------------------------------------------------------------------------------------
 
 def test_cumsum(device):
-    check(lambda m, x: (x.cumsum(0), m.cumsum(x, -1), x.cumsum(1, dtype=m.float64)), rand(3, 4, 2), device=device)
+    check(lambda m, x: (x.cumsum(0), m.cumsum(x, -1)), rand(3, 4, 2), device=device)
+    if device == "cpu":
+        check(lambda m, x: x.cumsum(1, dtype=m.float64), rand(3, 4), device=device)
     check(lambda m, x: (x.cumsum(0), x.cumsum(0, dtype=m.float32)), randint(0, 5, 6), device=device)
     check(lambda m, x: x.cumsum(0), np.array([True, False, True]), device=device)
     check(lambda m, x: x.cumsum(0), rand(), device=device)
@@ -85,11 +87,11 @@ def test_scan_node_names_and_inplace(device):
 
 def test_cumsum_double_backward(device):
     x = webtorch.rand(5, device=device, requires_grad=True, dtype=webtorch.float32)
-    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    tx = torch.tensor(x.detach().cpu().numpy(), requires_grad=True)
     for lib, t in ((webtorch, x), (torch, tx)):
         (g,) = lib.autograd.grad((t.cumprod(0) ** 2).sum(), t, create_graph=True)
         g.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
 # ---- sort / argsort / msort ------------------------------------------------------------------------------------

@@ -41,6 +41,11 @@ bfloat16 = dtype("bfloat16", 2, "f", 1)
 float32 = dtype("float32", 4, "f", 2)
 float64 = dtype("float64", 8, "f", 3)
 
+# PyTorch's ScalarType names, used in its error messages
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "uint32": "UInt32", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                 "float64": "Double"}
+
 ALL = (bool_, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
 ALIASES = {
@@ -77,6 +82,9 @@ def promote_types(a, b):
     if a is b:
         return a
     ca, cb = a.category, b.category
+    if (a is uint32 or b is uint32) and ca != 2 and cb != 2:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                           f"{_SCALAR_NAMES[a.name]} and {_SCALAR_NAMES[b.name]}")
     if ca != cb:
         return a if ca > cb else b
     if ca == 2:

@@ -39,6 +39,7 @@ class Tensor:
 
     # PyTorch tensors are never hashed by value: identity hash, elementwise __eq__
     __hash__ = object.__hash__
+    _inference = False  # set (in the instance dict) on tensors created inside inference_mode
     __array_priority__ = 1000
 
     def __new__(cls, *args, device=None, dtype=None):
@@ -192,9 +193,14 @@ class Tensor:
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._inference and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self.requires_grad = requires_grad
         return self
+
+    def is_inference(self):
+        return self._inference
 
     def detach(self):
         t = _wrap(self._data, self._be, self._device)
@@ -232,7 +238,9 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_hook(self._out_nr, hook)
-        return _graph.accumulator(self)._add_tensor_hook(0, hook)
+        node = _graph.accumulator(self)
+        self._hooked_accum = node  # a leaf's hooks live as long as the leaf (the node is otherwise weak)
+        return node._add_tensor_hook(0, hook)
 
     def retain_grad(self):
         if not self.requires_grad:
@@ -266,6 +274,26 @@ class Tensor:
             raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
         return self._be.to_numpy(self._data)
+
+    # Async readback: Pyodide code entered without stack switching (runPython, a JS callback) cannot block
+    # on the GPU; these await it and then read as item/tolist/numpy do (on cpu they simply return).
+    async def _host_handle_async(self):
+        prefetch = getattr(self._be, "prefetch_async", None)
+        return self._data if prefetch is None else await prefetch(self._data)
+
+    async def item_async(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._be.item(await self._host_handle_async())
+
+    async def tolist_async(self):
+        return self._be.tolist(await self._host_handle_async())
+
+    async def numpy_async(self, *, force=False):
+        """The values as a NumPy array, read back from any device (``t.detach().cpu().numpy()``, awaited)."""
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._be.to_numpy(await self._host_handle_async())
 
     def __array__(self, dtype=None, copy=None):
         a = self.detach().cpu().numpy()
@@ -436,6 +464,8 @@ def _wrap(h, be, dev, cls=Tensor):
     t._base = None
     t._accum = None
     t._retains_grad = False
+    if _grad_state.inference:
+        t._inference = True
     return t
 
 

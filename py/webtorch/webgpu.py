@@ -36,6 +36,17 @@ def synchronize(device=None):
     be.rt.wait()
 
 
+async def synchronize_async(device=None):
+    """``synchronize()`` for code that cannot block (in Pyodide: entered through runPython or a JS callback)."""
+    be = _backend()
+    be.synchronize()
+    wait = getattr(be.rt, "wait_async", None)
+    if wait is None:
+        be.rt.wait()
+    else:
+        await wait()
+
+
 def memory_allocated(device=None):
     """Bytes held by live webgpu tensors (after running pending ops), rounded to the pool's size classes."""
     be = _backend()

@@ -3,6 +3,9 @@ from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, i
 from .graph import Node, run_backward  # noqa: F401
 from .function import Function, once_differentiable  # noqa: F401
 from . import graph  # noqa: F401
+from . import function  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
+from . import functional  # noqa: F401
 
 
 def _roots(tensors, grad_tensors, create_graph):
@@ -33,6 +36,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     tensors, grads = _roots(tensors, grad_tensors, create_graph)
     if inputs is not None:
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if t.grad_fn is not None:
+                t.retain_grad()  # as PyTorch: a non-leaf input receives .grad through retain_grad
     run_backward(tensors, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
                  accumulate=True)
 

@@ -1,7 +1,7 @@
 """torch.autograd.Function: user-defined ops with their own forward and backward."""
 import functools
 
-from .graph import Node, attach
+from .graph import Node, attach, apply_op
 from .grad_mode import state
 
 
@@ -82,10 +82,44 @@ class Function(metaclass=_FunctionMeta):
         return out
 
 
+class DelayedError(Node):
+    """Stands after a once_differentiable backward: differentiating through it again raises."""
+
+    @staticmethod
+    def forward(ctx, *grads):
+        outs = tuple(g.detach() for g in grads)
+        return outs if len(outs) > 1 else outs[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+DelayedError.__name__ = DelayedError.__qualname__ = "Error"  # the node name PyTorch shows
+
+
 def once_differentiable(fn):
+    """Decorates a Function's backward that is not itself differentiable (runs without grad; a double
+    backward through it raises PyTorch's error)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from .grad_mode import no_grad
-        with no_grad():
-            return fn(ctx, *args)
+        from .._tensor import Tensor
+        prev = state.enabled
+        state.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            state.enabled = prev
+        if not prev or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        fakes = [o.detach().requires_grad_() if isinstance(o, Tensor) else o for o in outs]
+        tensors = [f for f in fakes if isinstance(f, Tensor)]
+        if not tensors:
+            return outputs
+        res = apply_op(DelayedError, *tensors)
+        res = iter(res if isinstance(res, tuple) else (res,))
+        wrapped = tuple(next(res) if isinstance(f, Tensor) else f for f in fakes)
+        return wrapped[0] if single else wrapped
     return wrapper

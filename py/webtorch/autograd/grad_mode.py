@@ -19,15 +19,12 @@ def is_inference_mode_enabled():
 
 
 class _Mode:
-    """Base for grad-mode context managers; an instance or the class itself also decorates functions."""
-
-    def _enter_value(self):
-        raise NotImplementedError
+    """Base of the grad-mode context managers; an instance also decorates a function (each call runs
+    inside a fresh copy of the mode, so nested and recursive calls restore correctly)."""
 
     def __enter__(self):
         self._prev = (state.enabled, state.inference)
         self._apply()
-        return None
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self._prev
@@ -45,13 +42,15 @@ class _Mode:
 
 
 class no_grad(_Mode):
-    def __new__(cls, fn=None):
+    """Disables gradient recording; ``@no_grad`` and ``@no_grad()`` both decorate."""
+
+    def __new__(cls, orig_func=None):
         self = object.__new__(cls)
-        if callable(fn):  # used as a bare decorator: @no_grad
-            return self(fn)
+        if orig_func is not None and callable(orig_func):
+            return self(orig_func)
         return self
 
-    def __init__(self, fn=None):
+    def __init__(self, orig_func=None):
         pass
 
     def _apply(self):
@@ -64,26 +63,32 @@ class enable_grad(no_grad):
 
 
 class set_grad_enabled(_Mode):
+    """Takes effect when called (``set_grad_enabled(False)`` as a statement), as a context manager, or --
+    as a decorator -- only inside the decorated function."""
+
     def __init__(self, mode):
+        self.prev = state.enabled
         self.mode = bool(mode)
-        self._prev_now = state.enabled
-        state.enabled = self.mode  # like PyTorch, takes effect when called, not only on __enter__
+        state.enabled = self.mode
+
+    def __call__(self, fn):
+        state.enabled = self.prev
+        return _Mode.__call__(self, fn)
 
     def __enter__(self):
-        self._prev = (self._prev_now, state.inference)
+        self._prev = (self.prev, state.inference)
         state.enabled = self.mode
 
     def clone(self):
-        obj = object.__new__(set_grad_enabled)
-        obj.mode = self.mode
-        obj._prev_now = state.enabled
-        return obj
+        return set_grad_enabled(self.mode)
 
 
 class inference_mode(_Mode):
+    """no_grad that also marks the tensors it creates as inference tensors (``is_inference()``)."""
+
     def __new__(cls, mode=True):
         self = object.__new__(cls)
-        if callable(mode):
+        if callable(mode):  # bare decorator: @inference_mode
             self.mode = True
             return self(mode)
         self.mode = bool(mode)
@@ -96,6 +101,9 @@ class inference_mode(_Mode):
         if self.mode:
             state.enabled = False
             state.inference = True
+        else:  # as PyTorch's InferenceMode(false): grad mode back on
+            state.enabled = True
+            state.inference = False
 
     def clone(self):
         return inference_mode(self.mode)

@@ -80,7 +80,11 @@ class Node:
 
     # -- saving tensors for backward ---------------------------------------------------------------
     def save_for_backward(self, *tensors):
-        self._saved = tuple(None if t is None else (t, t._version[0]) for t in tensors)
+        for t in tensors:
+            if t is not None and t._inference:
+                raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can make a "
+                                   "clone to get a normal tensor and use it in autograd.")
+        self._saved = tuple([None if t is None else (t, t._version[0]) for t in tensors])
 
     @property
     def saved_tensors(self):
@@ -102,11 +106,11 @@ class Node:
             if t._version[0] != v:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [{t.type()} {list(t.shape)}], which is output {t._out_nr} of "
-                    f"{t.grad_fn.name() if t.grad_fn is not None else 'a leaf'}, is at version {t._version[0]}; "
-                    f"expected version {v} instead. Hint: the backtrace further above can point at the operation "
-                    "that failed to compute its gradient. The variable in question was changed in there or anywhere "
-                    "later. Good luck!")
+                    f"operation: [{t.type()} {list(t.shape)}]"
+                    f"{f', which is output {t._out_nr} of {t.grad_fn.name()},' if t.grad_fn is not None else ''}"
+                    f" is at version {t._version[0]}; "
+                    f"expected version {v} instead. Hint: enable anomaly detection to find the operation that failed "
+                    "to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
             out.append(t)
         return tuple(out)
 
@@ -209,7 +213,17 @@ def accumulator(t):
     return node
 
 
+def _refresh_if_stale(t):
+    """A view whose storage was written in place since its history was recorded gets new history
+    (ops/inplace.refresh_view), as PyTorch regenerates a view's grad_fn."""
+    if t._version[0] != getattr(t, "_view_version", t._version[0]):
+        from ..ops.inplace import refresh_view
+        refresh_view(t)
+
+
 def edge(t):
+    if t._base is not None:
+        _refresh_if_stale(t)
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._out_nr)
@@ -227,6 +241,8 @@ def attach(node, inputs, out):
     nexts = []
     metas = []  # (shape, dtype, device) of each input that receives a gradient; None for the others
     for t in inputs:
+        if t._base is not None:
+            _refresh_if_stale(t)
         fn = t.grad_fn
         if fn is not None:
             nexts.append((fn, t._out_nr))
@@ -413,6 +429,9 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
             slot = buffers.pop(node, None)
             if slot is None:
                 continue
+            skip = captures is not None and node not in run
+            if skip and node not in targets:
+                continue  # leads to no input: PyTorch does not evaluate it (nor its hooks)
             n = node._n_out
             grads = [slot.get(i) for i in range(n)] if n > 1 else [slot.get(0)]
             th = node._tensor_hooks
@@ -429,7 +448,7 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
                 for i in range(n):
                     for j in captures.get((node, i), ()):
                         results[j] = grads[i]
-                if node not in run and not (accumulate and node in targets and type(node) is AccumulateGrad):
+                if skip and not (accumulate and type(node) is AccumulateGrad):
                     continue
             if node._pre_hooks:
                 for fn in list(node._pre_hooks.values()):
@@ -483,17 +502,7 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
     finally:
         state.enabled = prev
 
-    if inputs is None:
-        return None
-    if accumulate:
-        prev = state.enabled
-        state.enabled = create_graph
-        try:
-            for t, r in zip(inputs, results):
-                if r is not None and t.grad_fn is not None:
-                    accumulate_grad(t, r)
-        finally:
-            state.enabled = prev
+    if inputs is None or accumulate:
         return None
     for r in results:
         if r is None and not allow_unused:

@@ -50,6 +50,10 @@ class IndexOutOfRange(IndexError):
         self.index, self.dim, self.size = index, dim, size
 
 
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a matrix was singular (raised by the optional linalg_* primitives)."""
+
+
 class Backend:
     """Abstract base: each method documents a primitive. Backends subclass and implement all of them."""
 

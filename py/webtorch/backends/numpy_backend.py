@@ -292,7 +292,8 @@ class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimM
         return h.astype(nd, order="C")
 
     def to_other(self, h, target):
-        return target.from_numpy(np.ascontiguousarray(h), copy=True)
+        # (np.ascontiguousarray would turn a 0-dim array into shape (1,))
+        return target.from_numpy(np.array(h, order="C", copy=True), copy=True)
 
     # ---- compute -----------------------------------------------------------------------------------------
     def elementwise(self, op, args, dtype, out=None):

@@ -2,6 +2,8 @@
 linalg_solve/inv/det) -- documented in base.py."""
 import numpy as np
 
+from .base import _LinAlgError
+
 
 def _np(dt):
     from .numpy_backend import npdtype
@@ -115,7 +117,7 @@ class NumpyScanSortMixin:
         try:
             return np.linalg.inv(a).astype(a.dtype, copy=False)
         except np.linalg.LinAlgError:
-            raise RuntimeError("linalg.inv: The diagonal element is zero, the inversion could not be completed "
+            raise _LinAlgError("linalg.inv: The diagonal element is zero, the inversion could not be completed "
                                "because the input matrix is singular.") from None
 
     def linalg_det(self, a):
@@ -125,5 +127,5 @@ class NumpyScanSortMixin:
         try:
             return np.linalg.solve(a, b).astype(a.dtype, copy=False)
         except np.linalg.LinAlgError:
-            raise RuntimeError("torch.linalg.solve: The solver failed because the input matrix is singular.") \
+            raise _LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") \
                 from None

@@ -55,22 +55,16 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _draw(tensor, kind, generator):
-    from .. import rand, randn
-    fn = rand if kind == "uniform" else randn
-    return fn(tuple(tensor.shape), generator=generator, dtype=tensor.dtype, device=tensor.device)
-
-
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with values drawn from U(a, b)."""
     with no_grad():
-        return tensor.copy_(_draw(tensor, "uniform", generator) * (b - a) + a)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with values drawn from N(mean, std^2)."""
     with no_grad():
-        return tensor.copy_(_draw(tensor, "normal", generator) * std + mean)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):

@@ -10,7 +10,7 @@ from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from .dispatch import norm_dim
 from .inplace import commit, scalar_type_name
-from .pointwise import where, clamp, sigmoid, tanh, relu, erf
+from .pointwise import where, clamp, sigmoid, tanh, erf
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

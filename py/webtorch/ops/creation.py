@@ -127,7 +127,9 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False):
     return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, requires_grad)
 
 
-def _filled(size, value, dtype, device, requires_grad, default=None):
+def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros"):
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     shape = shape_arg(size)
     be, dev = default_backend(device)
     dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
@@ -139,16 +141,16 @@ def _filled(size, value, dtype, device, requires_grad, default=None):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _filled(size, 0, dtype, device, requires_grad)
+    return _filled(size, 0, dtype, device, requires_grad, name="zeros")
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _filled(size, 1, dtype, device, requires_grad)
+    return _filled(size, 1, dtype, device, requires_grad, name="ones")
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    return _filled(size, None, dtype, device, requires_grad)
+    return _filled(size, None, dtype, device, requires_grad, name="empty")
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

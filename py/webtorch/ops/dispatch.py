@@ -1,4 +1,6 @@
 """Glue between public ops and backends: argument checks, handles out, Tensors back."""
+import operator
+
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from .._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
@@ -112,6 +114,6 @@ def shape_arg(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     try:
-        return tuple(int(s) for s in size)
+        return tuple(s if type(s) is int else operator.index(s) for s in size)
     except TypeError:
-        raise TypeError(f"expected a sequence of ints for the size, got {size!r}") from None
+        raise TypeError(f"size must be tuple of ints, not {size!r}") from None

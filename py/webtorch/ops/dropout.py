@@ -79,16 +79,20 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _dropout(input, p, training, inplace, feature=True, batched=d == 3)
 
 
+def _warn_rank(name, d, spatial):
+    warnings.warn(f"{name}: Received a {d}-D input to {name}, which is deprecated and will result in an error in a "
+                  "future release. To retain the behavior and silence this warning, please use dropout instead. Note "
+                  f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
+                  f"channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+                  stacklevel=3)
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """F.dropout2d: drops whole channels of (N, C, H, W) input (3-D input: channel-wise 1-D, as PyTorch)."""
     _check_p(p)
     d = input.dim()
     if d not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {d}-D input to dropout2d, which is deprecated and will result in an "
-                      "error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", stacklevel=2)
+        _warn_rank("dropout2d", d, 2)
     if d == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
@@ -103,11 +107,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     d = input.dim()
     if d not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {d}-D input to dropout3d, which is deprecated and will result in an "
-                      "error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                      "inputs).", stacklevel=2)
+        _warn_rank("dropout3d", d, 3)
     return _dropout(input, p, training, inplace, feature=True, batched=d == 5)
 
 

@@ -14,18 +14,6 @@ def _target(x, inplace):
     return x._data if inplace else x._be.empty(tuple(x.shape), x.dtype)
 
 
-class ZeroBackward0(Node):
-    @staticmethod
-    def forward(ctx, x, inplace=False):
-        h = _target(x, inplace)
-        x._be.copy_(h, 0)
-        return wrap(h, x)
-
-    @staticmethod
-    def backward(ctx, g):
-        return _zeros(g)
-
-
 class FillBackward2(Node):
     """fill_ with a Python number."""
     @staticmethod
@@ -37,6 +25,10 @@ class FillBackward2(Node):
     @staticmethod
     def backward(ctx, g):
         return _zeros(g)
+
+
+class ZeroBackward0(FillBackward2):
+    """zero_ (fill_ with 0 under PyTorch's own node name)."""
 
 
 class FillBackward3(Node):
@@ -60,7 +52,7 @@ def _zeros(g):
 
 
 def zero_(self):
-    return write_inplace(self, ZeroBackward0)
+    return write_inplace(self, ZeroBackward0, 0)
 
 
 def fill_(self, value):

@@ -141,6 +141,8 @@ def _normalize_items(self, key):
                 k = int(k.item())  # PyTorch: a 0-dim integer tensor selects, like an int
         elif k is None or k is Ellipsis or isinstance(k, (bool, int, slice)):
             pass
+        elif hasattr(k, "__index__") and not hasattr(k, "__len__"):
+            k = k.__index__()  # NumPy integers
         elif isinstance(k, (list, tuple)) or (hasattr(k, "__len__") and not isinstance(k, (str, bytes))):
             k = _as_index_tensor(k, self)
             if k.dtype.is_floating_point:

@@ -104,6 +104,10 @@ def _rebase_view(view, result):
     base.grad_fn = node
     base._out_nr = 0
     base.requires_grad = True
+    _as_view_of_base(view, base, geom)
+
+
+def _as_view_of_base(view, base, geom):
     vnode = AsStridedBackward0()
     vnode.meta = (tuple(base.shape), geom, base.dtype, base.device)
     vnode.next_functions = (edge(base),)
@@ -111,6 +115,18 @@ def _rebase_view(view, result):
     view.grad_fn = vnode
     view._out_nr = 0
     view.requires_grad = True
+    view._view_version = view._version[0]
+
+
+def refresh_view(view):
+    """PyTorch regenerates a view's history once its storage was written in place (through the base or
+    another view) after the view was made: the view becomes an as_strided view of the base's new history.
+    The autograd graph calls this for a stale view (``_view_version`` behind the shared version)."""
+    view._view_version = view._version[0]
+    base = view._base
+    if base.requires_grad and base.is_contiguous():
+        _as_view_of_base(view, base, (tuple(view.shape), view.stride(),
+                                      view.storage_offset() - base.storage_offset()))
 
 
 def new_view(src, h):
@@ -118,4 +134,5 @@ def new_view(src, h):
     t = _wrap(h, src._be, src._device)
     t._version = src._version
     t._base = src._base if src._base is not None else src
+    t._view_version = src._version[0]
     return t

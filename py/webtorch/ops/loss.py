@@ -418,7 +418,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent target size, expected {input.shape[0] if input.dim() == 2 else 1} but got "
                            f"{list(target.shape)}")
     c = input.shape[-1] if input.dim() else 1
-    _check_target_range(target, c)
+    try:
+        _check_target_range(target, c)
+    except IndexError:
+        raise RuntimeError("target out of range") from None
     return apply_op(MultiMarginLossBackward0, input, target, weight, p, float(margin), red)
 
 

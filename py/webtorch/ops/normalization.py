@@ -128,6 +128,15 @@ def _channel_view(t, ndim):
     return t.reshape((1, t.shape[0]) + (1,) * (ndim - 2)) if ndim > 1 else t
 
 
+def _affine(xhat, weight, bias):
+    """xhat * weight + bias with per-channel (dim 1) weight and bias, either may be None."""
+    if weight is not None:
+        xhat = xhat * _channel_view(weight, xhat.dim())
+    if bias is not None:
+        xhat = xhat + _channel_view(bias, xhat.dim())
+    return xhat
+
+
 class NativeBatchNormBackward0(Node):
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -144,12 +153,7 @@ class NativeBatchNormBackward0(Node):
         else:
             mean, var = _channel_view(running_mean, nd), _channel_view(running_var, nd)
         rstd = (var + eps).rsqrt()
-        xhat = (x - mean) * rstd
-        y = xhat
-        if weight is not None:
-            y = y * _channel_view(weight, nd)
-        if bias is not None:
-            y = y + _channel_view(bias, nd)
+        y = _affine((x - mean) * rstd, weight, bias)
         if recording(ctx):
             ctx.save_for_backward(x, weight)
             ctx.stats = (mean, rstd)  # batch or running statistics, not part of any graph
@@ -253,12 +257,7 @@ class NativeGroupNormBackward0(Node):
         xr = x.reshape(n, groups, -1)
         mean, var = _moments(xr, (2,))
         rstd = (var + eps).rsqrt()
-        y = ((xr - mean) * rstd).reshape(x.shape)
-        nd = x.dim()
-        if weight is not None:
-            y = y * _channel_view(weight, nd)
-        if bias is not None:
-            y = y + _channel_view(bias, nd)
+        y = _affine(((xr - mean) * rstd).reshape(x.shape), weight, bias)
         if recording(ctx):
             ctx.save_for_backward(x, weight)
             ctx.stats = (mean, rstd)

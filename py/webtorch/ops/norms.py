@@ -5,12 +5,8 @@ import math
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dims, norm_dim, wrap
+from .pointwise import where as _where
 from .reduction import restore_dims
-
-
-def _where(cond, a, b):
-    from .pointwise import where
-    return where(cond, a, b)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -83,7 +79,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     r, c = (norm_dim(d, A.dim()) for d in dim)
     if r == c:
         raise RuntimeError("linalg.matrix_norm: dims must be different. Got (%d, %d)" % (r, c))

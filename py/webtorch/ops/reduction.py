@@ -4,6 +4,7 @@ import builtins
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, wrap
+from .pointwise import where as _where
 
 
 def sum_dtype(dt):
@@ -88,11 +89,6 @@ def _numel(shape, dims):
     for d in dims:
         n *= shape[d]
     return n
-
-
-def _where(cond, a, b):
-    from .pointwise import where
-    return where(cond, a, b)
 
 
 # ---- prod --------------------------------------------------------------------------------------------

@@ -3,12 +3,8 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from . import return_types
 from .dispatch import norm_dim, wrap
+from .pointwise import where as _where
 from .reduction import sum_dtype
-
-
-def _where(cond, a, b):
-    from .pointwise import where
-    return where(cond, a, b)
 
 
 def _dim(input, dim):

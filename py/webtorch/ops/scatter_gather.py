@@ -62,6 +62,19 @@ def _runtime(e):
     return RuntimeError(str(e))
 
 
+def _index_block(index):
+    return tuple(slice(0, n, 1) for n in index.shape)
+
+
+def _src_grad(gs, index, src_shape):
+    """A gradient computed for src's leading index-shaped block, as a gradient of all of src."""
+    if tuple(gs.shape) == tuple(src_shape):
+        return gs
+    from .indexing import embed
+    block = _index_block(index)
+    return embed(gs, src_shape, lambda z: z[block])
+
+
 class GatherBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim, index):
@@ -103,6 +116,7 @@ class ScatterBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim, index, src, reduce=None, inplace=False):
         ctx.meta = (dim, index, reduce)
+        ctx.src_shape = tuple(src.shape)
         h = _target(x, inplace)
         _scatter_into(x, h, dim, index, src, _LEGACY_REDUCE[reduce])
         return wrap(h, x)
@@ -113,7 +127,7 @@ class ScatterBackward0(Node):
         if reduce is not None:
             raise RuntimeError(f"the derivative for 'scatter' with reduce='{reduce}' is not implemented; use "
                                "scatter_reduce, which is differentiable")
-        return g.scatter(dim, index, 0), None, g.gather(dim, index)
+        return g.scatter(dim, index, 0), None, _src_grad(g.gather(dim, index), index, ctx.src_shape)
 
 
 class ScatterBackward1(Node):
@@ -161,15 +175,15 @@ def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
 class ScatterAddBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim, index, src, inplace=False):
-        ctx.meta = (dim, index)
+        ctx.meta = (dim, index, tuple(src.shape))
         h = _target(x, inplace)
         _scatter_into(x, h, dim, index, src, "sum")
         return wrap(h, x)
 
     @staticmethod
     def backward(ctx, g):
-        dim, index = ctx.meta
-        return g, None, g.gather(dim, index)
+        dim, index, src_shape = ctx.meta
+        return g, None, _src_grad(g.gather(dim, index), index, src_shape)
 
 
 def _scatter_add_args(self, dim, index, src):
@@ -186,7 +200,8 @@ def scatter_add_(self, dim, index, src):
     return write_inplace(self, ScatterAddBackward0, _scatter_add_args(self, dim, index, src), index, src)
 
 
-_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin": "amin",
+               "max": "amax", "min": "amin"}  # PyTorch also takes max/min
 
 
 class ScatterReduceBackward0(Node):
@@ -203,7 +218,8 @@ class ScatterReduceBackward0(Node):
     @staticmethod
     def backward(ctx, g):
         dim, index, reduce, include_self = ctx.meta
-        x, src, result = ctx.saved_tensors
+        x, src_all, result = ctx.saved_tensors
+        src = src_all[_index_block(index)] if tuple(src_all.shape) != tuple(index.shape) else src_all
         if reduce == "sum":
             gx, gs = g, g.gather(dim, index)
         elif reduce == "mean":
@@ -223,7 +239,7 @@ class ScatterReduceBackward0(Node):
             gs = src_is * share.gather(dim, index)
         if not include_self:
             gx = gx.scatter(dim, index, 0)
-        return gx, None, gs
+        return gx, None, _src_grad(gs, index, tuple(src_all.shape))
 
 
 def _prod_grads(g, x, dim, index, src, include_self, result):
@@ -251,11 +267,12 @@ def _scatter_reduce_args(self, dim, index, src, reduce):
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
-    return apply_op(ScatterReduceBackward0, input, dim, index, src, reduce, include_self)
+    return apply_op(ScatterReduceBackward0, input, dim, index, src, _REDUCTIONS[reduce], include_self)
 
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-    return commit(self, scatter_reduce(self, dim, index, src, reduce, include_self=include_self))
+    # backward needs self's old values: it reads a copy, as PyTorch saves the original self
+    return commit(self, scatter_reduce(self.clone(), dim, index, src, reduce, include_self=include_self))
 
 
 # ---- index_select / index_add / index_copy / index_fill ----------------------------------------------

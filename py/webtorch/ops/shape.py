@@ -59,7 +59,8 @@ class CatBackward0(Node):
                 continue
             n = t.shape[dim]
             key[dim] = slice(pos, pos + n, 1)
-            be.copy_(be.slice(h, tuple(key)), t._data)
+            if t.numel():
+                be.copy_(be.slice(h, tuple(key)), t._data)
             sizes.append(n)
             pos += n
         ctx.meta = (dim, sizes)
@@ -112,7 +113,8 @@ class StackBackward0(Node):
         key = [slice(None)] * len(out)
         for i, t in enumerate(tensors):
             key[dim] = i
-            be.copy_(be.slice(h, tuple(key)), t._data)
+            if t.numel():
+                be.copy_(be.slice(h, tuple(key)), t._data)
         return wrap(h, tensors[0])
 
     @staticmethod
@@ -559,8 +561,8 @@ def meshgrid(*tensors, indexing="ij"):
     for i, t in enumerate(ts):
         view = t.reshape(tuple(shape[i] if j == i else 1 for j in range(n)))
         out.append(view.expand(shape))
-    if swap:
-        out[0], out[1] = out[1].transpose(0, 1), out[0].transpose(0, 1)
+    if swap:  # PyTorch: the ij-grids of the swapped inputs, handed back in the input order
+        out[0], out[1] = out[1], out[0]
     return tuple(out)
 
 

@@ -1,5 +1,5 @@
 """L-BFGS with an optional strong-Wolfe line search (a port of PyTorch's, itself after minFunc)."""
-from .. import zeros
+from .. import cat, zeros
 from .._tensor import Tensor
 from .optimizer import Optimizer, _to_scalar, _get_value
 from ..autograd.grad_mode import enable_grad
@@ -147,7 +147,6 @@ class LBFGS(Optimizer):
         return self._numel_cache
 
     def _gather_flat_grad(self):
-        from .. import cat  # resolved at call time: the join ops register after this module imports
         views = []
         for p in self._params:
             if p.grad is None:

@@ -18,6 +18,8 @@ from .memory import BufferPool
 from .scheduler import Scheduler, Stats
 from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_strides
 
+CHUNK_MIN = 1 << 15  # rows longer than this are reduced in two passes (more workgroups in flight)
+CHUNK_LEN = 1 << 12
 _EXPANDED_WRITE = ("unsupported operation: the destination is an expanded (broadcast) view; more than one "
                    "element of the written-to tensor refers to a single memory location. Please clone() the "
                    "tensor before performing the operation.")
@@ -53,6 +55,17 @@ class WebGPUBackend(Backend):
     # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
     def synchronize(self):
         self.graph.flush()
+
+    async def prefetch_async(self, h):
+        """h (or a contiguous copy) with its bytes awaited from the device, so reading it next never blocks
+        (Tensor.item_async/tolist_async/numpy_async; runtimes that can always block just flush)."""
+        if h.numel and not h.is_contiguous():
+            h = self.contiguous(h)
+        self.graph.flush()
+        prefetch = getattr(self.rt, "prefetch_async", None)
+        if prefetch is not None and h.numel:
+            await prefetch(h.st.buf.ensure(), (h.st.buf.nbytes + 3) // 4 * 4)
+        return h
 
     def check_dtype(self, dt):
         T.check(dt)
@@ -307,6 +320,24 @@ class WebGPUBackend(Backend):
         return self._reduce(op, h, dims, keepdim, dtype)
 
     def _reduce(self, op, h, dims, keepdim, dtype):
+        r_len = _numel(tuple(h.shape[d] for d in dims))
+        n_out = _numel(h.shape) // r_len if r_len else 0
+        if r_len > CHUNK_MIN and n_out < 64 and op not in ("argmax", "argmin"):
+            # split long rows: one workgroup per (output, chunk), then reduce the partials
+            chunk = max(CHUNK_LEN, -(-r_len // 1024))
+            n_chunks = -(-r_len // chunk)
+            part = self._new((n_out, n_chunks), dtype)
+            self.graph.record(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
+                                   [Src(h.st.buf, h.strides, h.offset, h.dtype)],
+                                   {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
+                                    "chunks": n_chunks, "chunk_len": chunk}))
+            out = self._reduce(op, part, (1,), False, dtype) if op != "mean" else self._mean_of_partials(
+                part, r_len, dtype)
+            if keepdim:
+                shape = tuple((1 if d in dims else s) for d, s in enumerate(h.shape))
+                return View(out.st, shape, contiguous_strides(shape), 0)
+            return View(out.st, tuple(s for d, s in enumerate(h.shape) if d not in dims),
+                        contiguous_strides(tuple(s for d, s in enumerate(h.shape) if d not in dims)), 0)
         out_shape = tuple((1 if d in dims else s) for d, s in enumerate(h.shape)) if keepdim else \
             tuple(s for d, s in enumerate(h.shape) if d not in dims)
         out = self._new(out_shape, dtype)
@@ -314,6 +345,13 @@ class WebGPUBackend(Backend):
                     Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                     {"op": op, "dims": dims, "dt": dtype})
         self.graph.record(node)
+        return out
+
+    def _mean_of_partials(self, part, r_len, dtype):
+        out = self._new((part.shape[0],), dtype)
+        self.graph.record(Node("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
+                               [Src(part.st.buf, part.strides, 0, dtype)],
+                               {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len}))
         return out
 
     def arg_reduce(self, op, h, dim, keepdim):
@@ -510,8 +548,12 @@ def _random_source(kind):
 
 def _install():
     from ..base import Backend as _Base
-    from ..numpy_backend import NumpyBackend
     from .fallback import install_fallbacks
+    try:
+        from ..numpy_backend import NumpyBackend
+    except ImportError:  # Pyodide without NumPy: the webgpu device works, fallbacks say they need NumPy
+        install_fallbacks(WebGPUBackend, _Base)
+        return
     install_fallbacks(WebGPUBackend, _Base, NumpyBackend)
 
 

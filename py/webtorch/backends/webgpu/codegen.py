@@ -280,6 +280,8 @@ def reduce_kernel(node, inl):
     r_len = 1
     for d in dims:
         r_len *= shape[d]
+    if a["dt"] is D.bool_ and op in ("amax", "amin", "prod"):
+        op = "all" if op in ("amin", "prod") else "any"  # the same reductions over bool
     is_arg = op in ("argmax", "argmin")
     in_dt = src.dtype if (inl.get((id(node), 0)) is None) else inl[(id(node), 0)].attrs["dt"]
     if is_arg:
@@ -299,7 +301,8 @@ def reduce_kernel(node, inl):
         val = f"select(0u, 1u, {convert(e, T.compute_type(sdt), 'bool')})"
     else:
         val = convert(e, T.compute_type(sdt), ct)
-    n_p, r_p = k.param(n_out), k.param(r_len)
+    chunks = a.get("chunks", 1)  # > 1: this pass writes n_out x chunks partial results
+    n_p, r_p = k.param(n_out * chunks), k.param(r_len)
     need = k.helpers.add
     load = "  ".join(lines_r) + f"\n      let v = {val};"
     if is_arg:
@@ -307,7 +310,7 @@ def reduce_kernel(node, inl):
         final_e, final_store = None, "i32(acci)"
     else:
         step = f"acc = {_combine(op, ct, 'acc', 'v', need)};"
-        final_e = f"acc / {ct}({r_p})" if op == "mean" else "acc"
+        final_e = f"acc / {ct}({k.param(a.get('denom', r_len))})" if op == "mean" else "acc"
     ob = k.buffer(node.out.buf, out_dt, write=True)
     if is_arg:
         result = f"{ob}[o] = {final_store};"
@@ -316,7 +319,7 @@ def reduce_kernel(node, inl):
         result = store(ob, "o", rv, out_dt)
     init_i = "  var acci = 0xffffffffu;\n" if is_arg else ""
     # one invocation per output when outputs are many or rows short; else one workgroup per output
-    per_thread = n_out >= 2048 or r_len <= 64
+    per_thread = chunks == 1 and (n_out >= 2048 or r_len <= 64)
     if per_thread:
         body = (f"@compute @workgroup_size({WG})\n"
                 "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
@@ -342,13 +345,17 @@ def reduce_kernel(node, inl):
         body = (f"@compute @workgroup_size({WG})\n"
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
                 "@builtin(local_invocation_index) lid: u32) {\n"
-                "  let o = wid.x + wid.y * nwg.x;\n"
-                f"  if (o >= {n_p}) {{ return; }}\n  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
+                "  let og = wid.x + wid.y * nwg.x;\n"
+                f"  if (og >= {n_p}) {{ return; }}\n"
+                + (f"  let o = og / {chunks}u;\n  let r0 = (og % {chunks}u) * {k.param(a['chunk_len'])};\n"
+                   f"  let r1 = min(r0 + {k.param(a['chunk_len'])}, {r_p});\n" if chunks > 1 else
+                   f"  let o = og;\n  let r0 = 0u;\n  let r1 = {r_p};\n")
+                + "  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
                 f"  var acc = {_init(op, ct)};\n{init_i}"
-                f"  for (var r = lid; r < {r_p}; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n"
+                f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n"
                 f"  {save}\n  workgroupBarrier();\n"
                 f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{\n"
                 f"    if (lid < s) {{\n      {tree}\n    }}\n    workgroupBarrier();\n  }}\n"
-                f"  if (lid == 0u) {{\n{fin}    {result}\n  }}\n}}\n")
-        groups = grid(n_out)
+                f"  if (lid == 0u) {{\n{fin}    {result.replace('[o]', '[og]')}\n  }}\n}}\n")
+        groups = grid(n_out * chunks)
     return k.source(body, extra), k.buffers(), k.params(), groups

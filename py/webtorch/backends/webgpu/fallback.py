@@ -14,7 +14,12 @@ def count_fallback(be, name):
 
 
 def host_fallback(be, name, *args, **kwargs):
-    from ..numpy_backend import get_backend as numpy_backend
+    try:
+        from ..numpy_backend import get_backend as numpy_backend
+    except ImportError:
+        raise RuntimeError(f"'{name}' has no WGSL kernel on the webgpu device yet and its host fallback needs "
+                           "NumPy, which is not installed here (in Pyodide: await pyodide.loadPackage('numpy'))"
+                           ) from None
     count_fallback(be, name)
     inputs = []  # (view, host array, bytes before the call)
 

@@ -53,6 +53,7 @@ class RuntimeNative(Runtime):
         self._arena = None
         self._arena_size = 0
         self._bind_cache = {}
+        self._probe = None
 
     # ---- memory ---------------------------------------------------------------------------------
     def alloc(self, nbytes):
@@ -82,7 +83,11 @@ class RuntimeNative(Runtime):
             raise
 
     def wait(self):
-        self.device.queue.on_submitted_work_done_sync()
+        # a read completes only after all submitted work; 4 bytes of a tiny buffer is the cheapest one
+        # (queue.on_submitted_work_done_sync is broken in wgpu-py 0.32)
+        if self._probe is None:
+            self._probe = self.alloc(16)
+        self.read(self._probe, 0, 4)
 
     # ---- kernels ----------------------------------------------------------------------------------
     def compile(self, kernel_id, wgsl):

@@ -21,3 +21,6 @@ from .loss import (  # noqa: F401
     L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss,
     CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, TripletMarginLoss,
 )
+
+# the layer classes only (not the submodules, e.g. .utils, which would shadow nn.utils)
+__all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Module)]

@@ -9,6 +9,13 @@ from ..parameter import Parameter
 from .module import Module, _addindent
 
 
+def _abs_string_index(idx, size):
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + size if idx < 0 else idx)
+
+
 def _no_digit_keys(keys):
     return [k for k in keys if not k.isdigit()]
 
@@ -149,12 +156,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -294,12 +296,13 @@ class ModuleDict(Module):
                 self[key] = module
 
 
-def _describe(p):
+def _describe(p, type_name):
+    # ParameterList prints the dtype, ParameterDict the tensor type name (as PyTorch)
     if isinstance(p, Tensor):
         size_str = "x".join(str(s) for s in p.size())
         device_str = f" ({p.device})" if p.device.type != "cpu" else ""
         kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
-        return f"{kind} containing: [{p.dtype} of size {size_str}{device_str}]"
+        return f"{kind} containing: [{type_name(p)} of size {size_str}{device_str}]"
     return "Object of type: " + type(p).__name__
 
 
@@ -313,12 +316,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -360,7 +358,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): {_describe(p)}" for k, p in enumerate(self))
+        return "\n".join(f"  ({k}): {_describe(p, lambda t: t.dtype)}" for k, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -474,7 +472,7 @@ class ParameterDict(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): {_describe(p)}" for k, p in self.items())
+        return "\n".join(f"  ({k}): {_describe(p, lambda t: t.type())}" for k, p in self.items())
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")

@@ -1,10 +1,6 @@
 """Convolutions: Conv1d/2d/3d (padding modes zeros, reflect, replicate, circular), ConvTranspose1d/2d."""
-import math
-
-from ... import empty
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
+from .linear import register_weight_and_bias, reset_kaiming_default
 from .module import Module
 from .utils import _single, _pair, _triple, _reverse_repeat_tuple
 
@@ -52,21 +48,11 @@ class _ConvNd(Module):
             self._reversed_padding_repeated_twice = _reverse_repeat_tuple(padding, 2)
         shape = ((in_channels, out_channels // groups) if transposed else
                  (out_channels, in_channels // groups)) + tuple(kernel_size)
-        self.weight = Parameter(empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, shape, out_channels, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        # kaiming_uniform_ with a=sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (PyTorch's default)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_kaiming_default(self)
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"

@@ -79,6 +79,17 @@ def _wrap_tensors(values, on_node):
     return tuple(new), len(pos), True
 
 
+def _replaced(res, grads, what):
+    """A hook's result: None keeps grads; else the new grads (same count)."""
+    if res is None:
+        return grads
+    if not isinstance(res, tuple):
+        res = (res,)
+    if len(res) != len(grads):
+        raise RuntimeError(f"{what}, got {len(res)}, but expected {len(grads)}")
+    return res
+
+
 class BackwardHook:
     """Runs a module's full backward hooks (and backward pre-hooks) for one forward call."""
 
@@ -92,15 +103,8 @@ class BackwardHook:
 
     def _run_full_hooks(self, grad_inputs):
         for hook in self.user_hooks:
-            res = hook(self.module, grad_inputs, self.grad_outputs)
-            if res is None:
-                continue
-            if not isinstance(res, tuple):
-                res = (res,)
-            if len(res) != len(grad_inputs):
-                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(res)}, "
-                                   f"but expected {len(grad_inputs)}")
-            grad_inputs = res
+            grad_inputs = _replaced(hook(self.module, grad_inputs, self.grad_outputs), grad_inputs,
+                                    "Backward hook returned an invalid number of grad_input")
         return grad_inputs
 
     def setup_input_hook(self, args):
@@ -124,15 +128,8 @@ class BackwardHook:
             def pre_hook(grad_outputs):
                 grads = tuple(grad_outputs)
                 for hook in self.user_pre_hooks:
-                    res = hook(self.module, grads)
-                    if res is None:
-                        continue
-                    if not isinstance(res, tuple):
-                        res = (res,)
-                    if len(res) != len(grads):
-                        raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                           f"{len(res)}, but expected {len(grads)}")
-                    grads = res
+                    grads = _replaced(hook(self.module, grads), grads,
+                                      "Backward pre hook returned an invalid number of grad_output")
                 self.grad_outputs = grads
                 if not self.input_tracked and self.user_hooks:
                     # no input requires grad: PyTorch calls the hooks now with grad_input all None

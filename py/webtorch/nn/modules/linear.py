@@ -8,6 +8,25 @@ from ..parameter import Parameter
 from .module import Module
 
 
+def register_weight_and_bias(module, weight_shape, bias_size, bias, device, dtype):
+    """Uninitialized ``weight`` and (if bias) ``bias`` parameters; else bias registered as None."""
+    module.weight = Parameter(empty(weight_shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty(bias_size, device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def reset_kaiming_default(module):
+    """PyTorch's default for Linear and convolutions: kaiming_uniform_ with a=sqrt(5), which is
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same bound."""
+    init.kaiming_uniform_(module.weight, a=math.sqrt(5))
+    if module.bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(module.weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(module.bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input; accepts (and ignores) any constructor arguments."""
 
@@ -25,20 +44,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, (out_features, in_features), out_features, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        # kaiming_uniform_ with a=sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in))
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_kaiming_default(self)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -55,11 +65,8 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        register_weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, device,
+                                 dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -43,6 +43,15 @@ def _typename(obj):
     return name if module in ("builtins", "") else f"{module}.{name}"
 
 
+def _add_hook(table, hook, prepend=False, extra=None):
+    """Register hook in table (first if prepend); the handle also clears the hook's flags in extra."""
+    handle = RemovableHandle(table, extra_dict=extra)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
 def _no_gpu(kind):
     raise RuntimeError(f"webtorch has no {kind} device; move the module to the GPU with .to(\"webgpu\") "
                        "(or keep it on \"cpu\")")
@@ -100,18 +109,21 @@ class Module:
     # ------------------------------------------------------------------------------------------------
     # registration
     # ------------------------------------------------------------------------------------------------
+    def _check_member_name(self, kind, registry, name):
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name, tensor, persistent=True):
         """Add a buffer (state that is not a parameter, e.g. BatchNorm's running_mean)."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_member_name("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -126,16 +138,7 @@ class Module:
 
     def register_parameter(self, name, param):
         """Add a parameter (None registers the name with no value, as PyTorch's bias=False)."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_member_name("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
@@ -497,35 +500,25 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs) -> None or
         (args, kwargs)."""
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
+        handle = _add_hook(self._forward_pre_hooks, hook, prepend, extra=self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> None or new output; with_kwargs: hook(module, args, kwargs,
         output); always_call: also runs when forward raises."""
-        handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
-                                                                  self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
+        handle = _add_hook(self._forward_hooks, hook, prepend,
+                           extra=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
         if always_call:
             self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) -> None or new grad_output; runs before the module's gradients."""
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input."""
@@ -533,11 +526,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
                                "Module. Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
         """Deprecated form: hook(module, grad_input, grad_output) on the output's grad_fn."""
@@ -545,53 +534,38 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
                                "Module. Please use only one of them.")
         self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._backward_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) before state_dict saves this module."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_pre_hooks, hook)
 
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata) -> None, after state_dict saved this module."""
         hook._from_public_api = True
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_hooks, hook)
 
     def _register_state_dict_hook(self, hook):
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook that was "
                                "previously registered via register_state_dict_post_hook")
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
         error_msgs) before this module loads."""
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-
         def bound(*args):
             return hook(self, *args)
-        self._load_state_dict_pre_hooks[handle.id] = bound
-        return handle
+        return _add_hook(self._load_state_dict_pre_hooks, bound)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         if with_module:
             return self.register_load_state_dict_pre_hook(hook)
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_pre_hooks, hook)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) -> None; may edit the key lists in place."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------------------------------------
     # calling

@@ -1,0 +1,104 @@
+"""Core overhead on CPU: webtorch (NumPy backend) vs PyTorch eager, in the same run.
+
+    .venv/bin/python bench/bench_core.py [--repeat 7] [--steps 30]
+
+Measures (1) per-op overhead in microseconds of small ops (add/mul of two 16-element tensors, with and
+without requires_grad; a 16-element sum; a backward through one add), and (2) one training step of an MLP
+784-256-10 (batch 128, ReLU, cross-entropy, Adam): forward, backward, step. Prints a table with ratios
+(webtorch / torch; lower is better) and writes bench/results/core.json. Each figure is the best of
+``repeat`` timed batches.
+"""
+import argparse
+import json
+import os
+import platform
+import timeit
+
+import numpy as np
+
+
+def _best_us(fn, number, repeat):
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def per_op(lib, repeat):
+    a, b = lib.rand(16), lib.rand(16)
+    ag = lib.rand(16, requires_grad=True)
+    n = 20000
+    res = {
+        "add (no grad)": _best_us(lambda: a + b, n, repeat),
+        "add (requires_grad)": _best_us(lambda: ag + b, n, repeat),
+        "mul (no grad)": _best_us(lambda: a * b, n, repeat),
+        "mul (requires_grad)": _best_us(lambda: ag * b, n, repeat),
+        "sum (no grad)": _best_us(lambda: a.sum(), n, repeat),
+    }
+
+    def fwd_bwd():
+        (ag + b).sum().backward()
+    res["add+sum+backward"] = _best_us(fwd_bwd, n // 10, repeat)
+    return res
+
+
+def _mlp(lib, seed):
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(seed)
+    x = lib.tensor(rng.standard_normal((128, 784)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, 10, 128))
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def mlp_step_ms(lib, steps, repeat):
+    step = _mlp(lib, 0)
+    for _ in range(3):
+        step()
+    return min(timeit.repeat(step, number=steps, repeat=repeat)) / steps * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--steps", type=int, default=30)
+    args = ap.parse_args()
+    import torch
+    import webtorch
+
+    rows = []
+    ours, theirs = per_op(webtorch, args.repeat), per_op(torch, args.repeat)
+    for k in ours:
+        rows.append({"metric": f"{k} [us/op]", "webtorch": ours[k], "torch": theirs[k],
+                     "ratio": ours[k] / theirs[k]})
+    w_ms, t_ms = mlp_step_ms(webtorch, args.steps, args.repeat), mlp_step_ms(torch, args.steps, args.repeat)
+    rows.append({"metric": "MLP 784-256-10 b128 Adam step [ms]", "webtorch": w_ms, "torch": t_ms,
+                 "ratio": w_ms / t_ms})
+
+    width = max(len(r["metric"]) for r in rows)
+    print(f"{'metric':<{width}}  {'webtorch':>10}  {'torch':>10}  {'ratio':>6}")
+    for r in rows:
+        print(f"{r['metric']:<{width}}  {r['webtorch']:>10.2f}  {r['torch']:>10.2f}  {r['ratio']:>6.2f}")
+
+    out = {
+        "machine": {"platform": platform.platform(), "python": platform.python_version(),
+                    "numpy": np.__version__, "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
+                    "cpus": os.cpu_count()},
+        "rows": rows,
+    }
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "core.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(out, f, indent=2)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Inside Pyodide: run a script as ``__main__`` the way ``python SCRIPT args`` would, return its exit status.
+
+Entered from web/run.js through ``runPythonAsync``, so the script may read webgpu tensors synchronously
+(``pyodide.ffi.run_sync`` can stack-switch). ``report(kind, text)`` sends a structured message to the
+host (test counts, benchmark figures) beside stdout/stderr.
+"""
+import os
+import runpy
+import sys
+import traceback
+
+
+def report(kind, text):
+    """Send ``text`` to whoever drives this run (the host's session), tagged ``kind``."""
+    import js
+    js.webtorchReport(kind, text)
+
+
+def _exit_status(code, stderr):
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=stderr)
+    return 1
+
+
+def _print_traceback(exc):
+    """The traceback without the frames of this runner and runpy (as ``python script.py`` shows it)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+
+
+async def run_script(path, argv):
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    sys.argv = [path, *argv]
+    sys.path.insert(0, folder)
+    os.chdir(folder)
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(line_buffering=True)
+    try:
+        runpy.run_path(path, run_name="__main__")
+        status = 0
+    except SystemExit as e:
+        status = _exit_status(e.code, sys.stderr)
+    except BaseException as e:  # noqa: BLE001 -- anything the script raises is its failure, reported as python does
+        _print_traceback(e)
+        status = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return status

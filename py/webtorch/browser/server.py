@@ -1,0 +1,128 @@
+"""The local HTTP server a browser run loads everything from (WebGPU needs a secure context:
+http://127.0.0.1, never file://). Nothing comes from a CDN.
+
+Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel>,
+/wheels/* (extra pure-Python wheels, e.g. pytest for in-browser test runs), /files/<name>.zip (folders
+handed to a run, zipped on request).
+"""
+import io
+import mimetypes
+import os
+import threading
+import zipfile
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from .wheel import repo_root
+
+_TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+          ".json": "application/json", ".html": "text/html", ".zip": "application/zip",
+          ".whl": "application/zip", ".map": "application/json"}
+_SKIP = {"__pycache__", "node_modules", ".venv", ".git", ".cache", ".pytest_cache"}
+MAX_ARCHIVE_BYTES = 256 << 20
+
+
+def pyodide_dir():
+    """Pyodide's files: $WEBTORCH_PYODIDE, else node_modules/pyodide of the checkout or the working folder."""
+    cands = [os.environ.get("WEBTORCH_PYODIDE")]
+    root = repo_root()
+    if root:
+        cands.append(root / "node_modules" / "pyodide")
+    cands.append(Path.cwd() / "node_modules" / "pyodide")
+    for c in cands:
+        if c and (Path(c) / "pyodide.mjs").is_file():
+            return Path(c)
+    raise FileNotFoundError("Pyodide not found: run `npm install` in the webtorch checkout (package.json pins "
+                            "pyodide), or set WEBTORCH_PYODIDE to a folder holding pyodide.mjs")
+
+
+def web_dir():
+    root = repo_root()
+    if root and (root / "web" / "loader.js").is_file():
+        return root / "web"
+    raise FileNotFoundError("webtorch's web/ folder (bridge.js, loader.js) was not found: browser runs need a "
+                            "webtorch source checkout")
+
+
+def zip_folder(folder):
+    """The folder's files (no caches, VCS or virtualenvs) as zip bytes; raises past MAX_ARCHIVE_BYTES."""
+    buf = io.BytesIO()
+    total = 0
+    folder = Path(folder)
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP and not d.startswith("."))
+            for f in sorted(filenames):
+                p = Path(dirpath) / f
+                if f.endswith(".pyc") or not p.is_file():
+                    continue
+                total += p.stat().st_size
+                if total > MAX_ARCHIVE_BYTES:
+                    raise ValueError(f"{folder} holds more than {MAX_ARCHIVE_BYTES >> 20} MiB: move the script "
+                                     "into a smaller folder (its whole folder is copied into the browser)")
+                z.write(p, p.relative_to(folder).as_posix())
+    return buf.getvalue()
+
+
+class Server:
+    """Serves the routes above on 127.0.0.1 at a free port, on a daemon thread. ``url`` is its base."""
+
+    def __init__(self, wheel, folders=None, wheels_dir=None):
+        self.roots = {"pyodide": pyodide_dir(), "web": web_dir()}
+        if wheels_dir:
+            self.roots["wheels"] = Path(wheels_dir)
+        self.wheel = Path(wheel)
+        self.folders = dict(folders or {})  # name -> folder, served as /files/<name>.zip
+        self._zips = {}
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def log_message(self, *args):  # quiet: the terminal belongs to the script's output
+                pass
+
+            def do_GET(self):
+                body, ctype = server.resolve(unquote(urlsplit(self.path).path))
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="webtorch-server")
+        self.thread.start()
+
+    def resolve(self, path):
+        """(bytes, content type) for a request path, or (None, None)."""
+        parts = [p for p in path.split("/") if p]
+        if not parts or any(p in ("..", ".") for p in parts):
+            return None, None
+        head, rest = parts[0], parts[1:]
+        if head == "wheel" and rest == [self.wheel.name]:
+            return self.wheel.read_bytes(), _TYPES[".whl"]
+        if head == "files" and len(rest) == 1 and rest[0].endswith(".zip") and rest[0][:-4] in self.folders:
+            name = rest[0][:-4]
+            with self._lock:
+                if name not in self._zips:
+                    self._zips[name] = zip_folder(self.folders[name])
+            return self._zips[name], _TYPES[".zip"]
+        root = self.roots.get(head)
+        if root is None or not rest:
+            return None, None
+        p = root.joinpath(*rest)
+        if not p.is_file():
+            return None, None
+        ext = p.suffix
+        return p.read_bytes(), _TYPES.get(ext) or mimetypes.guess_type(p.name)[0] or "application/octet-stream"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

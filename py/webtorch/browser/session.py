@@ -1,0 +1,141 @@
+"""Drive runs of Python scripts inside Pyodide in headless Chromium (the host side of ``webtorch run --browser``).
+
+    with BrowserSession() as s:
+        r = s.run("examples/digits_classifier.py", ["--epochs", "2"], stdout=sys.stdout.write)
+        r.status, r.stdout, r.timings
+
+One session = one local server + one Chromium; each run gets a fresh browser context (a clean page,
+Pyodide booted anew), so runs never share state. Output arrives live through a Playwright binding.
+"""
+import itertools
+import json
+import time
+from pathlib import Path
+
+from .chromium import launch
+from .server import Server
+from .wheel import build_wheel, repo_root
+
+TIMEOUT_STATUS = 124
+_POLL_MS = 25
+
+
+def extra_wheels_dir():
+    """Where scripts/setup.d/browser.sh downloads the pure-Python wheels in-browser pytest needs."""
+    root = repo_root()
+    return root / ".cache" / "pyodide-wheels" if root else None
+
+
+class RunResult:
+    __slots__ = ("status", "stdout", "stderr", "timed_out", "timings", "reports", "seconds")
+
+    def __init__(self):
+        self.status = None
+        self.stdout = ""
+        self.stderr = ""
+        self.timed_out = False
+        self.timings = {}
+        self.reports = []  # (kind, text) sent by webtorch.browser.runner.report
+        self.seconds = 0.0
+
+    def __repr__(self):
+        return f"RunResult(status={self.status}, timed_out={self.timed_out}, seconds={self.seconds:.1f})"
+
+
+class BrowserSession:
+    def __init__(self, chromium=None, headless=True):
+        from playwright.sync_api import sync_playwright
+        wheels_dir = extra_wheels_dir()
+        self.server = Server(build_wheel(), wheels_dir=wheels_dir if wheels_dir and wheels_dir.is_dir() else None)
+        self._names = itertools.count(1)
+        self._pw = sync_playwright().start()
+        try:
+            self.browser = launch(self._pw, chromium, headless=headless)
+        except BaseException:
+            self._pw.stop()
+            self.server.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        try:
+            self.browser.close()
+        finally:
+            self._pw.stop()
+            self.server.close()
+
+    def wheel_urls(self, names):
+        """URLs of extra wheels (by file name) in the downloaded-wheels folder."""
+        folder = self.server.roots.get("wheels")
+        missing = [n for n in names if folder is None or not (folder / n).is_file()]
+        if missing:
+            raise FileNotFoundError(f"wheels {missing} are missing from {extra_wheels_dir()}: run scripts/setup.sh")
+        return [f"{self.server.url}/wheels/{n}" for n in names]
+
+    def run(self, script, argv=(), worker=False, timeout=None, stdout=None, stderr=None, wheel_urls=(),
+            on_report=None):
+        """Run ``script`` (its whole folder is copied in) with ``argv``; returns a RunResult.
+
+        ``stdout``/``stderr``: callables receiving text as the script writes it. ``timeout``: seconds
+        for the whole run (boot included); past it the run is stopped and ``status`` is 124.
+        """
+        script = Path(script).resolve()
+        if not script.is_file():
+            raise FileNotFoundError(f"no such script: {script}")
+        name = f"run{next(self._names)}"
+        self.server.folders[name] = script.parent
+        res = RunResult()
+        t0 = time.perf_counter()
+
+        def emit(kind, text):
+            if kind == "stdout":
+                res.stdout += text
+                if stdout:
+                    stdout(text)
+            elif kind == "stderr":
+                res.stderr += text
+                if stderr:
+                    stderr(text)
+            elif kind == "done":
+                res.status = int(text)
+            elif kind == "timing":
+                res.timings.update(json.loads(text))
+            else:
+                res.reports.append((kind, text))
+                if on_report:
+                    on_report(kind, text)
+
+        def crashed(*_):
+            emit("stderr", "webtorch: the browser page crashed\n")
+            res.status = 1
+
+        context = self.browser.new_context()
+        try:
+            page = context.new_page()
+            page.on("pageerror", lambda e: emit("stderr", f"webtorch: page error: {e}\n"))
+            page.on("crash", crashed)
+            page.expose_function("webtorchEmit", emit)
+            page.goto(f"{self.server.url}/web/pages/run.html")
+            page.wait_for_function("window.webtorchReady === true")
+            cfg = {"indexURL": f"{self.server.url}/pyodide/", "wheelURL": f"{self.server.url}/wheel/"
+                   f"{self.server.wheel.name}", "wheelURLs": list(wheel_urls), "filesURL":
+                   f"{self.server.url}/files/{name}.zip", "dir": f"/home/pyodide/{script.parent.name or 'root'}",
+                   "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker)}
+            page.evaluate("cfg => window.webtorchStart(cfg)", cfg)
+            deadline = None if timeout is None else t0 + timeout
+            while res.status is None:
+                if deadline is not None and time.perf_counter() > deadline:
+                    res.timed_out = True
+                    res.status = TIMEOUT_STATUS
+                    break
+                page.wait_for_timeout(_POLL_MS)
+        finally:
+            res.seconds = time.perf_counter() - t0
+            context.close()
+            self.server.folders.pop(name, None)
+        return res

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Browser runs: the pure-Python wheels in-browser pytest needs (Pyodide has no CDN access here, so they are
+# downloaded once from PyPI into a git-ignored folder) and the webtorch wheel Pyodide installs.
+# Idempotent: a wheel already present is not downloaded again.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dest=.cache/pyodide-wheels
+mkdir -p "$dest"
+# Same versions as the venv's pytest, so the host and the browser run the same test machinery.
+wheels=(pytest==9.2.0 pluggy==1.7.0 iniconfig==2.3.1 packaging==26.3 pygments==2.21.0)
+for spec in "${wheels[@]}"; do
+  name=${spec%%==*}; ver=${spec##*==}
+  if ! ls "$dest"/"${name}"-"${ver}"-*.whl "$dest"/"${name^}"-"${ver}"-*.whl >/dev/null 2>&1; then
+    .venv/bin/pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+      --python-version 3.14 --implementation py --abi none --platform any -d "$dest" "$spec"
+  fi
+done
+.venv/bin/python -c "from webtorch.browser.wheel import build_wheel; print('setup: webtorch wheel', build_wheel())"

@@ -1,0 +1,184 @@
+"""The webgpu device itself: kernels compile, fusion happens, memory is recycled, dtype errors are clear."""
+import gc
+
+import numpy as np
+import pytest
+
+import webtorch
+from webtorch.backends import webgpu as wg
+
+pytestmark = pytest.mark.skipif(not wg.is_available(), reason="no WebGPU adapter (conftest fails instead "
+                                                            "when WEBTORCH_REQUIRE_WEBGPU=1)")
+
+
+def _dispatches(fn):
+    webtorch.webgpu.synchronize()
+    before = webtorch.webgpu.stats()
+    out = fn()
+    webtorch.webgpu.synchronize()
+    after = webtorch.webgpu.stats()
+    return out, after["dispatches"] - before["dispatches"], after["submits"] - before["submits"]
+
+
+def test_every_shader_compiles_on_naga():
+    from webtorch.backends.webgpu import kernels
+    names = kernels.names()
+    assert {"matmul_tiled", "matmul_naive", "random_philox"} <= set(names)
+    rt = wg.get_backend().rt
+    for name in names:
+        rt.compile(name, kernels.template(name))
+
+
+def test_shader_specializations_compile():
+    from webtorch.backends.webgpu import kernels
+    rt = wg.get_backend().rt
+    for a in (False, True):
+        for b in (False, True):
+            rt.compile("matmul_tiled", kernels.specialize("matmul_tiled", A_VEC4=a, B_VEC4=b))
+    for kind, out in ((1, "f32"), (2, "i32")):
+        rt.compile("random_philox", kernels.specialize("random_philox", KIND=f"{kind}u", OutT=out))
+
+
+def test_compile_error_names_kernel_and_line():
+    from webtorch.backends.webgpu.runtime import ShaderCompileError
+    bad = "@compute @workgroup_size(1)\nfn main() {\n  let x: f32 = undefined_name;\n}\n"
+    with pytest.raises(ShaderCompileError, match="bad_kernel") as e:
+        wg.get_backend().rt.compile("bad_kernel", bad)
+    assert "undefined_name" in str(e.value)
+
+
+def test_elementwise_chain_of_five_is_one_kernel():
+    x = webtorch.rand(64, 33, device="webgpu")
+    y, n_dispatch, n_submit = _dispatches(lambda: ((x * 2.0 + 1.0).exp().sin() - 0.5).relu())
+    assert (n_dispatch, n_submit) == (1, 1)
+    ref = np.maximum(np.sin(np.exp(x.cpu().numpy() * 2 + 1)) - 0.5, 0)
+    np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_chain_through_views_and_broadcast_fuses_into_reduction():
+    a = webtorch.rand(8, 16, device="webgpu")
+    b = webtorch.rand(16, device="webgpu")
+    s, n_dispatch, _ = _dispatches(lambda: ((a.t() * 3.0).t() + b).tanh().sum(1))
+    assert n_dispatch == 1
+    ref = np.tanh(a.cpu().numpy() * 3 + b.cpu().numpy()).sum(1)
+    np.testing.assert_allclose(s.cpu().numpy(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_inplace_fuses_and_keeps_overlap_semantics():
+    x = webtorch.arange(10, dtype=webtorch.float32, device="webgpu")
+    _, n_dispatch, _ = _dispatches(lambda: x.mul_(2).add_(1))
+    assert n_dispatch == 2  # one kernel per in-place op, no temporary buffers
+    assert x.tolist() == [2.0 * i + 1 for i in range(10)]
+    x[1:] += x[:-1].clone() * 0 + x[:-1]  # overlapping read/write: reads the old values
+    ref = [2.0 * i + 1 for i in range(10)]
+    ref = [ref[0]] + [ref[i] + ref[i - 1] for i in range(1, 10)]
+    assert x.tolist() == ref
+
+
+def test_views_see_inplace_writes():
+    base = webtorch.zeros(3, 4, device="webgpu")
+    col = base[:, 1]
+    col.fill_(5.0) if hasattr(col, "fill_") else col.copy_(webtorch.full((3,), 5.0))
+    base.t()[2].add_(1.0)
+    ref = np.zeros((3, 4), np.float32)
+    ref[:, 1] = 5
+    ref[:, 2] += 1
+    np.testing.assert_array_equal(base.cpu().numpy(), ref)
+
+
+def test_memory_flat_over_many_steps():
+    w = webtorch.randn(32, 16, device="webgpu", requires_grad=True)
+    x = webtorch.randn(8, 32, device="webgpu")
+
+    def step():
+        loss = ((x @ w).tanh() ** 2).mean()
+        loss.backward()
+        with webtorch.no_grad():
+            w.sub_(0.1 * w.grad)
+        w.grad = None
+        return loss.item()
+
+    for _ in range(3):
+        step()
+    gc.collect()  # tensors of earlier tests, held by reference cycles
+    first = webtorch.webgpu.memory_allocated()
+    _, n_dispatch, n_submit = _dispatches(step)
+    assert n_submit == 1 and n_dispatch <= 8  # forward, backward and update: 1 submit, 6 kernels today
+    for _ in range(50):
+        step()
+        assert webtorch.webgpu.memory_allocated() == first
+    assert webtorch.webgpu.max_memory_allocated() >= first
+
+
+def test_empty_cache_and_reserved():
+    t = webtorch.ones(1000, device="webgpu")
+    t.sum().item()
+    del t
+    webtorch.webgpu.empty_cache()
+    assert webtorch.webgpu.memory_reserved() == webtorch.webgpu.memory_allocated()
+
+
+def test_float64_error_names_device():
+    with pytest.raises(TypeError, match="webgpu Tensor to float64"):
+        webtorch.ones(3, dtype=webtorch.float64, device="webgpu")
+    with pytest.raises(TypeError, match="float64"):
+        webtorch.ones(3, device="webgpu").double()
+
+
+def test_int64_out_of_range_raises():
+    with pytest.raises(RuntimeError, match="out of range for int64 on device 'webgpu'"):
+        webtorch.tensor([1, 2 ** 40], device="webgpu")
+    with pytest.raises(RuntimeError, match="out of range"):
+        webtorch.tensor(np.array([-(2 ** 35)], dtype=np.int64)).to("webgpu")
+    t = webtorch.tensor([1, -2, 2 ** 31 - 1], device="webgpu")
+    assert t.dtype is webtorch.int64 and t.tolist() == [1, -2, 2 ** 31 - 1]
+
+
+def test_bool_and_int_roundtrip():
+    b = webtorch.tensor([True, False, True], device="webgpu")
+    assert b.tolist() == [True, False, True]
+    assert b._bytes() == b"\x01\x00\x01"
+    i = webtorch.tensor([[3, -4]], dtype=webtorch.int32, device="webgpu")
+    assert (i * 2).tolist() == [[6, -8]]
+
+
+def test_matmul_kernels_match_numpy():
+    rng = np.random.default_rng(1)
+    for (m, k, n) in ((70, 33, 65), (64, 64, 64), (5, 7, 3), (128, 20, 1)):
+        a, b = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
+        ta, tb = webtorch.tensor(a, device="webgpu"), webtorch.tensor(b, device="webgpu")
+        np.testing.assert_allclose((ta @ tb).cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
+        # transposed operands are read through strides, without a copy
+        tat, tbt = webtorch.tensor(a.T.copy(), device="webgpu").t(), webtorch.tensor(b.T.copy(), device="webgpu").t()
+        r, n_dispatch, _ = _dispatches(lambda: tat @ tbt)
+        assert n_dispatch == 1
+        np.testing.assert_allclose(r.cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    a = rng.standard_normal((3, 1, 20, 12), np.float32)
+    b = rng.standard_normal((4, 12, 36), np.float32)
+    out = webtorch.tensor(a, device="webgpu") @ webtorch.tensor(b, device="webgpu")
+    np.testing.assert_allclose(out.cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_random_is_reproducible_and_distributed():
+    webtorch.manual_seed(7)
+    a = webtorch.rand(10000, device="webgpu").cpu().numpy()
+    n = webtorch.randn(10000, device="webgpu").cpu().numpy()
+    webtorch.manual_seed(7)
+    assert np.array_equal(webtorch.rand(10000, device="webgpu").cpu().numpy(), a)
+    assert 0 <= a.min() and a.max() < 1 and abs(a.mean() - 0.5) < 0.02
+    assert abs(n.mean()) < 0.05 and abs(n.std() - 1) < 0.05
+    r = webtorch.randint(3, 9, (5000,), device="webgpu").cpu().numpy()
+    assert r.min() == 3 and r.max() == 8
+
+
+def test_host_fallbacks_are_counted():
+    before = webtorch.webgpu.stats()["host_fallbacks"]
+    webtorch.randperm(5, device="webgpu")
+    s = webtorch.webgpu.stats()
+    assert s["host_fallbacks"] == before + 1 and s["host_fallback_ops"]["randperm"] >= 1
+
+
+def test_large_dispatch_uses_2d_grid():
+    n = 65535 * 256 + 300  # more workgroups than one dimension allows
+    x = webtorch.ones(n, device="webgpu")
+    assert (x * 3).sum().item() == 3.0 * n

@@ -1,0 +1,233 @@
+// The JS half of webtorch's browser runtime (the Python half: py/webtorch/backends/webgpu/runtime_browser.py).
+//
+// Small and generic, no math: a WebGPU device with the adapter's higher limits, a kernel compile cache,
+// a buffer table named by small integers, `run(words, params)` that executes a whole packed schedule
+// (runtime.py's Batch.pack layout) in one command encoder, one compute pass and one submit, and
+// readback. Python hands bytes over as PyProxies of its own buffers; `getBuffer()` gives a typed-array
+// view of the WASM heap at the buffer's address, so uploads and readbacks copy once, straight between
+// the heap and the GPU. Every PyBuffer is released before the call that took it returns (or settles).
+
+// Limits webtorch relies on; WebGPU's defaults are lower than most adapters offer, so ask for the adapter's.
+const LIMITS = [
+  "maxStorageBuffersPerShaderStage", "maxStorageBufferBindingSize", "maxBufferSize",
+  "maxComputeWorkgroupsPerDimension", "maxComputeInvocationsPerWorkgroup", "maxComputeWorkgroupStorageSize",
+  "maxComputeWorkgroupSizeX", "maxComputeWorkgroupSizeY", "maxComputeWorkgroupSizeZ",
+  "maxUniformBufferBindingSize", "maxBindGroups",
+];
+const FEATURES = ["shader-f16"];
+const BIND_CACHE_MAX = 8192;
+
+export class WebGPUUnavailableError extends Error {}
+
+/** Request an adapter and a device with the adapter's limits; resolves to a Bridge. */
+export async function createBridge({ gpu = globalThis.navigator?.gpu, powerPreference = "high-performance" } = {}) {
+  if (!gpu) {
+    throw new WebGPUUnavailableError(
+      "WebGPU is not available here (navigator.gpu is missing): use Chromium 113+ over http://127.0.0.1 or https "
+      + "(headless Chromium needs --enable-unsafe-webgpu)");
+  }
+  const adapter = await gpu.requestAdapter({ powerPreference });
+  if (!adapter) {
+    throw new WebGPUUnavailableError("WebGPU is present but no adapter was found (GPU blocklisted or disabled)");
+  }
+  const requiredLimits = {};
+  for (const name of LIMITS) if (adapter.limits[name] !== undefined) requiredLimits[name] = adapter.limits[name];
+  const requiredFeatures = FEATURES.filter((f) => adapter.features.has(f));
+  const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
+  const info = adapter.info || {};
+  const description = `${info.description || info.device || info.architecture || "?"} (${info.vendor || "?"}, browser WebGPU)`;
+  return new Bridge(device, description, [...adapter.features]);
+}
+
+export class Bridge {
+  constructor(device, description = "", adapterFeatures = []) {
+    this.device = device;
+    this.description = description;
+    this.adapterFeatures = adapterFeatures;
+    this.buffers = new Map(); // id -> GPUBuffer
+    this.nextId = 1;
+    this.pipelines = []; // pipeline id -> GPUComputePipeline
+    this.compileErrors = []; // pipeline id -> Promise<string|null>
+    this.bindCache = new Map();
+    this.arena = null; // uniform buffer holding one run's parameter bytes
+    this.staging = []; // idle MAP_READ buffers, reused across readbacks
+    this.errors = []; // uncaptured device errors, reported to Python at the next read/wait
+    this.lostMessage = null;
+    this.counters = { runs: 0, submits: 0, dispatches: 0, writes: 0, reads: 0, compiles: 0 };
+    this.usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+    device.lost.then((info) => { this.lostMessage = info.message || String(info.reason); });
+    device.addEventListener("uncapturederror", (ev) => { this.errors.push(ev.error.message); });
+    // Python calls these through proxies of the bound methods.
+    for (const m of ["info", "alloc", "free", "write", "read", "wait", "compile", "compileError", "run",
+      "takeError", "tableSize", "stats"]) this[m] = this[m].bind(this);
+  }
+
+  /** JSON: {limits, features, description} of the device. */
+  info() {
+    const limits = {};
+    for (const name of LIMITS) if (this.device.limits[name] !== undefined) limits[name] = this.device.limits[name];
+    return JSON.stringify({ limits, features: [...this.device.features], description: this.description });
+  }
+
+  alloc(nbytes) {
+    const max = this.device.limits.maxBufferSize;
+    if (nbytes > max) throw new RangeError(`webgpu out of memory: ${nbytes} bytes exceeds maxBufferSize (${max})`);
+    const id = this.nextId++;
+    this.buffers.set(id, this.device.createBuffer({ size: nbytes, usage: this.usage }));
+    return id;
+  }
+
+  free(id) {
+    const b = this.buffers.get(id);
+    if (!b) return;
+    this.buffers.delete(id);
+    this.bindCache.clear(); // bind groups keep their buffers alive: drop them with the buffer
+    b.destroy();
+  }
+
+  /** Copy the Python buffer `data` (a PyProxy) into buffer `id` at `offset`, straight from the WASM heap. */
+  write(id, offset, data) {
+    const pb = data.getBuffer("u8");
+    try {
+      this.device.queue.writeBuffer(this.buffers.get(id), offset, pb.data);
+    } finally {
+      pb.release();
+    }
+    this.counters.writes++;
+  }
+
+  /** Copy `nbytes` of buffer `id` at `offset` into the Python buffer `dst`; resolves when done. */
+  read(id, offset, nbytes, dst) {
+    const pb = dst.getBuffer("u8"); // taken now: the argument proxy dies when this call returns
+    const size = Math.max(16, Math.ceil(nbytes / 16) * 16);
+    let st = null;
+    for (let i = 0; i < this.staging.length; i++) {
+      if (this.staging[i].size >= size && this.staging[i].size <= 4 * size) { st = this.staging.splice(i, 1)[0]; break; }
+    }
+    st = st || this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    const enc = this.device.createCommandEncoder();
+    enc.copyBufferToBuffer(this.buffers.get(id), offset, st, 0, nbytes);
+    this.device.queue.submit([enc.finish()]);
+    this.counters.submits++;
+    this.counters.reads++;
+    return st.mapAsync(GPUMapMode.READ, 0, size).then(() => {
+      pb.data.set(new Uint8Array(st.getMappedRange(0, size), 0, nbytes));
+      st.unmap();
+      if (this.staging.length < 8) this.staging.push(st); else st.destroy();
+    }, (e) => {
+      st.destroy();
+      throw new Error(this.lostMessage ? `the WebGPU device was lost: ${this.lostMessage}` : `readback failed: ${e.message}`);
+    }).finally(() => pb.release());
+  }
+
+  /** Resolves when every submitted batch has finished on the device. */
+  wait() {
+    return this.device.queue.onSubmittedWorkDone();
+  }
+
+  /** Compile a WGSL module (entry point `main`); returns a pipeline id at once (see compileError). */
+  compile(kernelId, wgsl) {
+    const dev = this.device;
+    dev.pushErrorScope("validation");
+    const module = dev.createShaderModule({ label: kernelId, code: wgsl });
+    const pipe = dev.createComputePipeline({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } });
+    const scope = dev.popErrorScope();
+    const id = this.pipelines.length;
+    this.pipelines.push(pipe);
+    this.compileErrors.push(Promise.all([scope, module.getCompilationInfo()]).then(([err, info]) => {
+      const msgs = info.messages.filter((m) => m.type === "error").map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`);
+      if (msgs.length) return msgs.join("\n");
+      return err ? err.message : null;
+    }));
+    this.counters.compiles++;
+    return id;
+  }
+
+  /** Resolves to the compiler's error text for pipeline `id`, or null when it compiled. */
+  compileError(id) {
+    return this.compileErrors[id];
+  }
+
+  /** Execute a packed Batch: `words` and `params` are PyProxies of runtime.py's Batch.pack() output. */
+  run(words, params) {
+    const wb = words.getBuffer("u8");
+    let w;
+    try {
+      w = new Uint32Array(wb.data.slice().buffer); // a few hundred words; the copy also aligns them
+    } finally {
+      wb.release();
+    }
+    const dev = this.device;
+    if (params) {
+      const pb = params.getBuffer("u8");
+      try {
+        if (pb.data.byteLength) {
+          this.ensureArena(pb.data.byteLength);
+          dev.queue.writeBuffer(this.arena, 0, pb.data, 0, pb.data.byteLength & ~3);
+        }
+      } finally {
+        pb.release();
+      }
+    }
+    const n = w[0];
+    const enc = dev.createCommandEncoder();
+    const pass = enc.beginComputePass();
+    let p = 1;
+    for (let d = 0; d < n; d++) {
+      const pipe = w[p];
+      const nbuf = w[p + 1];
+      const bufs = w.subarray(p + 2, p + 2 + nbuf);
+      p += 2 + nbuf;
+      const poff = w[p], psize = w[p + 1];
+      pass.setPipeline(this.pipelines[pipe]);
+      pass.setBindGroup(0, this.bindGroup(pipe, bufs, poff, psize));
+      pass.dispatchWorkgroups(w[p + 2], w[p + 3], w[p + 4]);
+      p += 5;
+    }
+    pass.end();
+    dev.queue.submit([enc.finish()]);
+    this.counters.runs++;
+    this.counters.submits++;
+    this.counters.dispatches += n;
+  }
+
+  ensureArena(nbytes) {
+    if (this.arena && this.arena.size >= nbytes) return;
+    let size = 65536;
+    while (size < nbytes) size *= 2;
+    if (this.arena) this.arena.destroy();
+    this.arena = this.device.createBuffer({ size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.bindCache.clear();
+  }
+
+  bindGroup(pipe, bufs, poff, psize) {
+    const key = `${pipe}|${bufs.join(",")}|${psize ? poff : -1}|${psize}`;
+    let bg = this.bindCache.get(key);
+    if (bg) return bg;
+    const entries = [];
+    for (let i = 0; i < bufs.length; i++) entries.push({ binding: i, resource: { buffer: this.buffers.get(bufs[i]) } });
+    if (psize) {
+      entries.push({ binding: bufs.length, resource: { buffer: this.arena, offset: poff, size: Math.ceil(psize / 16) * 16 } });
+    }
+    bg = this.device.createBindGroup({ layout: this.pipelines[pipe].getBindGroupLayout(0), entries });
+    if (this.bindCache.size >= BIND_CACHE_MAX) this.bindCache.clear();
+    this.bindCache.set(key, bg);
+    return bg;
+  }
+
+  /** The oldest unreported device error (or the loss message), or null. */
+  takeError() {
+    if (this.lostMessage) return `lost: ${this.lostMessage}`;
+    return this.errors.length ? this.errors.shift() : null;
+  }
+
+  /** Live entries of the JS-side tables (leak checks). */
+  tableSize() {
+    return JSON.stringify({ buffers: this.buffers.size, bindGroups: this.bindCache.size, staging: this.staging.length,
+      pipelines: this.pipelines.length });
+  }
+
+  stats() {
+    return JSON.stringify(this.counters);
+  }
+}

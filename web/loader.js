@@ -1,0 +1,57 @@
+// loadWebtorch: boot Pyodide from local files, install the webtorch wheel, acquire WebGPU.
+// Works in a page and in a module Web Worker. Never touches a CDN: every URL is one the caller serves.
+//
+//   const { pyodide } = await loadWebtorch({ indexURL: "/pyodide/", wheelURL: "/wheel/webtorch-0.1.0-py3-none-any.whl" });
+//   await pyodide.runPythonAsync("import webtorch as torch; print(torch.ones(3, device='webgpu') * 2)");
+//
+// Pyodide, the wheels and the WebGPU device are fetched/requested concurrently; webtorch's default
+// device is then "webgpu". Without WebGPU a message says so and "cpu" is used (it needs NumPy).
+import { createBridge } from "./bridge.js";
+
+async function fetchBytes(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`could not fetch ${url}: HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+function writer(sink) {
+  const decoder = new TextDecoder();
+  return { write: (bytes) => { sink(decoder.decode(bytes, { stream: true })); return bytes.length; } };
+}
+
+/**
+ * @param {object} o
+ * @param {string} o.indexURL    folder with pyodide.mjs (Pyodide's npm package)
+ * @param {string} o.wheelURL    the webtorch wheel
+ * @param {string[]} [o.wheelURLs]  more pure-Python wheels to install (e.g. pytest and its dependencies)
+ * @param {(text: string) => void} [o.stdout]  receives Python's stdout as it is written
+ * @param {(text: string) => void} [o.stderr]
+ * @param {boolean} [o.requireWebGPU]  reject instead of falling back to "cpu"
+ * @returns {Promise<{pyodide, bridge, webgpuError, timings: {pyodideBootMs, loadMs}}>}
+ */
+export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
+  pyodideOptions = {} } = {}) {
+  if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
+  const t0 = performance.now();
+  const index = new URL(indexURL, globalThis.location?.href).href;
+  const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
+  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)));
+  const { loadPyodide } = await import(index + "pyodide.mjs");
+  const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });
+  const pyodideBootMs = performance.now() - t0;
+  if (stdout) pyodide.setStdout(writer(stdout));
+  if (stderr) pyodide.setStderr(writer(stderr));
+  for (const bytes of await wheels) pyodide.unpackArchive(bytes, "wheel");
+  const { bridge, error } = await gpu;
+  let webgpuError = null;
+  if (bridge) {
+    globalThis.webtorchBridge = bridge;
+  } else {
+    if (requireWebGPU) throw error;
+    webgpuError = error.message;
+    (stderr || console.warn)(`webtorch: ${webgpuError}; using device "cpu" (it needs NumPy: `
+      + "await pyodide.loadPackage('numpy'))\n");
+  }
+  pyodide.runPython("import webtorch");
+  return { pyodide, bridge, webgpuError, timings: { pyodideBootMs, loadMs: performance.now() - t0 } };
+}
