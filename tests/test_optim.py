@@ -148,17 +148,39 @@ def _assert_state_close(ours, ref):
 # ---- 50 steps of every optimizer and option combination ----------------------------------------------
 @pytest.mark.parametrize("foreach", [False, None], ids=["per_tensor", "fused"])
 @pytest.mark.parametrize("name,kw", CASES, ids=CASE_IDS)
-def test_fifty_steps_match_torch(name, kw, foreach, device):
-    tmodel = _torch_model()
-    model = _ours_like(tmodel, device)
+def test_fifty_steps_end_to_end_float64(name, kw, foreach):
+    tmodel = _torch_model(dtype=torch.float64)
+    model = _ours_like(tmodel, "cpu")
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
     opt = getattr(wt.optim, name)(model.parameters(), **kw, foreach=foreach)
-    _train(tmodel, topt, *_data(torch, device), STEPS)
-    _train(model, opt, *_data(wt, device), STEPS)
+    _train(tmodel, topt, *_data(torch, "cpu", np.float64), STEPS)
+    _train(model, opt, *_data(wt, "cpu", np.float64), STEPS)
     _assert_params_close(model, tmodel, f"{name} {kw}")
     ours, ref = opt.state_dict(), topt.state_dict()
     ref["param_groups"][0]["foreach"] = foreach
     _assert_state_close(ours, ref)
+
+
+def _check_with_torch_gradients(name, kw, foreach, device):
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    opt = getattr(wt.optim, name)(model.parameters(), **kw, foreach=foreach)
+    _lockstep(tmodel, topt, model, opt, device, STEPS)
+    _assert_params_close(model, tmodel, f"{name} {kw}")
+    ours, ref = opt.state_dict(), topt.state_dict()
+    ref["param_groups"][0]["foreach"] = foreach
+    _assert_state_close(ours, ref)
+
+
+@pytest.mark.parametrize("name,kw", CASES, ids=CASE_IDS)
+def test_fifty_steps_float32_default_path(name, kw, device):
+    _check_with_torch_gradients(name, kw, None, device)
+
+
+@pytest.mark.parametrize("name,kw", CASES, ids=CASE_IDS)
+def test_fifty_steps_float32_per_tensor_path(name, kw):
+    _check_with_torch_gradients(name, kw, False, "cpu")
 
 
 @pytest.mark.parametrize("name,kw", [("Adam", dict(lr=0.01, amsgrad=True)), ("AdamW", dict(lr=0.01)),
@@ -168,8 +190,7 @@ def test_fused_flag_matches_torch_fused(name, kw, device):
     model = _ours_like(tmodel, device)
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw, fused=True)
     opt = getattr(wt.optim, name)(model.parameters(), **kw, fused=True)
-    _train(tmodel, topt, *_data(torch, device), STEPS)
-    _train(model, opt, *_data(wt, device), STEPS)
+    _lockstep(tmodel, topt, model, opt, device, STEPS)
     _assert_params_close(model, tmodel)
     _assert_state_close(opt.state_dict(), topt.state_dict())
 
@@ -179,8 +200,7 @@ def test_capturable_gives_the_same_steps(device):
     model = _ours_like(tmodel, device)
     topt = torch.optim.Adam(tmodel.parameters(), lr=0.01)
     opt = wt.optim.Adam(model.parameters(), lr=0.01, capturable=True)
-    _train(tmodel, topt, *_data(torch, device), STEPS)
-    _train(model, opt, *_data(wt, device), STEPS)
+    _lockstep(tmodel, topt, model, opt, device, STEPS)
     _assert_params_close(model, tmodel)
     step = opt.state[next(model.parameters())]["step"]
     assert step.device == next(model.parameters()).device and step.dtype == wt.float32 and step.item() == STEPS
@@ -198,8 +218,7 @@ def test_param_groups_with_their_own_options(name, foreach, device):
     model = _ours_like(tmodel, device)
     topt = getattr(torch.optim, name)(groups(tmodel), lr=0.005, **extra)
     opt = getattr(wt.optim, name)(groups(model), lr=0.005, foreach=foreach, **extra)
-    _train(tmodel, topt, *_data(torch, device), STEPS)
-    _train(model, opt, *_data(wt, device), STEPS)
+    _lockstep(tmodel, topt, model, opt, device, STEPS)
     _assert_params_close(model, tmodel)
     assert [g["lr"] for g in opt.param_groups] == [0.02, 0.005]
     assert [g["weight_decay"] for g in opt.param_groups] == [0.01, 0]
@@ -212,18 +231,22 @@ def test_a_param_without_grad_is_skipped_and_keeps_no_state(device):
     model[2].bias.requires_grad_(False)
     topt = torch.optim.Adam(tmodel.parameters(), lr=0.01)
     opt = wt.optim.Adam(model.parameters(), lr=0.01)
-    _train(tmodel, topt, *_data(torch, device), 10)
-    _train(model, opt, *_data(wt, device), 10)
+    _lockstep(tmodel, topt, model, opt, device, 10)
     _assert_params_close(model, tmodel)
     assert sorted(opt.state_dict()["state"]) == sorted(topt.state_dict()["state"]) == [0, 1, 2]
 
 
-# ---- state_dict layout and round trips -----------------------------------------------------------------
+# ---- state_dict layout and round trips (float64 end to end, see the module docstring) ------------------
 ROUND_TRIP = [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)), ("AdamW", dict(lr=0.01)),
               ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)), ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
               ("Adadelta", dict(lr=0.5)), ("Adamax", dict(lr=0.01)), ("NAdam", dict(lr=0.01)),
               ("RAdam", dict(lr=0.01))]
 HALF = STEPS // 2
+F64 = torch.float64
+
+
+def _data64(lib):
+    return _data(lib, "cpu", np.float64)
 
 
 @pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
@@ -232,8 +255,7 @@ def test_state_dict_layout_matches_torch(name, kw, device):
     model = _ours_like(tmodel, device)
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
     opt = getattr(wt.optim, name)(model.parameters(), **kw)
-    _train(tmodel, topt, *_data(torch, device), 3)
-    _train(model, opt, *_data(wt, device), 3)
+    _lockstep(tmodel, topt, model, opt, device, 3)
     ours, ref = opt.state_dict(), topt.state_dict()
     assert list(ours) == ["state", "param_groups"]
     _assert_state_close(ours, ref)
@@ -243,48 +265,48 @@ def test_state_dict_layout_matches_torch(name, kw, device):
 
 
 @pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_ours_to_ours(name, kw, device):
-    tmodel = _torch_model()
+def test_round_trip_ours_to_ours(name, kw):
+    tmodel = _torch_model(dtype=F64)
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
-    _train(tmodel, topt, *_data(torch, device), STEPS)
-    first = _ours_like(_torch_model(), device)
+    _train(tmodel, topt, *_data64(torch), STEPS)
+    first = _ours_like(_torch_model(dtype=F64), "cpu")
     opt = getattr(wt.optim, name)(first.parameters(), **kw)
-    _train(first, opt, *_data(wt, device), HALF)
-    second = _ours_like(_torch_model(), device)
+    _train(first, opt, *_data64(wt), HALF)
+    second = _ours_like(_torch_model(dtype=F64), "cpu")
     second.load_state_dict(first.state_dict())
     opt2 = getattr(wt.optim, name)(second.parameters(), **kw)
     opt2.load_state_dict(opt.state_dict())
-    _train(second, opt2, *_data(wt, device), STEPS - HALF)
+    _train(second, opt2, *_data64(wt), STEPS - HALF)
     _assert_params_close(second, tmodel)
 
 
 @pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_torch_to_ours(name, kw, device):
-    tmodel = _torch_model()
+def test_round_trip_torch_to_ours(name, kw):
+    tmodel = _torch_model(dtype=F64)
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
-    _train(tmodel, topt, *_data(torch, device), HALF)
-    model = _ours_like(tmodel, device)
+    _train(tmodel, topt, *_data64(torch), HALF)
+    model = _ours_like(tmodel, "cpu")
     opt = getattr(wt.optim, name)(model.parameters(), **kw)
     opt.load_state_dict(_to_ours(topt.state_dict()))
-    _train(tmodel, topt, *_data(torch, device), STEPS - HALF)
-    _train(model, opt, *_data(wt, device), STEPS - HALF)
+    _train(tmodel, topt, *_data64(torch), STEPS - HALF)
+    _train(model, opt, *_data64(wt), STEPS - HALF)
     _assert_params_close(model, tmodel)
     _assert_state_close(opt.state_dict(), topt.state_dict())
 
 
 @pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_ours_to_torch(name, kw, device):
-    ref = _torch_model()
+def test_round_trip_ours_to_torch(name, kw):
+    ref = _torch_model(dtype=F64)
     ropt = getattr(torch.optim, name)(ref.parameters(), **kw)
-    _train(ref, ropt, *_data(torch, device), STEPS)
-    model = _ours_like(_torch_model(), device)
+    _train(ref, ropt, *_data64(torch), STEPS)
+    model = _ours_like(_torch_model(dtype=F64), "cpu")
     opt = getattr(wt.optim, name)(model.parameters(), **kw)
-    _train(model, opt, *_data(wt, device), HALF)
-    tmodel = _torch_model()
+    _train(model, opt, *_data64(wt), HALF)
+    tmodel = _torch_model(dtype=F64)
     tmodel.load_state_dict({k: torch.tensor(_np(v).copy()) for k, v in model.state_dict().items()})
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
     topt.load_state_dict(_to_torch(opt.state_dict()))
-    _train(tmodel, topt, *_data(torch, device), STEPS - HALF)
+    _train(tmodel, topt, *_data64(torch), STEPS - HALF)
     for p, rp in zip(tmodel.parameters(), ref.parameters()):
         np.testing.assert_allclose(_np(p), _np(rp), rtol=RTOL, atol=ATOL)
 
@@ -314,13 +336,13 @@ def test_load_state_dict_turns_a_number_step_into_a_tensor():
                                 dict(line_search_fn="strong_wolfe"),
                                 dict(line_search_fn="strong_wolfe", history_size=5, max_iter=8)],
                          ids=["default", "history3", "strong_wolfe", "strong_wolfe-history5"])
-def test_lbfgs_matches_torch(kw, device):
-    tmodel = _torch_model()
-    model = _ours_like(tmodel, device)
+def test_lbfgs_matches_torch(kw):
+    tmodel = _torch_model(dtype=F64)
+    model = _ours_like(tmodel, "cpu")
     topt = torch.optim.LBFGS(tmodel.parameters(), **kw)
     opt = wt.optim.LBFGS(model.parameters(), **kw)
     losses = []
-    for m, o, (x, y) in ((tmodel, topt, _data(torch, device)), (model, opt, _data(wt, device))):
+    for m, o, (x, y) in ((tmodel, topt, _data64(torch)), (model, opt, _data64(wt))):
         def closure(m=m, o=o, x=x, y=y):
             o.zero_grad()
             loss = _loss(m, x, y)

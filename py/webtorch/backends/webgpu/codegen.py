@@ -222,7 +222,7 @@ def elementwise_kernel(root, inl):
 
 # ---- reductions -------------------------------------------------------------------------------------
 
-def _init(op, ct):
+def _init(op, ct, need):
     if op in ("sum", "mean"):
         return f"{ct}(0)"
     if op == "prod":
@@ -233,7 +233,8 @@ def _init(op, ct):
         return "0u"
     lo = op in ("amax", "argmax")
     if ct == "f32":
-        return "bitcast<f32>(0xff800000u)" if lo else "bitcast<f32>(0x7f800000u)"
+        need("wt_f32_bits")
+        return "wt_f32_bits(0xff800000u)" if lo else "wt_f32_bits(0x7f800000u)"
     if ct == "i32":
         return "i32(-2147483647 - 1)" if lo else "2147483647"
     return "0u" if lo else "0xffffffffu"
@@ -325,7 +326,7 @@ def reduce_kernel(node, inl):
                 "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
                 f"  let o = gid.x + gid.y * nwg.x * {WG}u;\n"
                 f"  if (o >= {n_p}) {{ return; }}\n  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
-                f"  var acc = {_init(op, ct)};\n{init_i}"
+                f"  var acc = {_init(op, ct, need)};\n{init_i}"
                 f"  for (var r = 0u; r < {r_p}; r++) {{\n      {load}\n      {step}\n  }}\n"
                 f"  {result}\n}}\n")
         groups = grid((n_out + WG - 1) // WG)
@@ -351,7 +352,7 @@ def reduce_kernel(node, inl):
                    f"  let r1 = min(r0 + {k.param(a['chunk_len'])}, {r_p});\n" if chunks > 1 else
                    f"  let o = og;\n  let r0 = 0u;\n  let r1 = {r_p};\n")
                 + "  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
-                f"  var acc = {_init(op, ct)};\n{init_i}"
+                f"  var acc = {_init(op, ct, need)};\n{init_i}"
                 f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n"
                 f"  {save}\n  workgroupBarrier();\n"
                 f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{\n"

@@ -8,6 +8,9 @@ floor division and modulo signs) are spelled out here.
 """
 
 HELPERS = {
+    # inf/NaN from their bits through a function call: a const-expression that evaluates to inf/NaN is a
+    # shader-creation error in Tint (Chromium), though naga accepts it
+    "wt_f32_bits": "fn wt_f32_bits(b: u32) -> f32 { return bitcast<f32>(b); }",
     "wt_isnan": "fn wt_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }",
     "wt_isinf": "fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
     "wt_signbit": "fn wt_signbit(x: f32) -> bool { return (bitcast<u32>(x) >> 31u) != 0u; }",
@@ -16,10 +19,10 @@ HELPERS = {
   if (b == 1.0) { return a; }
   if (b == 2.0) { return a * a; }
   if (b == 0.5) { return sqrt(a); }
-  if (a == 0.0) { return select(bitcast<f32>(0x7f800000u), 0.0, b > 0.0); }
+  if (a == 0.0) { return select(wt_f32_bits(0x7f800000u), 0.0, b > 0.0); }
   let r = exp2(b * log2(abs(a)));
   if (a > 0.0) { return r; }
-  if (trunc(b) != b) { return bitcast<f32>(0x7fc00000u); }
+  if (trunc(b) != b) { return wt_f32_bits(0x7fc00000u); }
   return select(r, -r, (abs(b) % 2.0) == 1.0);
 }""",
     "wt_ipow": """fn wt_ipow(a: i32, b: i32) -> i32 {
@@ -57,8 +60,8 @@ HELPERS = {
 }""",
     "wt_erfinv": """fn wt_erfinv(y: f32) -> f32 {
   // Giles' single-precision approximation, then two Newton steps against wt_erf
-  if (y <= -1.0) { return select(bitcast<f32>(0x7fc00000u), bitcast<f32>(0xff800000u), y == -1.0); }
-  if (y >= 1.0) { return select(bitcast<f32>(0x7fc00000u), bitcast<f32>(0x7f800000u), y == 1.0); }
+  if (y <= -1.0) { return select(wt_f32_bits(0x7fc00000u), wt_f32_bits(0xff800000u), y == -1.0); }
+  if (y >= 1.0) { return select(wt_f32_bits(0x7fc00000u), wt_f32_bits(0x7f800000u), y == 1.0); }
   var w = -log((1.0 - y) * (1.0 + y));
   var p: f32;
   if (w < 5.0) {
@@ -93,7 +96,8 @@ HELPERS = {
 }
 
 # helpers that call other helpers
-_DEPS = {"wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"), "wt_erfinv": ("wt_erf", "wt_erfc_pos"),
+_DEPS = {"wt_pow": ("wt_f32_bits",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
+         "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
          "wt_logaddexp": ("wt_log1p",)}
 
 
