@@ -14,7 +14,7 @@ CASES = {
     "stride_dim": (lambda m, x: x.stride(-3), "Dimension out of range"),
     "squeeze_dim": (lambda m, x: x.squeeze(5), "Dimension out of range"),
     # shapes -> RuntimeError
-    "broadcast": (lambda m, x: x + m.ones(4), "The size of tensor a (3) must match the size of tensor b (4) at "
+    "broadcast": (lambda m, x: x + m.ones(4).to(x.device), "The size of tensor a (3) must match the size of tensor b (4) at "
                                               "non-singleton dimension 1"),
     "view": (lambda m, x: x.view(4), "shape '[4]' is invalid for input of size 6"),
     "reshape_two_inferred": (lambda m, x: x.reshape(-1, -1), "only one dimension can be inferred"),
@@ -22,7 +22,7 @@ CASES = {
     "expand": (lambda m, x: x.expand(4, 3), None),
     "item": (lambda m, x: x.item(), "a Tensor with 6 elements cannot be converted to Scalar"),
     "bool": (lambda m, x: bool(x), "Boolean value of Tensor with more than one value is ambiguous"),
-    "inplace_broadcast": (lambda m, x: x.add_(m.ones(4, 2, 3)), None),
+    "inplace_broadcast": (lambda m, x: x.add_(m.ones(4, 2, 3).to(x.device)), None),
     "backward_nonscalar": (lambda m, x: x.requires_grad_().mul(2).backward(),
                            "grad can be implicitly created only for scalar outputs"),
     "backward_no_grad": (lambda m, x: x.sum().backward(), "element 0 of tensors does not require grad"),

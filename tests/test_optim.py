@@ -288,6 +288,10 @@ def test_round_trip_torch_to_ours(name, kw):
     model = _ours_like(tmodel, "cpu")
     opt = getattr(wt.optim, name)(model.parameters(), **kw)
     opt.load_state_dict(_to_ours(topt.state_dict()))
+    # torch reloads its own dict too: loading casts non-step state (NAdam's mu_product) to the param dtype
+    reloaded = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    reloaded.load_state_dict(topt.state_dict())
+    topt = reloaded
     _train(tmodel, topt, *_data64(torch), STEPS - HALF)
     _train(model, opt, *_data64(wt), STEPS - HALF)
     _assert_params_close(model, tmodel)
@@ -348,7 +352,7 @@ def test_lbfgs_matches_torch(kw):
             loss = _loss(m, x, y)
             loss.backward()
             return loss
-        losses.append([float(o.step(closure)) for _ in range(4)])
+        losses.append([float(o.step(closure).detach()) for _ in range(4)])
     np.testing.assert_allclose(losses[1], losses[0], rtol=1e-4, atol=1e-6)
     _assert_params_close(model, tmodel, "LBFGS")
     tstate, ostate = topt.state_dict()["state"][0], opt.state_dict()["state"][0]
@@ -391,7 +395,7 @@ def _p(lib):
 @pytest.mark.parametrize("fn", [
     lambda m: m.optim.SGD(_p(m), lr=0.1),
     lambda m: m.optim.SGD([], lr=0.1),
-    lambda m: m.optim.SGD({_p(m)}, lr=0.1),
+    lambda m: m.optim.SGD([{"params": {_p(m)}}], lr=0.1),
     lambda m: m.optim.SGD([_p(m), 3], lr=0.1),
     lambda m: m.optim.SGD([_p(m) * 2], lr=0.1),
     lambda m: m.optim.SGD([_p(m)], lr=-1.0),

@@ -43,5 +43,6 @@ def flatten_parameters(tensors):
             views[id(t)] = v
     for group in groups.values():  # empty tensors: empty views at the end
         for t in group:
-            views.setdefault(id(t), flat.as_strided(tuple(t.shape), t.stride(), total))
+            if id(t) not in views:
+                views[id(t)] = flat.as_strided(tuple(t.shape), t.stride(), total)
     return flat, views

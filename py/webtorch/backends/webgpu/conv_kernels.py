@@ -1,0 +1,1 @@
+"""WGSL kernels of the convolution, pooling, padding and embedding family on the webgpu device (in progress)."""

@@ -1,0 +1,1 @@
+"""WGSL kernels of the fused multi-tensor optimizer updates (adam_update, sgd_update, rmsprop_update, ...)."""

@@ -1,0 +1,1 @@
+"""WGSL kernels of scans (cumulative), small-row sort/topk and searchsorted."""
