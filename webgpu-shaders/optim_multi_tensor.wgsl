@@ -131,16 +131,16 @@ fn rmsprop(e: ptr<function, Elem>, grad: f32) {
 fn adagrad(e: ptr<function, Elem>, grad: f32, s: vec4<f32>) {
   let g = decayed_grad(grad, (*e).p, scalar(0u));
   (*e).a = (*e).a + g * g;
-  let std = sqrt((*e).a) + scalar(1u);
-  (*e).p = (*e).p + g * s.x / std;
+  let root = sqrt((*e).a) + scalar(1u);
+  (*e).p = (*e).p + g * s.x / root;
 }
 
 // rule 4, Adadelta. scalars: wd, rho, 1 - rho, eps, -lr. a = square_avg, b = acc_delta.
 fn adadelta(e: ptr<function, Elem>, grad: f32) {
   let g = decayed_grad(grad, (*e).p, scalar(0u));
   (*e).a = (*e).a * scalar(1u) + g * scalar(2u) * g;
-  let std = sqrt((*e).a + scalar(3u));
-  let delta = sqrt((*e).b + scalar(3u)) / std * g;
+  let root = sqrt((*e).a + scalar(3u));
+  let delta = sqrt((*e).b + scalar(3u)) / root * g;
   (*e).b = (*e).b * scalar(1u) + delta * scalar(2u) * delta;
   (*e).p = (*e).p + delta * scalar(4u);
 }

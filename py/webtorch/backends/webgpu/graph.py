@@ -113,7 +113,8 @@ class Src:
 class Node:
     """A recorded op. ``kind``: "ew" (elementwise), "reduce", "argreduce", "matmul", "kernel" (a template
     kernel with ready parameters). ``out`` is a Src naming the written buffer and geometry; ``shape``
-    the index space; ``srcs`` the operands; ``attrs`` the kind's own fields."""
+    the index space; ``srcs`` the operands; ``attrs`` the kind's own fields (a "kernel" node that writes
+    more buffers than ``out`` lists them in ``attrs["writes"]``, so the scheduler orders and keeps it)."""
     __slots__ = ("kind", "shape", "out", "srcs", "attrs")
 
     def __init__(self, kind, shape, out, srcs, attrs):

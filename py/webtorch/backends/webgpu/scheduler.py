@@ -59,6 +59,8 @@ class Scheduler:
         readers = {}  # id(buf) -> positions of nodes reading it
         for j, n in enumerate(nodes):
             writers.setdefault(id(n.out.buf), []).append(j)
+            for w in n.attrs.get("writes", ()):  # a "kernel" node writing buffers besides its out
+                writers.setdefault(id(w), []).append(j)
             for s in n.srcs:
                 readers.setdefault(id(s.buf), []).append(j)
         inl = {}  # (id(consumer), src index) -> inlined producer node
@@ -134,11 +136,13 @@ class Scheduler:
     @staticmethod
     def _dead(n, j, readers):
         """True when nothing can ever read what node n writes (no tensor, no later node)."""
-        buf = n.out.buf
-        if buf.alive():
-            return False
-        r = readers.get(id(buf))
-        return not r or r[-1] <= j
+        for buf in (n.out.buf, *n.attrs.get("writes", ())):
+            if buf.alive():
+                return False
+            r = readers.get(id(buf))
+            if r and r[-1] > j:
+                return False
+        return True
 
 
 def _no_writes_between(writers, bufs, i, j):
