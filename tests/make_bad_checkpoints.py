@@ -50,6 +50,20 @@ def _tensor_pickle(numel, size, stride, offset=0, key="0", storage="FloatStorage
     return b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n" + args + b"R."
 
 
+def _patch_entries(data, compress=None, flags=None):
+    """Rewrite every local and central header's compression method or flag bits."""
+    b = bytearray(data)
+    for sig, flag_at, method_at in ((b"PK\x03\x04", 6, 8), (b"PK\x01\x02", 8, 10)):
+        pos = b.find(sig)
+        while pos != -1:
+            if compress is not None:
+                b[pos + method_at: pos + method_at + 2] = struct.pack("<H", compress)
+            if flags is not None:
+                b[pos + flag_at: pos + flag_at + 2] = struct.pack("<H", flags)
+            pos = b.find(sig, pos + 4)
+    return bytes(b)
+
+
 def corpus():
     ok_hdr = {"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
     return {
@@ -76,6 +90,9 @@ def corpus():
         "zip_no_data_pkl.pt": zip_with(b"")[:0] + b"PK\x05\x06" + b"\0" * 18,
         "zip_garbage_pickle.pt": zip_with(b"\x80\x02\xff\xfe\xfd"),
         "not_a_zip.pt": b"\x80\x02}q\x00.",
+        "zip_unknown_compression.pt": _patch_entries(zip_with(_tensor_pickle(2, [2], [1]), {"0": b"\0" * 8}),
+                                                     compress=99),
+        "zip_encrypted.pt": _patch_entries(zip_with(_tensor_pickle(2, [2], [1]), {"0": b"\0" * 8}), flags=1),
     }
 
 

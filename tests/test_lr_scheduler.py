@@ -267,7 +267,7 @@ def _s(m):
     lambda m: _s(m).OneCycleLR(_sgd(m), max_lr=0.1, total_steps=10, anneal_strategy="exp"),
     lambda m: _s(m).OneCycleLR(_sgd(m), max_lr=[0.1], total_steps=10),
     lambda m: _s(m).OneCycleLR(m.optim.Adagrad([m.zeros(1, requires_grad=True)]), max_lr=0.1, total_steps=10),
-    lambda m: [_s(m).OneCycleLR(o, max_lr=0.1, total_steps=3).step() for o in [_sgd(m)] for _ in range(4)],
+    lambda m: [s.step() for s in [_s(m).OneCycleLR(_sgd(m), max_lr=0.1, total_steps=3)] for _ in range(4)],
     lambda m: _s(m).CyclicLR(_sgd(m), 0.01, 0.1, mode="cubic"),
     lambda m: _s(m).CyclicLR(m.optim.Adagrad([m.zeros(1, requires_grad=True)]), 0.01, 0.1),
     lambda m: _s(m).ReduceLROnPlateau(_sgd(m), factor=1.0),

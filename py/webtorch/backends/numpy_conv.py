@@ -7,23 +7,7 @@ adjoint (col2im) loops only over kernel offsets, adding one strided slice each.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-
-def _prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
-def out_size(size, kernel, stride, padding, dilation, ceil_mode=False):
-    """Output length of a sliding window (PyTorch's pooling_output_shape / conv output size)."""
-    span = size + 2 * padding - dilation * (kernel - 1) - 1
-    if ceil_mode:
-        o = -(-span // stride) + 1
-        if (o - 1) * stride >= size + padding:  # the last window must start inside the input or left padding
-            o -= 1
-        return o
-    return span // stride + 1
+from .window_geometry import out_size, prod as _prod
 
 
 def _pad_spatial(x, before, after, value=0):

@@ -28,7 +28,8 @@ def _exit_status(code, stderr):
 def _print_traceback(exc):
     """The traceback without the frames of this runner and runpy (as ``python script.py`` shows it)."""
     tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__):
+    ours = (__file__, runpy.__file__, "<frozen runpy>")
+    while tb is not None and tb.tb_frame.f_code.co_filename in ours:
         tb = tb.tb_next
     traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
 

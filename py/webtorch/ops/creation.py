@@ -116,14 +116,17 @@ def from_numpy(array):
     return _wrap(be.from_numpy(array, copy=False), be, _device_cls("cpu"))
 
 
-def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False):
-    """Copy of the elements of a bytes-like object (PyTorch shares memory; webtorch copies)."""
+def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=None):
+    """Copy of the elements of a bytes-like object (PyTorch shares memory; webtorch copies).
+
+    Created on ``device`` (default: the default device -- "cpu" in CPython, "webgpu" in a Pyodide without
+    NumPy, where no cpu device exists)."""
     dt = D.to_dtype(dtype)
     mv = memoryview(buffer).cast("B")[offset:]
     n = len(mv) // dt.itemsize if count == -1 else count
     if n * dt.itemsize > len(mv) or (count == -1 and len(mv) % dt.itemsize):
         raise ValueError(f"buffer length ({len(mv)} bytes) is not a multiple of element size ({dt.itemsize})")
-    be, dev = default_backend("cpu")
+    be, dev = default_backend(device)
     return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, requires_grad)
 
 

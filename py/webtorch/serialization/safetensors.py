@@ -105,7 +105,7 @@ def parse_header(data):
     return header, metadata, start
 
 
-def load(data, device="cpu"):
+def load(data, device=None):
     """dict name -> Tensor from the bytes of a safetensors file."""
     from ..ops.creation import frombuffer
     header, _, start = parse_header(data)
@@ -114,8 +114,7 @@ def load(data, device="cpu"):
     for name, info in header.items():
         b, e = info["data_offsets"]
         dt = _CODES[info["dtype"]]
-        t = frombuffer(bytearray(mv[start + b: start + e]), dtype=dt).reshape(info["shape"])
-        out[name] = t if str(device) == "cpu" else t.to(device)
+        out[name] = frombuffer(bytearray(mv[start + b: start + e]), dtype=dt, device=device).reshape(info["shape"])
     return out
 
 
@@ -128,6 +127,6 @@ def save_file(tensors, filename, metadata=None):
         f.write(save(tensors, metadata))
 
 
-def load_file(filename, device="cpu"):
+def load_file(filename, device=None):
     with open(filename, "rb") as f:
         return load(f.read(), device)

@@ -76,13 +76,18 @@ def save_zip(obj, f):
 
 
 def _read_entry(zf, info, limit):
+    if info.flag_bits & 0x1:
+        raise CheckpointError(f"checkpoint entry {info.filename} is encrypted; checkpoints are plain zip files")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise CheckpointError(f"checkpoint entry {info.filename} uses compression method {info.compress_type}; "
+                              "PyTorch checkpoints are stored uncompressed")
     if info.file_size > limit:
         raise CheckpointError(f"checkpoint entry {info.filename} claims {info.file_size} bytes, more than the file "
                               f"holds ({limit}); the file is corrupt")
     try:
         with zf.open(info) as fh:
             data = fh.read(info.file_size + 1)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as e:
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as e:
         raise CheckpointError(f"checkpoint entry {info.filename} is unreadable: {e}") from None
     if len(data) != info.file_size:
         raise CheckpointError(f"checkpoint entry {info.filename} is truncated")

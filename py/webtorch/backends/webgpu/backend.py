@@ -13,9 +13,14 @@ from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import Backend
 from . import codegen, dtypes as T, kernels
+from .conv_family import ConvFamilyKernels
 from .graph import Graph, Node, Src, Storage, View, contiguous_strides
+from .index_kernels import WebGPUIndexMixin
 from .memory import BufferPool
+from .optim_kernels import WebGPUOptimMixin
+from .scan_sort_kernels import WebGPUScanSortMixin
 from .scheduler import Scheduler, Stats
+from .softmax_norm_kernels import SoftmaxNormKernels
 from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_strides
 
 CHUNK_MIN = 1 << 15  # rows longer than this are reduced in two passes (more workgroups in flight)
@@ -41,7 +46,8 @@ class PhiloxState:
         self.offset = 0
 
 
-class WebGPUBackend(Backend):
+class WebGPUBackend(WebGPUOptimMixin, WebGPUIndexMixin, WebGPUScanSortMixin, SoftmaxNormKernels, ConvFamilyKernels,
+                    Backend):
     device_type = "webgpu"
 
     def __init__(self, runtime):
@@ -137,6 +143,9 @@ class WebGPUBackend(Backend):
         elif not dtype.is_floating_point:
             values = [int(v) for v in values]
             T.check_int_range(values, dtype)
+            v = self._upload(_pack(values, dtype), tuple(shape), dtype)
+            v.st.buf.bounds = (min(values), max(values)) if values else None
+            return v
         return self._upload(_pack(values, dtype), tuple(shape), dtype)
 
     def from_buffer(self, buf, shape, dtype):
@@ -167,7 +176,10 @@ class WebGPUBackend(Backend):
             h = h.astype(np.int32)
         elif dt is D.bool_:
             h = h.astype(np.uint32)
-        return self._upload(np.ascontiguousarray(h).astype(h.dtype.newbyteorder("<")).tobytes(), h.shape, dt)
+        v = self._upload(np.ascontiguousarray(h).astype(h.dtype.newbyteorder("<")).tobytes(), h.shape, dt)
+        if h.size and dt in (D.int64, D.int32):  # known bounds let index checks skip a readback
+            v.st.buf.bounds = (int(h.min()), int(h.max()))
+        return v
 
     def _upload(self, data, shape, dtype):
         v = self._new(shape, dtype)
@@ -418,6 +430,15 @@ class WebGPUBackend(Backend):
         node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
                     {"name": kernel, "source": src, "params": params, "groups": groups, "buffers": bufs})
+        self.graph.record(node)
+
+    def _record_kernel(self, name, source, params, groups, buffers, reads, writes):
+        """Record one template-kernel dispatch: ``buffers`` (Buffers) bound in order, ``reads`` the Buffers it
+        reads, ``writes`` those it writes (writes[0] is the node's out; several are fine)."""
+        out = writes[0]
+        node = Node("kernel", (), Src(out, (), 0, D.float32), [Src(b, (), 0, D.float32) for b in reads],
+                    {"name": name, "source": source, "params": params, "groups": groups,
+                     "buffers": list(buffers), "writes": tuple(writes[1:])})
         self.graph.record(node)
 
     # ---- random --------------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ class KernelSource:
         self.fns = []
         self.nfn = 0
         self.nvar = 0
+        self.f16 = False  # the source uses the f16 type (needs ``enable f16;``)
 
     # ---- parameters and bindings --------------------------------------------------------------------
     def param(self, value):
@@ -157,8 +158,9 @@ class KernelSource:
         e = op_expr(op, args, ct, self.helpers.add)
         rct = "bool" if op in BOOL_RESULT else ct
         e = convert(e, rct, T.compute_type(dt))
-        if dt is D.float16:
+        if dt is D.float16:  # round to half here: a consumer may read this value without a store
             e = f"f32(f16({e}))"
+            self.f16 = True
         self.fns.append(f"fn {name}(i: u32) -> {T.compute_type(dt)} {{\n  " + "\n  ".join(lines)
                         + f"\n  return {e};\n}}")
         return name
@@ -166,7 +168,7 @@ class KernelSource:
     # ---- assembling -------------------------------------------------------------------------------------
     def source(self, body, extra_decls=""):
         decls = []
-        f16 = False
+        f16 = self.f16
         for idx, buf, st, write in sorted(self.bind.values(), key=lambda b: b[0]):
             f16 = f16 or st == "f16"
             mode = "read_write" if write else "read"

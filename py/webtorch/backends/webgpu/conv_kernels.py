@@ -1,1 +1,167 @@
-"""WGSL kernels of the convolution, pooling, padding and embedding family on the webgpu device (in progress)."""
+"""WGSL kernels of the convolution family: conv and its two gradients as one implicit GEMM, im2col, col2im.
+
+All three convolution primitives run ``conv_igemm.wgsl``: the same tiled GEMM whose operands are gathered
+from the convolution's tensors through strides (see the kernel's header for the mapping), so no im2col
+buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims are padded to three
+(size 1, stride 0), so 1-D, 2-D and 3-D convolutions share every pipeline. The helpers here (``source``,
+``float_kernel``, ``spatial3``) serve the family's other modules too (pool_kernels, pad_kernels, ...).
+"""
+import struct
+
+from ... import _dtype as D
+from . import kernels
+from ..window_geometry import out_size, prod as numel
+from .fallback import host_fallback
+from .graph import View
+
+TK = 16
+TN = 64
+SPLIT_TARGET = 64  # split the reduction until about this many workgroups are in flight
+_sources = {}
+
+
+def source(name, **spec):
+    """Specialized source of webgpu-shaders/<name>.wgsl, cached per specialization."""
+    key = (name,) + tuple(sorted(spec.items()))
+    s = _sources.get(key)
+    if s is None:
+        s = _sources[key] = kernels.specialize(name, **spec) if spec else kernels.template(name)
+    return s
+
+
+def spatial3(values, fill):
+    """Per-spatial-dim values padded in front to three dims with ``fill`` (size 1 / stride 0 dims)."""
+    values = tuple(values)
+    return (fill,) * (3 - len(values)) + values
+
+
+def float_kernel(be, name, fn, *args):
+    """Run ``fn(*args)`` in float32: float16 handles are cast up and the result back down; other dtypes
+    (integer convolutions, which PyTorch rejects before reaching a backend) take the counted host fallback."""
+    dts = {a.dtype for a in args if isinstance(a, View)}
+    if dts <= {D.float32}:
+        return fn(*args)
+    if dts <= {D.float16}:
+        up = [be.cast(a, D.float32) if isinstance(a, View) else a for a in args]
+        return be.cast(fn(*up), D.float16)
+    return None
+
+
+class ConvKernels:
+    """conv, conv_backward_input, conv_backward_weight, im2col, col2im as WGSL dispatches."""
+
+    def conv(self, x, w, bias, stride, padding, dilation, groups):
+        r = float_kernel(self, "conv", lambda x, w, b: self._conv(x, w, b, stride, padding, dilation, groups),
+                         x, w, bias)
+        return host_fallback(self, "conv", x, w, bias, stride, padding, dilation, groups) if r is None else r
+
+    def conv_backward_input(self, g, w, input_shape, stride, padding, dilation, groups):
+        r = float_kernel(self, "conv_backward_input", lambda g, w: self._conv_bi(
+            g, w, tuple(input_shape), stride, padding, dilation, groups), g, w)
+        if r is None:
+            return host_fallback(self, "conv_backward_input", g, w, input_shape, stride, padding, dilation, groups)
+        return r
+
+    def conv_backward_weight(self, g, x, weight_shape, stride, padding, dilation, groups):
+        r = float_kernel(self, "conv_backward_weight", lambda g, x: self._conv_bw(
+            g, x, tuple(weight_shape), stride, padding, dilation, groups), g, x)
+        if r is None:
+            return host_fallback(self, "conv_backward_weight", g, x, weight_shape, stride, padding, dilation,
+                                 groups)
+        return r
+
+    # ---- the three GEMMs ----------------------------------------------------------------------------
+    def _conv(self, x, w, bias, stride, padding, dilation, groups):
+        N, cin = x.shape[:2]
+        cout = w.shape[0]
+        S, Kk = x.shape[2:], w.shape[2:]
+        O = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(S, Kk, stride, padding, dilation))
+        cg, mg = cin // groups, cout // groups
+        P, Kp = numel(O), numel(Kk)
+        xs, ws = x.strides, w.strides
+        if bias is not None and bias.strides != (1,):
+            bias = self.contiguous(bias)
+        return self._igemm(
+            (N, cout) + O, w, x, bias, groups, M=mg, NC=N * P, K=cg * Kp,
+            col=(spatial3(O, 1), spatial3(stride, 0), tuple(-p for p in spatial3(padding, 0)), xs[0], cout * P),
+            red=(spatial3(Kk, 1), spatial3(dilation, 0), (0, 0, 0), xs[1], ws[1], spatial3(ws[2:], 0)),
+            b=(spatial3(xs[2:], 0), spatial3(S, 1), None, cg * xs[1], x.offset),
+            a=(ws[0], mg * ws[0], w.offset), c=(P, mg * P))
+
+    def _conv_bi(self, g, w, input_shape, stride, padding, dilation, groups):
+        N, cout = g.shape[:2]
+        cg = w.shape[1]
+        S, Kk, O = input_shape[2:], w.shape[2:], g.shape[2:]
+        mg = cout // groups
+        Sp, Kp = numel(S), numel(Kk)
+        gs, ws = g.strides, w.strides
+        q = spatial3(stride, 1) if any(s != 1 for s in stride) else None
+        return self._igemm(
+            tuple(input_shape), w, g, None, groups, M=cg, NC=N * Sp, K=mg * Kp,
+            col=(spatial3(S, 1), (1, 1, 1), spatial3(padding, 0), gs[0], input_shape[1] * Sp),
+            red=(spatial3(Kk, 1), tuple(-d for d in spatial3(dilation, 0)), (0, 0, 0), gs[1], ws[0],
+                 spatial3(ws[2:], 0)),
+            b=(spatial3(gs[2:], 0), spatial3(O, 1), q, mg * gs[1], g.offset),
+            a=(ws[1], mg * ws[0], w.offset), c=(Sp, cg * Sp))
+
+    def _conv_bw(self, g, x, weight_shape, stride, padding, dilation, groups):
+        N, cout = g.shape[:2]
+        cg = weight_shape[1]
+        S, Kk, O = x.shape[2:], weight_shape[2:], g.shape[2:]
+        mg = cout // groups
+        Kp = numel(Kk)
+        gs, xs = g.strides, x.strides
+        return self._igemm(
+            tuple(weight_shape), g, x, None, groups, M=mg, NC=cg * Kp, K=N * numel(O),
+            col=(spatial3(Kk, 1), spatial3(dilation, 0), (0, 0, 0), xs[1], Kp),
+            red=(spatial3(O, 1), spatial3(stride, 0), tuple(-p for p in spatial3(padding, 0)), xs[0], gs[0],
+                 spatial3(gs[2:], 0)),
+            b=(spatial3(xs[2:], 0), spatial3(S, 1), None, cg * xs[1], x.offset),
+            a=(gs[1], mg * gs[1], g.offset), c=(cg * Kp, mg * cg * Kp))
+
+    def _igemm(self, shape, a_view, b_view, bias, groups, M, NC, K, col, red, b, a, c):
+        """Record conv_igemm and return its (contiguous, fresh) result of ``shape``: per group an (M x NC)
+        product over K, plus bias (contiguous, one per row of all groups) when given.
+        col = (Lc, cmul, cadd, B outer stride, C outer stride); red = (J, kmul, kadd, B outer stride,
+        A outer stride, A strides of j); b = (B strides, Lb, q or None, B group stride, B offset);
+        a = (A row stride, A group stride, A offset); c = (C row stride, C group stride)."""
+        if not numel(shape) or not K:  # nothing to compute, or an empty reduction: zeros (plus bias)
+            out = self.full(shape, 0.0, D.float32)
+            return out if bias is None or not numel(shape) else self._add_channel_bias(out, bias)
+        tm = 64 if M > 32 else (32 if M > 16 else 16)
+        row_tiles = -(-M // tm)
+        tiles = row_tiles * -(-NC // TN)
+        steps = -(-K // TK)
+        splits = 1
+        if tiles * groups < SPLIT_TARGET and steps >= 16:
+            splits = min(-(-SPLIT_TARGET // (tiles * groups)), steps // 8)
+        kchunk = -(-steps // splits) * TK
+        splits = -(-K // kchunk)
+        gx = min(tiles, 65535)
+        Lc, cmul, cadd, cb_outer, cc_outer = col
+        J, kmul, kadd, kb_outer, ka_outer, aj = red
+        bstr, Lb, q, b_gs, b_off = b
+        a_rs, a_gs, a_off = a
+        c_rs, c_gs = c
+        total = numel(shape)
+        target = self._new(((splits,) if splits > 1 else ()) + shape, D.float32)
+        fuse_bias = bias is not None and splits == 1
+        words = ((M, NC, K, kchunk), (splits, gx, row_tiles, tiles), Lc + (cb_outer,), cmul + (cc_outer,),
+                 cadd + (0,), J + (kb_outer,), kmul + (ka_outer,), kadd + (0,), aj + (0,), bstr + (0,),
+                 Lb + (0,), (q or (1, 1, 1)) + (0,), (a_rs, a_gs, a_off, 0), (b_gs, b_off, 0, 0),
+                 (c_rs, c_gs, total, bias.offset if fuse_bias else 0))
+        params = struct.pack("<60i", *(v for row in words for v in row))
+        src = source("conv_igemm", TM=f"{tm}u", TRANSPOSED=q is not None, HAS_BIAS=fuse_bias)
+        bias_buf = bias.st.buf if fuse_bias else a_view.st.buf
+        reads = [a_view.st.buf, b_view.st.buf] + ([bias_buf] if fuse_bias else [])
+        self._record_kernel("conv_igemm", src, params, (gx, -(-tiles // gx), groups * splits),
+                            [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf])
+        if splits == 1:
+            return target
+        out = self.reduce("sum", target, (0,), False, D.float32)
+        return out if bias is None else self._add_channel_bias(out, bias)
+
+    def _add_channel_bias(self, y, bias):
+        b = View(bias.st, (1, bias.shape[0]) + (1,) * (len(y.shape) - 2),
+                 (0, bias.strides[0]) + (0,) * (len(y.shape) - 2), bias.offset)
+        return self._ew("add", [y, b], D.float32, D.float32, y.shape)

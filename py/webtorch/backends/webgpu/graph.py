@@ -22,8 +22,10 @@ _keys = itertools.count(1)
 
 
 class Buffer:
-    """Device memory of one storage; ``id`` stays None until the scheduler first needs it."""
-    __slots__ = ("nbytes", "id", "cls", "owner", "pool", "__weakref__")
+    """Device memory of one storage; ``id`` stays None until the scheduler first needs it. ``bounds``:
+    (min, max) of an integer buffer's values when the host knows them (set at upload or by a kernel that
+    writes indices in a known range; any recorded write clears it), so index checks need no readback."""
+    __slots__ = ("nbytes", "id", "cls", "owner", "pool", "bounds", "__weakref__")
 
     def __init__(self, nbytes, pool):
         self.nbytes = max(nbytes, 4)
@@ -31,6 +33,7 @@ class Buffer:
         self.cls = 0
         self.owner = None
         self.pool = pool
+        self.bounds = None
 
     def ensure(self):
         if self.id is None:
@@ -133,6 +136,9 @@ class Graph:
         self.scheduler = scheduler
 
     def record(self, node):
+        node.out.buf.bounds = None
+        for buf in node.attrs.get("writes", ()):
+            buf.bounds = None
         self.nodes.append(node)
         if len(self.nodes) >= MAX_PENDING:
             self.flush()

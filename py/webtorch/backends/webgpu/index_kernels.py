@@ -1,1 +1,225 @@
-"""WGSL kernels of the indexing primitives (index, index_put_, gather, scatter_, nonzero, flip)."""
+"""WGSL kernels of the indexing primitives (index, index_put_, gather, scatter_, nonzero, flip).
+
+Mixed into WebGPUBackend. Every index tensor is first folded by fused elementwise ops into one int32
+"linear offset" tensor (index * the indexed dim's stride, negatives wrapped); then one dispatch of
+webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes, atomics for the reductions) moves
+the data. Index ranges must be checked before anything is written (PyTorch raises at the call), which
+costs one flush and a readback of each index tensor's min/max; nonzero reads back its count (its shape is
+data dependent). flip is a copy through negative strides (the generated elementwise kernel).
+"""
+import struct
+
+from ... import _dtype as D
+from ..._broadcast import broadcast_shapes
+from ..base import IndexOutOfRange
+from . import codegen, kernels
+from .graph import View, contiguous_strides
+from .views import broadcast_strides
+
+MAX_RANK = 8
+_TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: ("i32", 1), D.uint32: ("u32", 2),
+         D.bool_: ("u32", 2)}
+_MODES = {None: 0, "sum": 1, "mean": 1, "prod": 2, "amax": 3, "amin": 4}
+_SOURCES = {}
+
+
+def _source(name, **values):
+    key = (name,) + tuple(sorted(values.items()))
+    s = _SOURCES.get(key)
+    if s is None:
+        s = _SOURCES[key] = kernels.specialize(name, **values)
+    return s
+
+
+def _dims(values):
+    """Eight uint32 words (two vec4 rows) of per-dim values, negatives as their 32-bit pattern."""
+    return tuple(int(v) & 0xFFFFFFFF for v in values) + (0,) * (MAX_RANK - len(values))
+
+
+def _bits(value, dtype):
+    if dtype.is_floating_point:
+        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    return int(value) & 0xFFFFFFFF
+
+
+def _identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.is_floating_point:
+        return float("-inf") if reduce == "amax" else float("inf")
+    return -(1 << 31) if reduce == "amax" else (1 << 31) - 1
+
+
+class WebGPUIndexMixin:
+    """index, index_put_, gather, scatter_, nonzero and flip as WGSL dispatches."""
+
+    # ---- helpers -------------------------------------------------------------------------------------------
+    def _index_range(self, idx):
+        """(min, max) of an index handle, read back (this flushes)."""
+        lo = self.reduce("amin", idx, (), False, idx.dtype)
+        hi = self.reduce("amax", idx, (), False, idx.dtype)
+        return self.item(lo), self.item(hi)
+
+    def _check_index(self, idx, size, dim, negative):
+        """Raise IndexOutOfRange unless every value lies in [-size, size) (negative) or [0, size); returns
+        whether negative values occur."""
+        if not idx.numel:
+            return False
+        lo, hi = self._index_range(idx)
+        if lo < (-size if negative else 0):
+            raise IndexOutOfRange(lo, dim, size)
+        if hi >= size:
+            raise IndexOutOfRange(hi, dim, size)
+        return lo < 0
+
+    def _offsets(self, idx, stride, size, wrap):
+        """int32 linear offsets idx * stride (idx + size where negative, when ``wrap``): idx itself when no
+        arithmetic is needed (no dispatch)."""
+        if stride == 1 and not wrap:
+            return idx
+        lin = self.elementwise("mul", [idx, stride], D.int32)
+        if wrap:
+            neg = self.elementwise("lt", [idx, 0], D.int32)
+            lin = self.elementwise("add", [lin, self.elementwise("mul", [neg, size * stride], D.int32)], D.int32)
+        return lin
+
+    def _writable(self, h):
+        if any(st == 0 and s > 1 for s, st in zip(h.shape, h.strides)):
+            from .backend import _EXPANDED_WRITE
+            raise RuntimeError(_EXPANDED_WRITE)
+
+    def _advanced(self, h, indices):
+        """Geometry of h[indices]: (result shape, h strides per result dim, lin handle, lin strides per result
+        dim), after range-checking every index."""
+        idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
+        wraps = [self._check_index(indices[d], h.shape[d], k, True) for k, d in enumerate(idx_dims)]
+        bshape = broadcast_shapes(*(indices[d].shape for d in idx_dims))
+        lin = None
+        for d, wrap in zip(idx_dims, wraps):
+            term = self._offsets(indices[d], h.strides[d], h.shape[d], wrap)
+            lin = term if lin is None else self.elementwise("add", [lin, term], D.int32)
+        lstr = broadcast_strides(lin.shape, lin.strides, bshape)
+        rest = [d for d in range(len(h.shape)) if d not in idx_dims]
+        adjacent = idx_dims == list(range(idx_dims[0], idx_dims[-1] + 1))
+        before = [d for d in rest if d < idx_dims[0]] if adjacent else []
+        after = [d for d in rest if d not in before]
+        shape = tuple(h.shape[d] for d in before) + bshape + tuple(h.shape[d] for d in after)
+        xs = tuple(h.strides[d] for d in before) + (0,) * len(bshape) + tuple(h.strides[d] for d in after)
+        ls = (0,) * len(before) + lstr + (0,) * len(after)
+        return shape, xs, lin, ls
+
+    def _take(self, x, x_offset, xs, lin, ls, shape):
+        out = self._new(shape, x.dtype)
+        n = out.numel
+        if n:
+            words = (n, len(shape), x_offset, lin.offset) + _dims(shape) + _dims(xs) + _dims(ls)
+            self._record_kernel("index_take", _source("index_take", T=_TYPE[x.dtype][0]),
+                                struct.pack("<28I", *words), codegen.grid(-(-n // 256)),
+                                [x.st.buf, lin.st.buf, out.st.buf], [x.st.buf, lin.st.buf], [out.st.buf])
+        return out
+
+    def _scatter(self, h, os, lin, ls, shape, src, mode):
+        """One index_scatter dispatch over index space ``shape``: src a handle (strides over ``shape``) or a
+        Python scalar."""
+        n = 1
+        for s in shape:
+            n *= s
+        if not n:
+            return
+        scalar = not isinstance(src, View)
+        ss = (0,) * len(shape) if scalar else broadcast_strides(src.shape, src.strides, shape)
+        words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, 0,
+                 h.offset, lin.offset, 0 if scalar else src.offset, 0) \
+            + _dims(shape) + _dims(os) + _dims(ls) + _dims(ss)
+        sbuf = lin.st.buf if scalar else src.st.buf
+        self._record_kernel("index_scatter", _source("index_scatter", MODE=f"{mode}u",
+                                                     KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
+                            struct.pack("<40I", *words), codegen.grid(-(-n // 256)),
+                            [h.st.buf, lin.st.buf, sbuf], [h.st.buf, lin.st.buf, sbuf], [h.st.buf])
+
+    def _native_index(self, h, rank, *others):
+        """Whether the kernels handle h: a dtype they know, at most MAX_RANK dims, src handles on this device."""
+        return h.dtype in _TYPE and rank <= MAX_RANK and all(isinstance(o, View) or o is None or
+                                                             isinstance(o, (bool, int, float)) for o in others)
+
+    # ---- the primitives -------------------------------------------------------------------------------------
+    def index(self, h, indices):
+        idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
+        out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
+        if not idx_dims or not self._native_index(h, out_rank):
+            from .fallback import host_fallback
+            return host_fallback(self, "index", h, indices)
+        shape, xs, lin, ls = self._advanced(h, indices)
+        return self._take(h, h.offset, xs, lin, ls, shape)
+
+    def index_put_(self, h, indices, values, accumulate):
+        self._writable(h)
+        idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
+        out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
+        if not idx_dims or not self._native_index(h, out_rank, values) or (accumulate and h.dtype is D.bool_):
+            from .fallback import host_fallback
+            return host_fallback(self, "index_put_", h, indices, values, accumulate)
+        shape, xs, lin, ls = self._advanced(h, indices)
+        if isinstance(values, View):
+            broadcast_shapes(values.shape, shape)
+            if values.st is h.st:  # reading what this kernel overwrites: snapshot first
+                values = self.contiguous(values)
+        self._scatter(h, xs, lin, ls, shape, values, 1 if accumulate else 0)
+        return h
+
+    def gather(self, h, dim, index):
+        if not self._native_index(h, len(index.shape)):
+            from .fallback import host_fallback
+            return host_fallback(self, "gather", h, dim, index)
+        self._check_index(index, h.shape[dim], dim, False)
+        lin = self._offsets(index, h.strides[dim], h.shape[dim], False)
+        xs = tuple(0 if d == dim else s for d, s in enumerate(h.strides))
+        return self._take(h, h.offset, xs, lin, lin.strides, index.shape)
+
+    def scatter_(self, h, dim, index, src, reduce, include_self):
+        self._writable(h)
+        if not self._native_index(h, len(index.shape), src) or (reduce is not None and h.dtype is D.bool_):
+            from .fallback import host_fallback
+            return host_fallback(self, "scatter_", h, dim, index, src, reduce, include_self)
+        self._check_index(index, h.shape[dim], dim, False)
+        if isinstance(src, View) and src.st is h.st:
+            src = self.contiguous(src)
+        lin = self._offsets(index, h.strides[dim], h.shape[dim], False)
+        os = tuple(0 if d == dim else s for d, s in enumerate(h.strides))
+        shape = index.shape
+        if reduce is not None and not include_self:
+            self._scatter(h, os, lin, lin.strides, shape, _identity(reduce, h.dtype), 0)
+        self._scatter(h, os, lin, lin.strides, shape, src, _MODES[reduce])
+        if reduce == "mean":
+            count = self.full(h.shape, 1 if include_self else 0, D.int32)
+            clin = self._offsets(index, count.strides[dim], h.shape[dim], False)
+            cos = tuple(0 if d == dim else s for d, s in enumerate(count.strides))
+            self._scatter(count, cos, clin, clin.strides, shape, 1, 1)
+            op = "div" if h.dtype.is_floating_point else "floor_divide"
+            mean = self.elementwise(op, [h, count], h.dtype)
+            self.copy_(h, self.elementwise("where", [self.elementwise("gt", [count, 0], D.int32), mean, h], h.dtype))
+        return h
+
+    def nonzero(self, h):
+        rank = len(h.shape)
+        n = h.numel
+        if rank > MAX_RANK or n >= 1 << 31:
+            from .fallback import host_fallback
+            return host_fallback(self, "nonzero", h)
+        flags = self.cast(self.elementwise("ne", [h, 0], h.dtype), D.int32)
+        flat = View(flags.st, (n,), (1,), 0)
+        cum = self.cumulative("sum", flat, 0, D.int32) if n else flat
+        count = self.item(self.slice(cum, (slice(n - 1, n, 1),))) if n else 0
+        out = self._new((count, rank), D.int64)
+        if count and rank:
+            words = (n, rank, 0, 0) + _dims(h.shape)
+            self._record_kernel("index_nonzero", kernels.template("index_nonzero"), struct.pack("<12I", *words),
+                                codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
+        return out
+
+    def flip(self, h, dims):
+        offset = h.offset + sum((h.shape[d] - 1) * h.strides[d] for d in dims if h.shape[d])
+        strides = tuple(-s if d in dims else s for d, s in enumerate(h.strides))
+        return self.contiguous(View(h.st, h.shape, strides, offset))

@@ -1,1 +1,220 @@
-"""WGSL kernels of the fused multi-tensor optimizer updates (adam_update, sgd_update, rmsprop_update, ...)."""
+"""WGSL kernels of the fused multi-tensor optimizer updates (adam_update, sgd_update, rmsprop_update, ...).
+
+Mixed into WebGPUBackend. One ``optimizer.step()`` records ceil(P / slots) dispatches of
+webgpu-shaders/optim_multi_tensor.wgsl for P parameter tensors: each dispatch updates up to ``slots``
+tensors in place (param, grad and the rule's state bound per slot), slots = maxStorageBuffersPerShaderStage
+// buffers-per-tensor (at most MAX_SLOTS). Everything stays lazy: the dispatches join the step's flush.
+Per-parameter scalars (bias corrections, which depend on each tensor's step) travel in the uniform table,
+so one pipeline serves every step.
+"""
+import itertools
+import re
+import struct
+
+from ... import _dtype as D
+from . import codegen, kernels
+
+MAX_SLOTS = 16
+WG = 256
+_RULES = {"sgd_update": 0, "adam_update": 1, "rmsprop_update": 2, "adagrad_update": 3, "adadelta_update": 4,
+          "adamax_update": 5, "nadam_update": 6, "radam_update": 7}
+_MAXIMIZE, _DECOUPLED, _NESTEROV = 1, 2, 4
+_SOURCES = {}
+
+
+def expand_slots(src, nslot, flags):
+    """The one-slot kernel ``src`` turned into an ``nslot``-slot one: drop "// when X" lines whose flag is
+    False, repeat the "slot bindings" and "slot body" blocks per slot, then number the bindings in order."""
+    def kept(line):
+        m = re.search(r"// when (\w+)\s*$", line)
+        return m is None or flags[m.group(1)]
+    text = "\n".join(line for line in src.split("\n") if kept(line))
+    for block in ("slot bindings", "slot body"):
+        m = re.search(rf"// >>> {block}\n(.*?\n)([ \t]*// <<< {block})", text, re.S)
+        body = m.group(1)
+        copies = (re.sub(r"_s0\b", f"_s{k}", body).replace("slot == 0u", f"slot == {k}u") for k in range(nslot))
+        text = text[:m.start(1)] + "".join(copies) + text[m.end(1):]
+    counter = itertools.count()
+    return re.sub(r"@binding\(\d+\)", lambda _: f"@binding({next(counter)})", text)
+
+
+def optim_source(rule, nslot, has):
+    key = (rule, nslot, has)
+    s = _SOURCES.get(key)
+    if s is None:
+        flags = dict(zip(("HAS_A", "HAS_B", "HAS_C"), has))
+        s = kernels.specialize("optim_multi_tensor", RULE=f"{rule}u", NSLOT=f"{nslot}u", **flags)
+        s = _SOURCES[key] = expand_slots(s, nslot, flags)
+    return s
+
+
+def _f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", float(x)))[0]
+
+
+class WebGPUOptimMixin:
+    """The ``*_update`` primitives of backends/base.py as multi-tensor WGSL dispatches."""
+
+    def _optim_step(self, name, params, grads, states, scalars, slot_scalars=None, flags=0, slot_flags=None):
+        """Record the update ``name`` of every parameter. ``states``: three per-parameter lists or None (the
+        kernel's a, b, c); ``scalars``: the rule's shared f32 scalars; ``slot_scalars``: four floats per
+        parameter; ``slot_flags``: an int per parameter (SGD: 1 = the momentum buffer starts as the grad)."""
+        has = tuple(s is not None for s in states)
+        per = 2 + sum(has)
+        nslot = max(1, min(MAX_SLOTS, self.scheduler.max_buffers // per))
+        head = struct.pack("<8I", *(_f32_bits(x) for x in (tuple(scalars) + (0.0,) * 8)[:8]))
+        back = []  # (view, contiguous working copy) for written views that are not contiguous
+
+        def bindable(v, written):
+            if v.is_contiguous():
+                return v
+            c = self.contiguous(v)
+            if written:
+                back.append((v, c))
+            return c
+
+        slots = []
+        for i, p in enumerate(params):
+            if not p.numel:
+                continue
+            views = [bindable(p, True), bindable(grads[i], False)] + \
+                [bindable(s[i], True) for s in states if s is not None]
+            srow = tuple(slot_scalars[i]) if slot_scalars else (0.0,) * 4
+            slots.append((views, srow, slot_flags[i] if slot_flags else 0))
+        batch = []
+        for entry in slots:
+            bufs = {id(v.st.buf) for v in entry[0]}
+            if not batch or len(batch) == nslot or any(
+                    id(v.st.buf) in bufs for e in batch for v in e[0]):
+                if batch:
+                    self._optim_dispatch(name, batch, has, head, flags)
+                batch = []
+            batch.append(entry)
+        if batch:
+            self._optim_dispatch(name, batch, has, head, flags)
+        for v, c in back:
+            self.copy_(v, c)
+
+    def _optim_dispatch(self, name, batch, has, head, flags):
+        start = 0
+        rows = []
+        buffers, reads, writes = [], [], []
+        for views, srow, sflag in batch:
+            n = views[0].numel
+            offs = [v.offset for v in views[2:]]
+            state_offs = []
+            it = iter(offs)
+            for h in has:
+                state_offs.append(next(it) if h else 0)
+            rows.append(struct.pack("<8I", start, n, views[0].offset, views[1].offset, *state_offs, sflag))
+            rows.append(struct.pack("<4I", *(_f32_bits(x) for x in srow)))
+            start += -(-n // WG)
+            for k, v in enumerate(views):
+                buffers.append(v.st.buf)
+                reads.append(v.st.buf)
+                if k != 1:
+                    writes.append(v.st.buf)
+        params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
+        self._record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has), params,
+                            codegen.grid(start), buffers, reads, writes)
+
+    def _optim_host(self, name, params, *args):
+        """Non-float32 parameters (float16) take the counted host path."""
+        if all(p.dtype is D.float32 for p in params):
+            return False
+        from .fallback import host_fallback
+        return (host_fallback(self, name, params, *args),)
+
+    # ---- the primitives ---------------------------------------------------------------------------------
+    def sgd_update(self, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov,
+                   maximize):
+        host = self._optim_host("sgd_update", params, grads, momentum_bufs, lr, momentum, dampening, weight_decay,
+                                nesterov, maximize)
+        if host:
+            return host[0]
+        bufs, first = None, None
+        if momentum != 0:
+            bufs = list(momentum_bufs)
+            first = [0] * len(params)
+            for i, b in enumerate(bufs):
+                if b is None:
+                    bufs[i] = self._new(params[i].shape, params[i].dtype)
+                    first[i] = 1
+        flags = (_MAXIMIZE if maximize else 0) | (_NESTEROV if nesterov else 0)
+        self._optim_step("sgd_update", params, grads, [bufs, None, None],
+                         (weight_decay, momentum, 1 - dampening, -lr), flags=flags, slot_flags=first)
+        return bufs
+
+    def adam_update(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                    weight_decay, amsgrad, maximize, decoupled):
+        if self._optim_host("adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
+                            beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+            return
+        per = [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
+        self._optim_step("adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
+                         (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                         (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+
+    def rmsprop_update(self, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
+                       momentum, centered, maximize):
+        if self._optim_host("rmsprop_update", params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps,
+                            weight_decay, momentum, centered, maximize):
+            return
+        self._optim_step("rmsprop_update", params, grads,
+                         [square_avgs, grad_avgs if centered else None, momentum_bufs if momentum > 0 else None],
+                         (weight_decay, alpha, 1 - alpha, eps, momentum, -lr), flags=_MAXIMIZE if maximize else 0)
+
+    def adagrad_update(self, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
+        if self._optim_host("adagrad_update", params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps,
+                            maximize):
+            return
+        per = [(-lr / (1 + (s - 1) * lr_decay), 0.0, 0.0, 0.0) for s in steps]
+        self._optim_step("adagrad_update", params, grads, [state_sums, None, None], (weight_decay, eps), per,
+                         _MAXIMIZE if maximize else 0)
+
+    def adadelta_update(self, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
+        if self._optim_host("adadelta_update", params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay,
+                            maximize):
+            return
+        self._optim_step("adadelta_update", params, grads, [square_avgs, acc_deltas, None],
+                         (weight_decay, rho, 1 - rho, eps, -lr), flags=_MAXIMIZE if maximize else 0)
+
+    def adamax_update(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay,
+                      maximize):
+        if self._optim_host("adamax_update", params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
+                            weight_decay, maximize):
+            return
+        per = [(-lr / (1 - beta1 ** s), 0.0, 0.0, 0.0) for s in steps]
+        self._optim_step("adamax_update", params, grads, [exp_avgs, exp_infs, None],
+                         (weight_decay, 1 - beta1, beta2, eps), per, _MAXIMIZE if maximize else 0)
+
+    def nadam_update(self, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
+                     weight_decay, momentum_decay, decoupled, maximize):
+        if self._optim_host("nadam_update", params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1,
+                            beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
+            return
+        per = []
+        for s, prod in zip(steps, mu_products):
+            mu = beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay))
+            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
+            per.append((1 - beta2 ** s, -lr * (1.0 - mu) / (1.0 - prod), -lr * mu_next / (1.0 - prod * mu_next), 0.0))
+        self._optim_step("nadam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
+                         (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                         (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+
+    def radam_update(self, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
+                     decoupled, maximize):
+        if self._optim_host("radam_update", params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                            weight_decay, decoupled, maximize):
+            return
+        rho_inf = 2 / (1 - beta2) - 1
+        per = []
+        for s in steps:
+            bc2 = 1 - beta2 ** s
+            rho_t = rho_inf - 2 * s * beta2 ** s / bc2
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 \
+                if rho_t > 5.0 else 0.0
+            per.append((1 - beta1 ** s, lr, bc2 ** 0.5, rect))
+        self._optim_step("radam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
+                         (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                         (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))

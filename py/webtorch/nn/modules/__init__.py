@@ -22,5 +22,7 @@ from .loss import (  # noqa: F401
     CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, TripletMarginLoss,
 )
 
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
+
 # the layer classes only (not the submodules, e.g. .utils, which would shadow nn.utils)
 __all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Module)]

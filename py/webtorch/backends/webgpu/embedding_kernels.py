@@ -1,0 +1,5 @@
+"""WGSL kernels of the embedding primitives (in progress)."""
+
+
+class EmbeddingKernels:
+    pass

@@ -1,0 +1,5 @@
+"""WGSL kernels of the pad primitives (in progress)."""
+
+
+class PadKernels:
+    pass

@@ -1,0 +1,5 @@
+"""WGSL kernels of the pool primitives (in progress)."""
+
+
+class PoolKernels:
+    pass

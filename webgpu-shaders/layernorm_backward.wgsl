@@ -1,0 +1,72 @@
+// layernorm_backward.wgsl -- input gradient of layer normalization (webtorch backend "webgpu").
+//
+// Computes, per contiguous row of C elements with saved MEAN / RSTD: xhat = (x - mean) * rstd,
+// gh = g * W (g when P[0].z is 0), a = sum(gh) / C, b = sum(gh * xhat) / C,
+// GX = (gh - a - xhat * b) * rstd. (The weight and bias gradients are column sums, recorded as fused
+// elementwise + reduction kernels by the backend.) G and X rows start at P[1].x / P[1].y; W at P[1].z;
+// GX is contiguous from 0. When W is absent another read-only buffer is bound in its place.
+// Launch: workgroup_size WG; RT invocations share a row (WG / RT rows per workgroup);
+// grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535. Both sums are reduced together
+// in one workgroup tree reduction.
+// Specialization: WG (64 or 256); RT (a power of two <= WG).
+// Parameters P: [0] = (rows, C, has W, -); [1] = (G offset, X offset, W offset, -).
+
+const WG: u32 = 64u;
+const RT: u32 = 64u;
+
+@group(0) @binding(0) var<storage, read> G: array<f32>;
+@group(0) @binding(1) var<storage, read> X: array<f32>;
+@group(0) @binding(2) var<storage, read> MEAN: array<f32>;
+@group(0) @binding(3) var<storage, read> RSTD: array<f32>;
+@group(0) @binding(4) var<storage, read> W: array<f32>;
+@group(0) @binding(5) var<storage, read_write> GX: array<f32>;
+@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 2>;
+
+var<workgroup> sh: array<vec2<f32>, WG>;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let rows = P[0].x;
+  let C = P[0].y;
+  let has_w = P[0].z != 0u;
+  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + lid / RT;
+  let t = lid % RT;
+  let live = row < rows;
+  let gb = P[1].x + row * C;
+  let xb = P[1].y + row * C;
+  var mean = 0.0;
+  var rstd = 0.0;
+  var acc = vec2<f32>(0.0);
+  if (live) {
+    mean = MEAN[row];
+    rstd = RSTD[row];
+    for (var j = t; j < C; j = j + RT) {
+      var gh = G[gb + j];
+      if (has_w) {
+        gh = gh * W[P[1].z + j];
+      }
+      acc = acc + vec2<f32>(gh, gh * (X[xb + j] - mean) * rstd);
+    }
+  }
+  sh[lid] = acc;
+  workgroupBarrier();
+  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
+    if (t < h) {
+      sh[lid] = sh[lid] + sh[lid + h];
+    }
+    workgroupBarrier();
+  }
+  let ab = sh[lid - t] / f32(C);
+  if (live) {
+    let ob = row * C;
+    for (var j = t; j < C; j = j + RT) {
+      var gh = G[gb + j];
+      if (has_w) {
+        gh = gh * W[P[1].z + j];
+      }
+      let xhat = (X[xb + j] - mean) * rstd;
+      GX[ob + j] = (gh - ab.x - xhat * ab.y) * rstd;
+    }
+  }
+}

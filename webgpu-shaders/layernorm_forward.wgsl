@@ -1,0 +1,83 @@
+// layernorm_forward.wgsl -- layer normalization of contiguous rows (webtorch backend "webgpu").
+//
+// Computes, per row of C elements (the flattened normalized dims): mean = sum(x) / C,
+// rstd = 1 / sqrt(sum((x - mean)^2) / C + eps) (two passes, as PyTorch's CPU kernel: no cancellation),
+// Y = (x - mean) * rstd * W + B (W / B applied when P[0].z / P[0].w are 1), MEAN[row] = mean, RSTD[row] = rstd.
+// X rows start at P[1].x; Y, MEAN, RSTD are contiguous from 0. When W or B is absent another read-only
+// buffer is bound in its place (flags, not specialization, so the binding layout never changes).
+// Launch: workgroup_size WG; RT invocations share a row (WG / RT rows per workgroup);
+// grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535. Both sums are workgroup tree
+// reductions over the RT partial sums of a row.
+// Specialization: WG (64 or 256); RT (a power of two <= WG).
+// Parameters P: [0] = (rows, C, has W, has B); [1] = (X offset, W offset, B offset, bits of eps as f32).
+
+const WG: u32 = 64u;
+const RT: u32 = 64u;
+
+@group(0) @binding(0) var<storage, read> X: array<f32>;
+@group(0) @binding(1) var<storage, read> W: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<f32>;
+@group(0) @binding(3) var<storage, read_write> Y: array<f32>;
+@group(0) @binding(4) var<storage, read_write> MEAN: array<f32>;
+@group(0) @binding(5) var<storage, read_write> RSTD: array<f32>;
+@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 2>;
+
+var<workgroup> sh: array<f32, WG>;
+
+// the sum of the RT partial values of this invocation's row (every invocation of the workgroup calls it)
+fn row_sum(lid: u32, t: u32, v: f32) -> f32 {
+  sh[lid] = v;
+  workgroupBarrier();
+  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
+    if (t < h) {
+      sh[lid] = sh[lid] + sh[lid + h];
+    }
+    workgroupBarrier();
+  }
+  let s = sh[lid - t];
+  workgroupBarrier();  // sh is reused by the next sum
+  return s;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let rows = P[0].x;
+  let C = P[0].y;
+  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + lid / RT;
+  let t = lid % RT;
+  let live = row < rows;
+  let xb = P[1].x + row * C;
+  var acc = 0.0;
+  if (live) {
+    for (var j = t; j < C; j = j + RT) {
+      acc = acc + X[xb + j];
+    }
+  }
+  let mean = row_sum(lid, t, acc) / f32(C);
+  acc = 0.0;
+  if (live) {
+    for (var j = t; j < C; j = j + RT) {
+      let d = X[xb + j] - mean;
+      acc = acc + d * d;
+    }
+  }
+  let rstd = 1.0 / sqrt(row_sum(lid, t, acc) / f32(C) + bitcast<f32>(P[1].w));
+  if (live) {
+    let yb = row * C;
+    for (var j = t; j < C; j = j + RT) {
+      var y = (X[xb + j] - mean) * rstd;
+      if (P[0].z != 0u) {
+        y = y * W[P[1].y + j];
+      }
+      if (P[0].w != 0u) {
+        y = y + B[P[1].z + j];
+      }
+      Y[yb + j] = y;
+    }
+    if (t == 0u) {
+      MEAN[row] = mean;
+      RSTD[row] = rstd;
+    }
+  }
+}

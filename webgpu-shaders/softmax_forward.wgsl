@@ -1,0 +1,88 @@
+// softmax_forward.wgsl -- softmax / log_softmax of every row along one dim (webtorch backend "webgpu").
+//
+// Computes: Y[row, j] = exp(x - m) / s (LOG: (x - m) - log(s)) with m the row max and s = sum exp(x - m),
+// for X read through strides (a row = every index but the softmax dim; rows are unravelled over up to
+// four kept dims with sizes P[1] and strides P[2] (X) / P[3] (Y)). Every element is read twice.
+// Launch: workgroup_size WG; RT invocations share a row, so a workgroup does WG / RT rows;
+// grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535.
+// Each invocation keeps an online (max, sum) pair over its strided share of the row, then the RT pairs of a
+// row merge in a workgroup tree reduction. RT = 1: each invocation reduces its row alone.
+// Specialization: LOG; WG (64 or 256); RT (a power of two <= WG).
+// Parameters P: [0] = (rows, L, X dim stride, Y dim stride); [1] = kept sizes; [2] = X kept strides;
+//               [3] = Y kept strides; [4] = (X offset, Y offset, -, -).
+
+const LOG: bool = false;
+const WG: u32 = 64u;
+const RT: u32 = 64u;
+
+@group(0) @binding(0) var<storage, read> X: array<f32>;
+@group(0) @binding(1) var<storage, read_write> Y: array<f32>;
+@group(0) @binding(2) var<uniform> P: array<vec4<u32>, 5>;
+
+var<workgroup> sh_m: array<f32, WG>;
+var<workgroup> sh_s: array<f32, WG>;
+
+// -inf through a call: a constant expression evaluating to inf is a shader-creation error in Tint
+fn neg_inf() -> f32 { return bitcast<f32>(0xff800000u); }
+
+fn row_offset(z: u32, sizes: vec4<u32>, strides: vec4<u32>) -> u32 {
+  var t = z;
+  let z3 = t % sizes.w; t = t / sizes.w;
+  let z2 = t % sizes.z; t = t / sizes.z;
+  let z1 = t % sizes.y; t = t / sizes.y;
+  return t * strides.x + z1 * strides.y + z2 * strides.z + z3 * strides.w;
+}
+
+// (max, sum of exp(x - max)) of two partial pairs; an empty part (max -inf) adds nothing, so that
+// exp(-inf - -inf) never turns a sum into NaN (a NaN input still does, through the sum)
+fn merge(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+  if (b.x == neg_inf()) { return a; }
+  if (a.x == neg_inf()) { return b; }
+  let m = max(a.x, b.x);
+  return vec2<f32>(m, a.y * exp(a.x - m) + b.y * exp(b.x - m));
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let rows = P[0].x;
+  let L = P[0].y;
+  let xs = P[0].z;
+  let ys = P[0].w;
+  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + lid / RT;
+  let t = lid % RT;
+  let live = row < rows;
+  var xb = 0u;
+  var acc = vec2<f32>(neg_inf(), 0.0);
+  if (live) {
+    xb = P[4].x + row_offset(row, P[1], P[2]);
+    for (var j = t; j < L; j = j + RT) {
+      acc = merge(acc, vec2<f32>(X[xb + j * xs], 1.0));
+    }
+  }
+  sh_m[lid] = acc.x;
+  sh_s[lid] = acc.y;
+  workgroupBarrier();
+  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
+    if (t < h) {
+      let r = merge(vec2<f32>(sh_m[lid], sh_s[lid]), vec2<f32>(sh_m[lid + h], sh_s[lid + h]));
+      sh_m[lid] = r.x;
+      sh_s[lid] = r.y;
+    }
+    workgroupBarrier();
+  }
+  let m = sh_m[lid - t];
+  let s = sh_s[lid - t];
+  if (live) {
+    let yb = P[4].y + row_offset(row, P[1], P[3]);
+    let ls = log(s);
+    for (var j = t; j < L; j = j + RT) {
+      let z = X[xb + j * xs] - m;
+      if (LOG) {
+        Y[yb + j * ys] = z - ls;
+      } else {
+        Y[yb + j * ys] = exp(z) / s;
+      }
+    }
+  }
+}
