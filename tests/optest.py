@@ -7,7 +7,10 @@
 Compared: output structure, shapes, dtypes, values (float tolerance), then the gradient of every input
 after backpropagating the same random weights through every floating-point output.
 """
+import contextlib
+
 import numpy as np
+import pytest
 import torch
 
 import webtorch
@@ -138,3 +141,14 @@ def check_error(fn, *args, device="cpu", match=None):
     if match is not None:
         assert match in str(w_exc), f"message {str(w_exc)!r} lacks {match!r}"
     return w_exc
+
+
+@contextlib.contextmanager
+def webgpu_dtype_error(device, when=True, error=TypeError, match="float64"):
+    """Wraps a test body that feeds a dtype the webgpu device lacks (float64, as on PyTorch's MPS): on cpu (or
+    when ``when`` is false) the body runs as is; on webgpu it must raise ``error`` with ``match`` in it."""
+    if device == "cpu" or not when:
+        yield
+        return
+    with pytest.raises(error, match=match):
+        yield

@@ -61,6 +61,10 @@ class Node:
     _metadata = None
     _fresh_outputs = True  # built-in backward returns new tensors (or its inputs), never stored ones
     _engine_materializes = True  # the engine fills missing output grads with zeros before apply
+    # Positions of the op's operands in forward's args, as PyTorch's node has one edge per operand: a Python
+    # number there gets the edge (None, 0) (``(x * 2).grad_fn.next_functions`` has two entries) and backward
+    # returns one gradient per position. None: every Tensor in args (and inside list/tuple args), in order.
+    _operands = None
 
     def __init__(self):
         self.next_functions = ()
@@ -241,6 +245,10 @@ def attach(node, inputs, out):
     nexts = []
     metas = []  # (shape, dtype, device) of each input that receives a gradient; None for the others
     for t in inputs:
+        if t is None:  # a Python-number operand
+            nexts.append((None, 0))
+            metas.append(None)
+            continue
         if t._base is not None:
             _refresh_if_stale(t)
         fn = t.grad_fn
@@ -279,6 +287,9 @@ def apply_op(cls, *args, **kwargs):
     """Run built-in op ``cls`` (a Node subclass) on args; Tensors may also appear inside list/tuple args."""
     if not state.enabled:
         return cls.forward(_NoGradCtx(), *args, **kwargs)
+    slots = cls._operands
+    if slots is not None:
+        return _apply_operands(cls, slots, args, kwargs)
     need = False
     for a in args:
         if isinstance(a, Tensor):
@@ -306,6 +317,29 @@ def apply_op(cls, *args, **kwargs):
             inputs.extend([x for x in a if isinstance(x, Tensor)])
     ctx = cls()
     ctx.needs_input_grad = tuple([t.requires_grad for t in inputs])
+    try:
+        out = cls.forward(ctx, *args, **kwargs)
+    finally:
+        state.enabled = True
+    return attach(ctx, inputs, out)
+
+
+def _apply_operands(cls, slots, args, kwargs):
+    """apply_op (grad mode on) for a node that declares its operand positions."""
+    inputs = [args[i] for i in slots]
+    need = False
+    for i, a in enumerate(inputs):
+        if isinstance(a, Tensor):
+            if a.requires_grad:
+                need = True
+        else:
+            inputs[i] = None
+    if not need:
+        # Its forward reads only these operands (none records history), so grad mode can stay on.
+        return cls.forward(_NoGradCtx(), *args, **kwargs)
+    ctx = cls()
+    ctx.needs_input_grad = tuple([t is not None and t.requires_grad for t in inputs])
+    state.enabled = False
     try:
         out = cls.forward(ctx, *args, **kwargs)
     finally:

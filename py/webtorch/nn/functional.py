@@ -76,3 +76,6 @@ def bilinear(input1, input2, weight, bias=None):
         y = y + bias
     return y.view(*lead, out_features)
 
+
+# ---- multi-head attention (nn/multi_head_attention.py) ---------------------------------------------------------
+from .multi_head_attention import multi_head_attention_forward  # noqa: E402,F401

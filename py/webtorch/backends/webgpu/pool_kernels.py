@@ -1,5 +1,142 @@
-"""WGSL kernels of the pool primitives (in progress)."""
+"""WGSL kernels of the pooling primitives: max/adaptive max pooling (pool_max.wgsl), average pooling and its
+gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (pool_*_plane.wgsl)."""
+import struct
+
+from ... import _dtype as D
+from ..window_geometry import out_size, prod
+from . import codegen
+from .conv_kernels import source, spatial3
+from .fallback import host_fallback
+from .index_bounds import check_index_range
+
+# dtype -> (WGSL type, is float) of the kernels that compute in the element type
+_ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False), D.int64: ("i32", False)}
+
+
+def grid256(total):
+    """Workgroup counts of a 256-wide 1-D launch over ``total`` invocations, and the row width gx * 256."""
+    groups = codegen.grid(-(-total // 256))
+    return groups, groups[0] * 256
+
+
+def plane_geometry(x):
+    """Words (x strides of n, c, s0, s1), (x stride of s2, x offset) of an (N, C, *S) view."""
+    st = spatial3(x.strides[2:], 0)
+    return (x.strides[0], x.strides[1], st[0], st[1]), (st[2], x.offset, 0, 0)
+
+
+def pack(rows):
+    return struct.pack(f"<{4 * len(rows)}i", *(v for row in rows for v in row))
 
 
 class PoolKernels:
-    pass
+    """max_pool, adaptive_max_pool, avg_pool, avg_pool_backward, scatter_plane, gather_plane."""
+
+    def _elementwise_dtype(self, name, x, *args):
+        """The float32/int32 view to run ``name`` on (float16 cast up), or None for the host fallback."""
+        if x.dtype is D.float16:
+            return self.cast(x, D.float32)
+        return x if x.dtype in _ELEMENT else None
+
+    def max_pool(self, x, kernel, stride, padding, dilation, ceil_mode):
+        out = tuple(out_size(s, k, st, p, d, ceil_mode) for s, k, st, p, d in zip(x.shape[2:], kernel, stride,
+                                                                                   padding, dilation))
+        return self._max_pool(x, out, (kernel, stride, padding, dilation), "max_pool",
+                              (kernel, stride, padding, dilation, ceil_mode))
+
+    def adaptive_max_pool(self, x, output_size):
+        return self._max_pool(x, tuple(output_size), None, "adaptive_max_pool", (output_size,))
+
+    def _max_pool(self, x, out, window, name, args):
+        xc = self._elementwise_dtype(name, x)
+        if xc is None:
+            return host_fallback(self, name, x, *args)
+        wgsl_t, is_float = _ELEMENT[xc.dtype]
+        shape = x.shape[:2] + out
+        vals = self._new(shape, xc.dtype)
+        idx = self._new(shape, D.int64)
+        total = vals.numel
+        if total:
+            groups, width = grid256(total)
+            kernel, stride, padding, dilation = window or ((1,) * len(out),) * 2 + ((0,) * len(out), (1,) * len(out))
+            strides, tail = plane_geometry(xc)
+            params = pack([(total, x.shape[1], width, 0), spatial3(out, 1) + (0,), spatial3(x.shape[2:], 1) + (0,),
+                           spatial3(kernel, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
+                           spatial3(dilation, 1) + (0,), strides, tail])
+            src = source("pool_max", T=wgsl_t, IS_FLOAT=is_float, ADAPTIVE=window is None)
+            self._record_kernel("pool_max", src, params, groups, [xc.st.buf, vals.st.buf, idx.st.buf],
+                                [xc.st.buf], [vals.st.buf, idx.st.buf])
+            idx.st.buf.bounds = (0, max(prod(x.shape[2:]) - 1, 0))  # indices point into the plane by construction
+        return (vals if vals.dtype is x.dtype else self.cast(vals, x.dtype)), idx
+
+    def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        xc = self._elementwise_dtype("avg_pool", x)
+        if xc is None:
+            return host_fallback(self, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
+                                 divisor_override)
+        out = tuple(out_size(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
+        y = self._avg_pool(xc, x.shape[:2] + out, x.shape, out, kernel, stride, padding, count_include_pad,
+                           divisor_override, False)
+        return y if y.dtype is x.dtype else self.cast(y, x.dtype)
+
+    def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override):
+        gc = self._elementwise_dtype("avg_pool_backward", g)
+        if gc is None:
+            return host_fallback(self, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
+                                 count_include_pad, divisor_override)
+        y = self._avg_pool(gc, tuple(input_shape), tuple(input_shape), g.shape[2:], kernel, stride, padding,
+                           count_include_pad, divisor_override, True)
+        return y if y.dtype is g.dtype else self.cast(y, g.dtype)
+
+    def _avg_pool(self, src, shape, in_shape, out, kernel, stride, padding, count_include_pad, divisor_override,
+                  backward):
+        y = self._new(shape, src.dtype)
+        total = y.numel
+        if total:
+            wgsl_t, is_float = _ELEMENT[src.dtype]
+            groups, width = grid256(total)
+            strides, tail = plane_geometry(src)
+            params = pack([(total, shape[1], width, 0), spatial3(out, 1) + (0,), spatial3(in_shape[2:], 1) + (0,),
+                           spatial3(kernel, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
+                           strides, tail, (int(divisor_override or 0), int(bool(count_include_pad)), 0, 0)])
+            self._record_kernel("pool_avg", source("pool_avg", T=wgsl_t, IS_FLOAT=is_float, BACKWARD=backward),
+                                params, groups, [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
+        return y
+
+    def scatter_plane(self, src, indices, plane_shape, accumulate):
+        plane = prod(plane_shape)
+        src_c = self._elementwise_dtype("scatter_plane", src)
+        if src_c is None:
+            return host_fallback(self, "scatter_plane", src, indices, plane_shape, accumulate)
+        check_index_range(self, indices, plane, lambda bad: RuntimeError(
+            f"Found an invalid max index: {bad} (output volumes are of size "
+            f"{'x'.join(str(s) for s in plane_shape)}"))
+        out = self.full(src.shape[:2] + tuple(plane_shape), 0, src_c.dtype)
+        total = src.numel
+        if total:
+            src_c, idx = self.contiguous(src_c), self.contiguous(indices)
+            groups, width = grid256(total)
+            j = prod(src.shape[2:])
+            params = pack([(total, j, plane, width)])
+            self._record_kernel("pool_scatter_plane", source("pool_scatter_plane", IS_FLOAT=src_c.dtype is D.float32,
+                                                             ACCUMULATE=bool(accumulate)),
+                                params, groups, [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf],
+                                [out.st.buf])
+        return out if out.dtype is src.dtype else self.cast(out, src.dtype)
+
+    def gather_plane(self, src, indices):
+        if src.dtype is D.float16 or src.dtype is D.bool_:
+            return host_fallback(self, "gather_plane", src, indices)
+        plane = prod(src.shape[2:])
+        check_index_range(self, indices, plane, lambda bad: RuntimeError(
+            f"index {bad} is out of bounds for a plane of {plane} elements"))
+        out = self._new(indices.shape, src.dtype)
+        total = out.numel
+        if total:
+            src_c, idx = self.contiguous(src), self.contiguous(indices)
+            groups, width = grid256(total)
+            params = pack([(total, prod(indices.shape[2:]), plane, width), (src_c.offset, 0, 0, 0)])
+            self._record_kernel("pool_gather_plane", source("pool_gather_plane"), params, groups,
+                                [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf], [out.st.buf])
+        return out

@@ -23,6 +23,9 @@ from .loss import (  # noqa: F401
 )
 
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
+from .transformer import (  # noqa: F401
+    MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, NonDynamicallyQuantizableLinear,
+)
 
 # the layer classes only (not the submodules, e.g. .utils, which would shadow nn.utils)
 __all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Module)]
