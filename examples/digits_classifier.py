@@ -53,10 +53,10 @@ def accuracy(model, x, y):
 def train(model, data, epochs, batch_size, lr, device):
     x_train, y_train, x_test, y_test = data
     opt = torch.optim.Adam(model.parameters(), lr=lr)
-    g = torch.Generator().manual_seed(0)
+    g = torch.Generator(device=device).manual_seed(0)
     n = x_train.shape[0]
     for epoch in range(epochs):
-        perm = torch.randperm(n, generator=g).to(device)
+        perm = torch.randperm(n, generator=g, device=device)
         total, steps, t0 = 0.0, 0, time.perf_counter()
         for i in range(0, n, batch_size):
             idx = perm[i: i + batch_size]

@@ -1,4 +1,5 @@
 """The 8x8 handwritten digits as webtorch tensors (no NumPy needed: works in Pyodide too)."""
+import array
 import gzip
 import os
 import sys
@@ -15,14 +16,16 @@ def load_digits(path=PATH):
         raw = f.read()
     if len(raw) != N * PIXELS + N:
         raise ValueError(f"{path}: expected {N * PIXELS + N} bytes, got {len(raw)}")
-    x = torch.frombuffer(bytearray(raw[: N * PIXELS]), dtype=torch.uint8).reshape(N, PIXELS).float() / 16.0
-    y = torch.frombuffer(bytearray(raw[N * PIXELS:]), dtype=torch.uint8).long()
+    # Widened to int32 on the host: the webgpu device has no 8-bit integers (and Pyodide has no NumPy).
+    ints = array.array("i", array.array("B", raw))
+    x = torch.frombuffer(ints[: N * PIXELS], dtype=torch.int32).reshape(N, PIXELS).float() / 16.0
+    y = torch.frombuffer(ints[N * PIXELS:], dtype=torch.int32).long()
     return x, y
 
 
 def train_test_split(x, y, test_fraction=0.2, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    perm = torch.randperm(x.shape[0], generator=g)
+    g = torch.Generator(device=x.device).manual_seed(seed)  # x's device: Pyodide has no cpu generator
+    perm = torch.randperm(x.shape[0], generator=g, device=x.device)
     n_test = int(x.shape[0] * test_fraction)
     test, train = perm[:n_test], perm[n_test:]
     return x[train], y[train], x[test], y[test]

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from optest import check, check_error, rand
+import webtorch
+from optest import check, check_error, rand, webgpu_dtype_error
 
 
 def F(m):
@@ -97,21 +98,20 @@ def test_grad_fn_names(device):
 
 
 def test_conv_float64_and_double_backward(device):
-    if device != "cpu":
-        pytest.skip("float64 is a cpu dtype")
-    f64 = np.float64
-    check(lambda m, x, w, b: F(m).conv2d(x, w, b, stride=2, padding=1, groups=2),
-          rand(2, 4, 7, 7, dtype=f64), rand(6, 2, 3, 3, dtype=f64), rand(6, dtype=f64), device=device,
-          atol=1e-10, rtol=1e-10)
-    check(lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, stride=2, output_padding=1),
-          rand(2, 3, 4, 4, dtype=f64), rand(3, 2, 3, 3, dtype=f64), rand(2, dtype=f64), device=device,
-          atol=1e-10, rtol=1e-10)
+    with webgpu_dtype_error(device):
+        f64 = np.float64
+        check(lambda m, x, w, b: F(m).conv2d(x, w, b, stride=2, padding=1, groups=2),
+              rand(2, 4, 7, 7, dtype=f64), rand(6, 2, 3, 3, dtype=f64), rand(6, dtype=f64), device=device,
+              atol=1e-10, rtol=1e-10)
+        check(lambda m, x, w, b: F(m).conv_transpose2d(x, w, b, stride=2, output_padding=1),
+              rand(2, 3, 4, 4, dtype=f64), rand(3, 2, 3, 3, dtype=f64), rand(2, dtype=f64), device=device,
+              atol=1e-10, rtol=1e-10)
 
-    def double(m, x, w):
-        y = F(m).conv2d(x, w, stride=2, padding=1)
-        gx, gw = m.autograd.grad((y * y).sum(), (x, w), create_graph=True)
-        return (gx * gx).sum() + (gw ** 3).sum()
-    check(double, rand(2, 2, 6, 6, dtype=f64), rand(3, 2, 3, 3, dtype=f64), device=device, atol=1e-9, rtol=1e-9)
+        def double(m, x, w):
+            y = F(m).conv2d(x, w, stride=2, padding=1)
+            gx, gw = m.autograd.grad((y * y).sum(), (x, w), create_graph=True)
+            return (gx * gx).sum() + (gw ** 3).sum()
+        check(double, rand(2, 2, 6, 6, dtype=f64), rand(3, 2, 3, 3, dtype=f64), device=device, atol=1e-9, rtol=1e-9)
 
 
 @pytest.mark.parametrize("fn,args,match", [
@@ -159,6 +159,10 @@ def test_conv_float64_and_double_backward(device):
      "argument 'padding' must be tuple of ints, not str"),
 ])
 def test_conv_errors(device, fn, args, match):
+    if device != "cpu" and any(a.dtype == np.float64 for a in args):  # float64 cannot reach the device
+        with pytest.raises(TypeError, match="float64"):
+            fn(webtorch, *(webtorch.tensor(a, device=device) for a in args))
+        return
     check_error(fn, *args, device=device, match=match)
 
 

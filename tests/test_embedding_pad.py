@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from optest import check, check_error, rand, randint
+from optest import check, check_error, rand, randint, webgpu_dtype_error
 
 
 def F(m):
@@ -40,16 +40,15 @@ def test_embedding_max_norm_renormalizes_in_place(device):
 
 
 def test_embedding_float64_and_double_backward(device):
-    if device != "cpu":
-        pytest.skip("float64 is a cpu dtype")
-    check(lambda m, i, w: F(m).embedding(i, w, padding_idx=0, scale_grad_by_freq=True), IDX,
-          rand(6, 3, dtype=np.float64), device=device, atol=1e-12, rtol=1e-12)
+    with webgpu_dtype_error(device):
+        check(lambda m, i, w: F(m).embedding(i, w, padding_idx=0, scale_grad_by_freq=True), IDX,
+              rand(6, 3, dtype=np.float64), device=device, atol=1e-12, rtol=1e-12)
 
-    def double(m, i, w):
-        # (PyTorch's double backward ignores scale_grad_by_freq, so that case is left out of the comparison)
-        (g,) = m.autograd.grad((F(m).embedding(i, w, padding_idx=3) ** 2).sum(), (w,), create_graph=True)
-        return g
-    check(double, IDX, rand(6, 3, dtype=np.float64), device=device, atol=1e-12, rtol=1e-12)
+        def double(m, i, w):
+            # (PyTorch's double backward ignores scale_grad_by_freq, so that case is left out of the comparison)
+            (g,) = m.autograd.grad((F(m).embedding(i, w, padding_idx=3) ** 2).sum(), (w,), create_graph=True)
+            return g
+        check(double, IDX, rand(6, 3, dtype=np.float64), device=device, atol=1e-12, rtol=1e-12)
 
 
 @pytest.mark.parametrize("fn,args,exc_match", [
@@ -113,17 +112,16 @@ def test_pad_modes(device, mode, shape, pad):
 
 
 def test_pad_float64_and_double_backward(device):
-    if device != "cpu":
-        pytest.skip("float64 is a cpu dtype")
-    tol = dict(atol=1e-12, rtol=1e-12)
-    for mode in ("constant", "reflect", "replicate", "circular"):
-        check(lambda m, x: F(m).pad(x, (2, 1, 1, 3), mode=mode), rand(2, 3, 4, 5, dtype=np.float64), device=device,
-              **tol)
+    with webgpu_dtype_error(device):
+        tol = dict(atol=1e-12, rtol=1e-12)
+        for mode in ("constant", "reflect", "replicate", "circular"):
+            check(lambda m, x: F(m).pad(x, (2, 1, 1, 3), mode=mode), rand(2, 3, 4, 5, dtype=np.float64), device=device,
+                  **tol)
 
-        def double(m, x):
-            (g,) = m.autograd.grad((F(m).pad(x, (2, 1), mode=mode) ** 3).sum(), (x,), create_graph=True)
-            return g
-        check(double, rand(2, 3, 4, dtype=np.float64), device=device, **tol)
+            def double(m, x):
+                (g,) = m.autograd.grad((F(m).pad(x, (2, 1), mode=mode) ** 3).sum(), (x,), create_graph=True)
+                return g
+            check(double, rand(2, 3, 4, dtype=np.float64), device=device, **tol)
 
 
 def test_pad_grad_fn_names(device):

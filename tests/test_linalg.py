@@ -4,14 +4,9 @@ import numpy as np
 import pytest
 
 import webtorch
-from optest import check, check_error, rand, randint
+from optest import check, check_error, rand, randint, webgpu_dtype_error
 
 F64 = np.float64
-
-
-def cpu_only(device):
-    if device != "cpu":
-        pytest.skip("cpu only (float64 / NumPy solvers)")
 
 
 @pytest.mark.parametrize("eq,shapes", [
@@ -33,9 +28,9 @@ def test_einsum_list_operands_and_errors(device):
 
 
 def test_einsum_float64_grads(device):
-    cpu_only(device)
-    check(lambda m, a, b: m.einsum("bij,bkj->bik", a, b), rand(2, 3, 4, dtype=F64), rand(2, 5, 4, dtype=F64),
-          device=device, atol=1e-12, rtol=1e-10)
+    with webgpu_dtype_error(device):
+        check(lambda m, a, b: m.einsum("bij,bkj->bik", a, b), rand(2, 3, 4, dtype=F64), rand(2, 5, 4, dtype=F64),
+              device=device, atol=1e-12, rtol=1e-10)
 
 
 def test_tril_triu(device):
@@ -102,9 +97,9 @@ def test_cdist(device):
 
 
 def test_cdist_float64(device):
-    cpu_only(device)
-    check(lambda m, a, b: m.cdist(a, b), rand(6, 3, dtype=F64), rand(40, 3, dtype=F64), device=device,
-          atol=1e-10, rtol=1e-8)
+    with webgpu_dtype_error(device):
+        check(lambda m, a, b: m.cdist(a, b), rand(6, 3, dtype=F64), rand(40, 3, dtype=F64), device=device,
+              atol=1e-10, rtol=1e-8)
 
 
 def test_linalg_namespace(device):
@@ -113,13 +108,13 @@ def test_linalg_namespace(device):
 
 
 def test_inv_det_solve(device):
-    cpu_only(device)
-    a = rand(3, 3, dtype=F64) + 3 * np.eye(3)
-    b = rand(3, 2, dtype=F64)
-    check(lambda m, A, B: (m.linalg.inv(A), m.linalg.det(A), m.linalg.solve(A, B), m.linalg.solve(A, B[:, 0]),
-                           m.inverse(A), m.det(A)), a, b, device=device, atol=1e-10, rtol=1e-8)
-    check(lambda m, A: (m.linalg.inv(A), m.linalg.det(A)), rand(2, 3, 3) + 3 * np.eye(3, dtype=np.float32),
-          device=device, atol=1e-4, rtol=1e-4)
-    check_error(lambda m, A: m.linalg.inv(A), np.zeros((2, 2), np.float32), device=device)
-    check_error(lambda m, A: m.linalg.inv(A), rand(2, 3), device=device,
-                match="linalg.inv: A must be batches of square matrices")
+    with webgpu_dtype_error(device):
+        a = rand(3, 3, dtype=F64) + 3 * np.eye(3)
+        b = rand(3, 2, dtype=F64)
+        check(lambda m, A, B: (m.linalg.inv(A), m.linalg.det(A), m.linalg.solve(A, B), m.linalg.solve(A, B[:, 0]),
+                               m.inverse(A), m.det(A)), a, b, device=device, atol=1e-10, rtol=1e-8)
+        check(lambda m, A: (m.linalg.inv(A), m.linalg.det(A)), rand(2, 3, 3) + 3 * np.eye(3, dtype=np.float32),
+              device=device, atol=1e-4, rtol=1e-4)
+        check_error(lambda m, A: m.linalg.inv(A), np.zeros((2, 2), np.float32), device=device)
+        check_error(lambda m, A: m.linalg.inv(A), rand(2, 3), device=device,
+                    match="linalg.inv: A must be batches of square matrices")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import webtorch
-from optest import check_error
+from optest import check_error, webgpu_dtype_error
 
 N = 20000
 
@@ -155,8 +155,7 @@ def test_fill_autograd_rules(device):
 
 
 def test_fill_returns_self_and_float64(device):
-    if device != "cpu":
-        pytest.skip("float64 is a cpu dtype")
-    t = webtorch.zeros(N, dtype=webtorch.float64)
-    assert t.normal_(generator=webtorch.Generator().manual_seed(0)) is t
-    assert t.dtype == webtorch.float64 and abs(t.numpy().std() - 1) < 0.05
+    with webgpu_dtype_error(device):
+        t = webtorch.zeros(N, dtype=webtorch.float64, device=device)
+        assert t.normal_(generator=webtorch.Generator().manual_seed(0)) is t
+        assert t.dtype == webtorch.float64 and abs(t.numpy().std() - 1) < 0.05

@@ -6,14 +6,9 @@ import pytest
 import torch
 
 import webtorch
-from optest import check, check_error, rand, randint
+from optest import check, check_error, rand, randint, webgpu_dtype_error
 
 F64 = np.float64
-
-
-def cpu_only(device):
-    if device != "cpu":
-        pytest.skip("float64 is a cpu dtype")
 
 
 # ---- prod ------------------------------------------------------------------------------------------------
@@ -33,8 +28,8 @@ def test_prod_grad_with_zeros(device):
 
 
 def test_prod_float64_grad(device):
-    cpu_only(device)
-    check(lambda m, x: (x.prod(1), x.prod()), rand(3, 4, dtype=F64) + 0.2, device=device, atol=1e-12, rtol=1e-10)
+    with webgpu_dtype_error(device):
+        check(lambda m, x: (x.prod(1), x.prod()), rand(3, 4, dtype=F64) + 0.2, device=device, atol=1e-12, rtol=1e-10)
 
 
 def test_prod_dtypes(device):
@@ -135,9 +130,9 @@ def test_var_mean_std_mean(device):
 
 
 def test_var_std_float64_grads(device):
-    cpu_only(device)
-    check(lambda m, x: (x.var(1), x.std(0), m.var_mean(x, 1), m.std_mean(x)), rand(4, 5, dtype=F64),
-          device=device, atol=1e-12, rtol=1e-10)
+    with webgpu_dtype_error(device):
+        check(lambda m, x: (x.var(1), x.std(0), m.var_mean(x, 1), m.std_mean(x)), rand(4, 5, dtype=F64),
+              device=device, atol=1e-12, rtol=1e-10)
 
 
 def test_var_node_names_and_errors(device):
@@ -169,8 +164,8 @@ def test_logsumexp_stable_and_inf(device):
 
 
 def test_logsumexp_float64(device):
-    cpu_only(device)
-    check(lambda m, x: x.logsumexp(1), rand(3, 6, dtype=F64) * 5, device=device, atol=1e-12, rtol=1e-10)
+    with webgpu_dtype_error(device):
+        check(lambda m, x: x.logsumexp(1), rand(3, 6, dtype=F64) * 5, device=device, atol=1e-12, rtol=1e-10)
 
 
 # ---- norms ---------------------------------------------------------------------------------------------------
@@ -197,9 +192,9 @@ def test_linalg_norms(device):
 
 
 def test_norm_float64_grads(device):
-    cpu_only(device)
-    check(lambda m, x: (x.norm(), x.norm(3, dim=1), m.linalg.vector_norm(x, 0.5), m.linalg.matrix_norm(x, 1)),
-          rand(3, 4, dtype=F64), device=device, atol=1e-12, rtol=1e-10)
+    with webgpu_dtype_error(device):
+        check(lambda m, x: (x.norm(), x.norm(3, dim=1), m.linalg.vector_norm(x, 0.5), m.linalg.matrix_norm(x, 1)),
+              rand(3, 4, dtype=F64), device=device, atol=1e-12, rtol=1e-10)
 
 
 def test_norm_errors(device):

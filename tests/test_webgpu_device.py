@@ -7,9 +7,6 @@ import pytest
 import webtorch
 from webtorch.backends import webgpu as wg
 
-pytestmark = pytest.mark.skipif(not wg.is_available(), reason="no WebGPU adapter (conftest fails instead "
-                                                            "when WEBTORCH_REQUIRE_WEBGPU=1)")
-
 
 def _dispatches(fn):
     webtorch.webgpu.synchronize()
@@ -173,9 +170,9 @@ def test_random_is_reproducible_and_distributed():
 
 def test_host_fallbacks_are_counted():
     before = webtorch.webgpu.stats()["host_fallbacks"]
-    webtorch.randperm(5, device="webgpu")
+    webtorch.linalg.det(webtorch.eye(3, device="webgpu"))  # dense linear algebra has no kernel: a fallback
     s = webtorch.webgpu.stats()
-    assert s["host_fallbacks"] == before + 1 and s["host_fallback_ops"]["randperm"] >= 1
+    assert s["host_fallbacks"] == before + 1 and s["host_fallback_ops"]["linalg_det"] >= 1
 
 
 def test_large_dispatch_uses_2d_grid():

@@ -18,7 +18,8 @@ def _counted(fn):
     out = fn()
     webtorch.webgpu.synchronize()
     after = webtorch.webgpu.stats()
-    return out, {k: after[k] - before[k] for k in ("dispatches", "submits", "host_fallbacks")}
+    return out, {k: after[k] - before[k] for k in ("dispatches", "submits", "host_fallbacks", "codegen_misses",
+                                                   "kernels_compiled")}
 
 
 def test_row_kernel_specializations_compile():
@@ -61,7 +62,7 @@ def test_layer_norm_forward_backward_without_fallback():
 def test_softmax_is_one_kernel_each_way():
     x = webtorch.randn(8, 33, device=DEV, requires_grad=True)
     y, n = _counted(lambda: x.log_softmax(1))
-    assert n == {"dispatches": 1, "submits": 1, "host_fallbacks": 0}
+    assert (n["dispatches"], n["submits"], n["host_fallbacks"]) == (1, 1, 0)
     g = webtorch.randn(8, 33, device=DEV)
     _, n = _counted(lambda: y.backward(g))
     assert n["dispatches"] <= 2 and n["host_fallbacks"] == 0  # the kernel (+ the leaf's gradient copy)
@@ -71,6 +72,8 @@ def test_softmax_is_one_kernel_each_way():
 
 
 def test_mlp_cross_entropy_step_is_one_submit_with_bounded_dispatches():
+    # Linear-ReLU-Linear, cross_entropy, backward, SGD: 24 dispatches today (3 matmuls forward and 3 backward,
+    # softmax forward and backward kernels, the fused loss and its gradient, bias-gradient sums, the update)
     webtorch.manual_seed(0)
     nn, F = webtorch.nn, webtorch.nn.functional
     model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 5)).to(DEV)
@@ -89,11 +92,12 @@ def test_mlp_cross_entropy_step_is_one_submit_with_bounded_dispatches():
         opt.step()
         return loss
 
-    step()  # first step: kernels compile
+    _counted(step)  # first step: kernels compile
     for _ in range(2):
         loss, n = _counted(step)
         assert n["submits"] == 1 and n["host_fallbacks"] == 0
         assert n["dispatches"] <= 24
+        assert n["codegen_misses"] == 0 and n["kernels_compiled"] == 0  # repeated steps reuse generated code
     for _ in range(3):
         ref_opt.zero_grad()
         ref_loss = torch.nn.functional.cross_entropy(ref(torch.tensor(xs)), torch.tensor(ys))

@@ -24,6 +24,10 @@ fn dim_word(row: u32, d: u32) -> u32 {
   return P[row + d / 4u][d % 4u];
 }
 
+fn is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;  // bits: compilers may fold v != v to false
+}
+
 fn combine(old: u32, v: u32) -> u32 {
   if (KIND == 0u) {
     let a = bitcast<f32>(old);
@@ -32,8 +36,8 @@ fn combine(old: u32, v: u32) -> u32 {
     switch MODE {
       case 1u: { r = a + b; }
       case 2u: { r = a * b; }
-      case 3u: { r = select(max(a, b), a + b, a != a || b != b); }
-      default: { r = select(min(a, b), a + b, a != a || b != b); }
+      case 3u: { r = select(max(a, b), a + b, is_nan(a) || is_nan(b)); }
+      default: { r = select(min(a, b), a + b, is_nan(a) || is_nan(b)); }
     }
     return bitcast<u32>(r);
   }

@@ -57,6 +57,10 @@ fn decayed_grad(grad: f32, p: f32, wd: f32) -> f32 {
   return select(grad, -grad, flag(0u));
 }
 
+fn is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;  // bits: compilers may fold v != v to false
+}
+
 // a.lerp_(end, w) as PyTorch's CPU kernel: from the nearer end.
 fn lerp2(a: f32, end: f32, w: f32) -> f32 {
   let t = end - a;
@@ -151,7 +155,7 @@ fn adamax(e: ptr<function, Elem>, grad: f32, s: vec4<f32>) {
   (*e).a = lerp2((*e).a, g, scalar(1u));
   let u = (*e).b * scalar(2u);
   let t = abs(g) + scalar(3u);
-  (*e).b = select(max(u, t), u + t, u != u || t != t);  // NaN propagates, as np.maximum
+  (*e).b = select(max(u, t), u + t, is_nan(u) || is_nan(t));  // NaN propagates, as np.maximum
   (*e).p = (*e).p + (*e).a * s.x / (*e).b;
 }
 

@@ -2,19 +2,18 @@
 //
 // BACKWARD = false: for each output element (n, c, o0, o1, o2) of a contiguous (N, C, O0, O1, O2) output,
 // the sum of x over its window (positions o * stride - pad + t, t < kernel, padding counting 0) divided
-// by the window's divisor (integers: floor division). BACKWARD = true: for each element (n, c, s0, s1, s2)
+// by the window's divisor (integers: truncating division). BACKWARD = true: for each element (n, c, s0, s1, s2)
 // of a contiguous (N, C, S0, S1, S2) input gradient, the sum over every output o whose window covers s of
 // g[o] / divisor(o). The divisor: P[8].x when nonzero (divisor_override), else the window clipped to the
 // input plus padding, and also to the input unless count_include_pad. The read operand (x or g) is read
 // through strides; spatial dims are padded to three with size-1 dims.
 // Launch: workgroup_size 256; grid (min(G, 65535), ceil(G / 65535)) for G = ceil(total / 256).
-// Specialization: T (f32 or i32), IS_FLOAT, BACKWARD.
+// Specialization: T (f32 or i32), BACKWARD.
 // Parameters P (i32): [0] (total, C, gx * 256, -)  [1] (O0, O1, O2, -)  [2] (S0, S1, S2, -)
 //   [3] (kernel0..2, -)  [4] (stride0..2, -)  [5] (pad0..2, -)  [6] (read strides of n, c, d0, d1)
 //   [7] (read stride of d2, read offset, -, -)  [8] (divisor_override or 0, count_include_pad, -, -)
 
 alias T = f32;
-const IS_FLOAT: bool = true;
 const BACKWARD: bool = false;
 
 @group(0) @binding(0) var<storage, read> X: array<T>;
@@ -35,13 +34,6 @@ fn divisor(o: vec3<i32>) -> i32 {
   return n.x * n.y * n.z;
 }
 
-fn divide(s: T, d: i32) -> T {
-  if (!IS_FLOAT) {  // floor division, as PyTorch's integer avg_pool
-    let q = s / T(d);
-    return select(q, q - T(1), s % T(d) != T(0) && (s < T(0)) != (d < 0));
-  }
-  return s / T(d);
-}
 
 fn unravel(e: i32, size: vec3<i32>) -> vec4<i32> {
   var t = e;
@@ -74,7 +66,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
       for (var b = lo.y; b <= hi.y; b = b + 1) {
         for (var c = lo.z; c <= hi.z; c = c + 1) {
           let gv = X[base + a * P[6].z + b * P[6].w + c * P[7].x];
-          acc = acc + divide(gv, divisor(vec3<i32>(a, b, c)));
+          acc = acc + gv / T(divisor(vec3<i32>(a, b, c)));
         }
       }
     }
@@ -92,7 +84,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
       }
     }
-    acc = divide(acc, divisor(o));
+    acc = acc / T(divisor(o));  // integers: truncating division, as PyTorch
   }
   Y[e] = acc;
 }

@@ -7,7 +7,7 @@
 // Launch: workgroup_size 256. SEQUENTIAL: one invocation per row, grid (ceil(rows / 256), 1, 1);
 // else one workgroup per row, grid (rows, 1, 1) (y > 1 past 65535), scanning 256 elements at a time in
 // workgroup memory (Hillis-Steele) with a carry between chunks.
-// Specialization: T = the compute/storage type (f32, i32, u32); OP; SEQUENTIAL.
+// Specialization: T = the compute/storage type (f32, i32, u32), FLOAT = T is f32; OP; SEQUENTIAL.
 // Parameters P: [0] = (rows, L, rank of the row dims, REVERSE); [1] = (X offset, X stride along the dim,
 //               OUT offset, OUT stride along the dim); [2], [3] = row dim sizes; [4], [5] = their X strides;
 //               [6], [7] = their OUT strides (OUT_I shares OUT's geometry).
@@ -15,6 +15,7 @@
 alias T = f32;
 const OP: u32 = 3u;
 const SEQUENTIAL: bool = false;
+const FLOAT: bool = true;
 
 @group(0) @binding(0) var<storage, read> X: array<T>;
 @group(0) @binding(1) var<storage, read_write> OUT: array<T>;
@@ -28,8 +29,9 @@ fn dim_word(row: u32, d: u32) -> u32 {
   return P[row + d / 4u][d % 4u];
 }
 
+// NaN test on the bits: compilers may fold v != v to false
 fn is_nan(v: T) -> bool {
-  return v != v;
+  return FLOAT && (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
 // right (later in scan order) wins ties; a NaN wins over a number, a later NaN over an earlier one
@@ -40,14 +42,15 @@ fn right_wins(l: T, r: T) -> bool {
   if (is_nan(l)) {
     return false;
   }
-  return select(r <= l, r >= l, OP == 3u);
+  return select((r <= l), (r >= l), OP == 3u);
 }
 
 fn lse(a: T, b: T) -> T {
   let x = f32(a);
   let y = f32(b);
   let m = max(x, y);
-  if (m == bitcast<f32>(0xff800000u) || m == bitcast<f32>(0x7f800000u) || x != x || y != y) {
+  // +-inf tested on the bits: a constant inf is a shader-creation error in Tint (Chromium)
+  if ((bitcast<u32>(m) & 0x7fffffffu) == 0x7f800000u || is_nan(a) || is_nan(b)) {
     return T(log(exp(x) + exp(y)));
   }
   return T(m + log(exp(x - m) + exp(y - m)));
@@ -90,10 +93,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let os = P[1].w;
   let with_index = OP >= 3u;
   if (SEQUENTIAL) {
-    let row = (wid.x + wid.y * nwg.x) * 256u + lid;
-    if (row >= rows) {
-      return;
-    }
+    // no early return: a non-uniform return here would make the barriers below non-uniform for Tint
+    let row = min((wid.x + wid.y * nwg.x) * 256u + lid, rows - 1u);
+    let live = (wid.x + wid.y * nwg.x) * 256u + lid < rows;
     let b = row_bases(row);
     var acc = X[b.x + pos(0u) * xs];
     var acci = pos(0u);
@@ -110,9 +112,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
           acc = combine(acc, v);
         }
       }
-      OUT[b.y + p * os] = acc;
-      if (with_index) {
-        OUT_I[b.y + p * os] = i32(acci);
+      if (live) {
+        OUT[b.y + p * os] = acc;
+        if (with_index) {
+          OUT_I[b.y + p * os] = i32(acci);
+        }
       }
     }
     return;

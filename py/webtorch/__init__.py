@@ -26,6 +26,7 @@ from . import nn  # noqa: E402,F401
 from . import webgpu  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+from . import legacy  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 
 __version__ = "0.1.0"

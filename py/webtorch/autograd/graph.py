@@ -8,6 +8,7 @@ runs the forward and, when a gradient is needed, makes the Node the result's ``g
 import weakref
 
 from .grad_mode import state
+from .hooks import add_hook, hook_dict
 
 _FREED = object()
 
@@ -135,19 +136,22 @@ class Node:
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) -> None or new grad_inputs; runs after this node."""
         if self._hooks is None:
-            self._hooks = {}
-        return _Handle(self._hooks, fn)
+            self._hooks = hook_dict()
+        return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) -> None or new grad_outputs; runs before this node."""
         if self._pre_hooks is None:
-            self._pre_hooks = {}
-        return _Handle(self._pre_hooks, fn)
+            self._pre_hooks = hook_dict()
+        return add_hook(self._pre_hooks, fn)
 
     def _add_tensor_hook(self, index, fn):
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
-        return _Handle(self._tensor_hooks.setdefault(index, {}), fn)
+        table = self._tensor_hooks.get(index)
+        if table is None:
+            table = self._tensor_hooks[index] = hook_dict()
+        return add_hook(table, fn)
 
     # -- running -----------------------------------------------------------------------------------
     def apply(self, *grads):
@@ -155,26 +159,6 @@ class Node:
 
     def __call__(self, *grads):
         return self.apply(*grads)
-
-
-class _Handle:
-    """A removable handle, as returned by every register_*hook."""
-    _next_id = 0
-
-    def __init__(self, table, fn):
-        _Handle._next_id += 1
-        self.id = _Handle._next_id
-        self.table = table
-        table[self.id] = fn
-
-    def remove(self):
-        self.table.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class AccumulateGrad(Node):
@@ -205,6 +189,22 @@ def accumulate_grad(var, grad, owned=False):
         var.grad = var.grad + grad
     else:
         var.grad.add_(grad)
+
+
+def zero_grads(params, set_to_none=True):
+    """Reset the ``.grad`` of every tensor in ``params``: to None, or to zeros in place (detached from any
+    graph first), as Module.zero_grad and Optimizer.zero_grad do."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
 
 
 def accumulator(t):
@@ -241,7 +241,7 @@ def _meta(t):
 
 
 def attach(node, inputs, out):
-    """Make ``node`` the grad_fn of the op's differentiable outputs."""
+    """Make ``node`` the grad_fn of the op's differentiable outputs (inputs: a None entry is a number operand)."""
     nexts = []
     metas = []  # (shape, dtype, device) of each input that receives a gradient; None for the others
     for t in inputs:
@@ -263,6 +263,11 @@ def attach(node, inputs, out):
         metas.append((t._be.shape(t._data), t.dtype, t._device))
     node.next_functions = tuple(nexts)
     node._in_meta = tuple(metas)
+    return own_outputs(node, out)
+
+
+def own_outputs(node, out):
+    """Second half of attach: the outputs get node as their grad_fn."""
     nd = node._non_diff
     if isinstance(out, tuple):
         node._n_out = len(out)
@@ -289,7 +294,12 @@ def apply_op(cls, *args, **kwargs):
         return cls.forward(_NoGradCtx(), *args, **kwargs)
     slots = cls._operands
     if slots is not None:
-        return _apply_operands(cls, slots, args, kwargs)
+        for i in slots:
+            a = args[i]
+            if isinstance(a, Tensor) and a.requires_grad:
+                return _record_operands(cls, slots, args, kwargs)
+        # Its forward reads only these operands, none of which records history: grad mode can stay on.
+        return cls.forward(_NoGradCtx(), *args, **kwargs)
     need = False
     for a in args:
         if isinstance(a, Tensor):
@@ -324,27 +334,37 @@ def apply_op(cls, *args, **kwargs):
     return attach(ctx, inputs, out)
 
 
-def _apply_operands(cls, slots, args, kwargs):
-    """apply_op (grad mode on) for a node that declares its operand positions."""
-    inputs = [args[i] for i in slots]
-    need = False
-    for i, a in enumerate(inputs):
-        if isinstance(a, Tensor):
-            if a.requires_grad:
-                need = True
-        else:
-            inputs[i] = None
-    if not need:
-        # Its forward reads only these operands (none records history), so grad mode can stay on.
-        return cls.forward(_NoGradCtx(), *args, **kwargs)
+_NO_EDGE = (None, 0)
+
+
+def _record_operands(cls, slots, args, kwargs):
+    """apply_op building a graph, for a node that declares its operand positions: attach's edge loop, done
+    before forward (which never modifies its operands) together with needs_input_grad."""
+    nexts, metas, needs = [], [], []
+    for i in slots:
+        t = args[i]
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh_if_stale(t)
+            fn = t.grad_fn
+            if fn is not None or t.requires_grad:
+                nexts.append((fn, t._out_nr) if fn is not None else (accumulator(t), 0))
+                metas.append((t._be.shape(t._data), t.dtype, t._device))
+                needs.append(True)
+                continue
+        nexts.append(_NO_EDGE)
+        metas.append(None)
+        needs.append(False)
     ctx = cls()
-    ctx.needs_input_grad = tuple([t is not None and t.requires_grad for t in inputs])
+    ctx.needs_input_grad = tuple(needs)
     state.enabled = False
     try:
         out = cls.forward(ctx, *args, **kwargs)
     finally:
         state.enabled = True
-    return attach(ctx, inputs, out)
+    ctx.next_functions = tuple(nexts)
+    ctx._in_meta = tuple(metas)
+    return own_outputs(ctx, out)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -266,7 +266,7 @@ class Backend:
 
     def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
         """Window means; divisor: divisor_override if set, else the window clipped to input+padding
-        (count_include_pad) or to the input. Integer inputs divide with floor."""
+        (count_include_pad) or to the input. Integer inputs divide truncating toward zero (as C)."""
         raise NotImplementedError
 
     def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,

@@ -166,6 +166,10 @@ _BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                 "logical_not", "isnan", "isinf", "isfinite", "signbit"}
 _IS_UFUNC = {k for k, v in _UFUNC.items() if isinstance(v, np.ufunc) and k not in ("reciprocal",)}
 _FAST_BINARY = {k: _UFUNC[k] for k in _IS_UFUNC - _BOOL_RESULT if k != "logical_not" and k not in _INT_DIVISIONS}
+# same-dtype-in, same-dtype-out unary ops (hot path of elementwise)
+_FAST_UNARY = {k: _UFUNC[k] for k in _IS_UFUNC - _BOOL_RESULT if _UFUNC[k].nin == 1}
+_FAST_UNARY["relu"] = _relu
+_PY_REAL = (int, float)
 
 
 class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimMixin, NumpyIndexingMixin, Backend):
@@ -302,13 +306,23 @@ class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimM
             # hot path (per-op overhead): a binary ufunc on two arrays already of the result dtype
             fn = _FAST_BINARY.get(op)
             a, b = args
-            if fn is not None and type(a) is np.ndarray and type(b) is np.ndarray and a.dtype is nd \
-                    and b.dtype is nd and (a.ndim or b.ndim):
-                try:
+            if fn is not None and type(a) is np.ndarray and a.dtype is nd:
+                if type(b) is np.ndarray and b.dtype is nd and (a.ndim or b.ndim):
+                    try:
+                        return fn(a, b)
+                    except ValueError:
+                        broadcast_shapes(a.shape, b.shape)
+                        raise
+                # a float array and a Python number: NumPy keeps the array's dtype (NEP 50), as PyTorch does
+                if type(b) in _PY_REAL and a.ndim and nd.kind == "f":
                     return fn(a, b)
-                except ValueError:
-                    broadcast_shapes(a.shape, b.shape)
-                    raise
+        elif out is None and len(args) == 1:
+            fn = _FAST_UNARY.get(op)
+            a = args[0]
+            if fn is not None and type(a) is np.ndarray and a.dtype is nd and a.ndim:
+                r = fn(a)
+                if r.dtype is nd:
+                    return r
         fn = _UFUNC[op]
         conv = []
         for a in args:
@@ -345,11 +359,14 @@ class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimM
     def reduce(self, op, h, dims, keepdim, dtype):
         axis = dims if dims else None
         nd = npdtype(dtype)
-        if op == "sum":
+        if op == "sum":  # np.add.reduce is np.sum without its Python-level dispatch
             acc = np.float32 if nd == np.float16 else nd
-            return _arr(np.sum(h, axis=axis, keepdims=keepdim, dtype=acc)).astype(nd, copy=False)
+            return _arr(np.add.reduce(h, axis=axis, dtype=acc, keepdims=keepdim)).astype(nd, copy=False)
         if op == "mean":
             acc = np.float32 if nd == np.float16 else nd
+            if h.size and nd.kind == "f":  # what np.mean computes: the sum, then one division by the count
+                s = _arr(np.add.reduce(h, axis=axis, dtype=acc, keepdims=keepdim))
+                return np.true_divide(s, h.size // s.size, out=s).astype(nd, copy=False)
             return _arr(np.mean(h, axis=axis, keepdims=keepdim, dtype=acc)).astype(nd, copy=False)
         if op == "prod":
             return _arr(np.prod(h, axis=axis, keepdims=keepdim, dtype=nd))

@@ -165,8 +165,9 @@ class NumpyConvMixin:
         win = _windows(xp, kernel, stride, ones, out)
         s = win.sum(axis=tuple(range(2 + len(kernel), 2 + 2 * len(kernel))))
         div = _avg_divisor(size, kernel, stride, padding, out, count_include_pad, divisor_override)
-        if x.dtype.kind in "iu":
-            return (s // div.astype(acc)).astype(x.dtype)
+        if x.dtype.kind in "iu":  # C integer division, as PyTorch: truncates toward zero
+            d = div.astype(acc)
+            return (np.sign(s) * (np.abs(s) // d)).astype(x.dtype)
         return (s / div).astype(x.dtype)
 
     def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,

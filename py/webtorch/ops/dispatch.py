@@ -89,6 +89,8 @@ def norm_dim(dim, ndim):
 
 def norm_dims(dim, ndim):
     """A sorted tuple of normalized dims; None or () means every dim."""
+    if type(dim) is int and 0 <= dim < ndim:
+        return (dim,)
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, int) or isinstance(dim, Tensor):

@@ -1,16 +1,43 @@
-"""Broadcasting elementwise ops: arithmetic, comparisons, unary math; forward and backward side by side."""
+"""Broadcasting elementwise ops: arithmetic, comparisons, unary math; forward and backward side by side.
+
+A binary node declares ``_operands`` (see autograd.graph.Node): a Python-number operand keeps its slot, with
+the edge (None, 0), as PyTorch's nodes do, and backward returns one gradient per slot.
+"""
 import math
 
 from .. import _dtype as D
-from ..autograd.graph import Node, apply_op, recording
-from .._tensor import Tensor
+from ..autograd.graph import Node, apply_op, attach, recording
+from ..autograd.grad_mode import state as _grad_state
+from .._tensor import Tensor, _wrap
 from .dispatch import operands, wrap, float_result
 from .inplace import commit, check_castable, scalar_type_name
+
+_NUMBERS = (bool, int, float)
+_NUMBER_TYPES = frozenset(_NUMBERS)
 
 
 def _ew(op, args, dtype):
     ref, hs = operands(args)
     return wrap(ref._be.elementwise(op, hs, dtype), ref)
+
+
+def _ew2(op, a, b, dtype):
+    """_ew for two operands; tensors of one backend, or a tensor and a Python number, go straight through."""
+    if isinstance(a, Tensor):
+        be = a._be
+        if isinstance(b, Tensor):
+            if b._be is be:
+                return _wrap(be.elementwise(op, (a._data, b._data), dtype), be, a._device)
+        elif type(b) in _NUMBER_TYPES:
+            return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device)
+    return _ew(op, (a, b), dtype)
+
+
+def _rtype(a, b):
+    """result_type of two operands, with the same-dtype pair answered inline."""
+    if isinstance(b, Tensor) and isinstance(a, Tensor) and a.dtype is b.dtype:
+        return a.dtype
+    return D.result_type(a, b)
 
 
 def _not_for_bool(kernel, dt):
@@ -22,116 +49,191 @@ def _is_bool(x):
     return isinstance(x, bool) or (isinstance(x, Tensor) and x.dtype is D.bool_)
 
 
-def _pick(ctx, *grads):
-    """Keep the gradients of the arguments that were Tensors (apply_op's input order)."""
-    return tuple(g for g, is_t in zip(grads, ctx.is_tensor) if is_t)
+class _NotImplementedNode(Node):
+    """PyTorch's autograd fallback node for an op that has no derivative: backward raises."""
+    op = None
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
 
 
-def _mark(ctx, *args):
-    ctx.is_tensor = tuple(isinstance(a, Tensor) for a in args)
+_NotImplementedNode.__name__ = _NotImplementedNode.__qualname__ = "NotImplemented"  # PyTorch's class name
+
+
+def _not_differentiable(op, result, *inputs):
+    """Give result a NotImplemented grad_fn (edges: the inputs that require grad, as PyTorch's fallback)."""
+    if _grad_state.enabled and result.dtype.is_floating_point:
+        req = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+        if req:
+            node = _NotImplementedNode()
+            node.op = op
+            attach(node, req, result)
+    return result
 
 
 # ---- binary arithmetic -----------------------------------------------------------------------------
 
 class AddBackward0(Node):
+    _operands = (0, 1)
+    alpha = 1
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        _mark(ctx, a, b)
-        ctx.alpha = alpha
-        dt = D.result_type(a, b)
+        dt = _rtype(a, b)
         if alpha != 1:
-            return _ew("add", (a, _ew("mul", (b, alpha), dt) if isinstance(b, Tensor) else b * alpha), dt)
-        return _ew("add", (a, b), dt)
+            ctx.alpha = alpha
+            b = _ew2("mul", b, alpha, dt) if isinstance(b, Tensor) else b * alpha
+        return _ew2("add", a, b, dt)
 
     @staticmethod
     def backward(ctx, g):
-        return _pick(ctx, g, g * ctx.alpha if ctx.alpha != 1 else g)
+        alpha = ctx.alpha
+        return g, ((g * alpha if alpha != 1 else g) if ctx.needs_input_grad[1] else None)
+
+
+def _check_sub(a, b):
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _sub(a, b, dt, alpha):
+    if alpha != 1:
+        b = _ew2("mul", b, alpha, dt) if isinstance(b, Tensor) else b * alpha
+    return _ew2("sub", a, b, dt)
 
 
 class SubBackward0(Node):
+    _operands = (0, 1)
+    alpha = 1
+
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        _mark(ctx, a, b)
-        ctx.alpha = alpha
-        dt = D.result_type(a, b)
-        if _is_bool(a) and _is_bool(b):
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
         if _is_bool(a) or _is_bool(b):
-            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+            _check_sub(a, b)
         if alpha != 1:
-            return _ew("sub", (a, _ew("mul", (b, alpha), dt) if isinstance(b, Tensor) else b * alpha), dt)
-        return _ew("sub", (a, b), dt)
+            ctx.alpha = alpha
+        return _sub(a, b, _rtype(a, b), alpha)
 
     @staticmethod
     def backward(ctx, g):
-        return _pick(ctx, g, -g * ctx.alpha if ctx.alpha != 1 else -g)
+        alpha = ctx.alpha
+        return g, ((-g * alpha if alpha != 1 else -g) if ctx.needs_input_grad[1] else None)
 
 
-class RsubBackward1(SubBackward0):
-    pass
+class RsubBackward0(Node):
+    """rsub(input, other) = other - alpha * input, other a Tensor."""
+    _operands = (0, 1)
+    alpha = 1
+
+    @staticmethod
+    def forward(ctx, x, other, alpha=1):
+        _check_sub(other, x)
+        if alpha != 1:
+            ctx.alpha = alpha
+        return _sub(other, x, _rtype(other, x), alpha)
+
+    @staticmethod
+    def backward(ctx, g):
+        alpha = ctx.alpha
+        gx = (-g * alpha if alpha != 1 else -g) if ctx.needs_input_grad[0] else None
+        return (gx, g) if len(ctx.needs_input_grad) == 2 else (gx,)
+
+
+class RsubBackward1(RsubBackward0):
+    """rsub(input, number) (also ``number - tensor``): one edge."""
+    _operands = (0,)
 
 
 class MulBackward0(Node):
+    _operands = (0, 1)
+    other = None  # the Python-number operand, where there is one
+
     @staticmethod
     def forward(ctx, a, b):
-        _mark(ctx, a, b)
         if recording(ctx):
-            ta, tb = ctx.is_tensor
             nig = ctx.needs_input_grad
-            if ta and tb:
+            if isinstance(a, Tensor) and isinstance(b, Tensor):
                 ctx.save_for_backward(b if nig[0] else None, a if nig[1] else None)
             else:
-                ctx.other = b if ta else a
-        return _ew("mul", (a, b), D.result_type(a, b))
+                ctx.save_for_backward()  # nothing, but a second backward still raises as PyTorch's does
+                ctx.other = b if nig[0] else a
+        return _ew2("mul", a, b, _rtype(a, b))
 
     @staticmethod
     def backward(ctx, g):
-        if ctx.is_tensor == (True, True):
-            b, a = ctx.saved_tensors
-            return (g * b if b is not None else None, g * a if a is not None else None)
-        return (g * ctx.other,)
+        saved = ctx.saved_tensors
+        if not saved:
+            return (g * ctx.other, None) if ctx.needs_input_grad[0] else (None, g * ctx.other)
+        b, a = saved
+        return (g * b if b is not None else None, g * a if a is not None else None)
 
 
 class DivBackward0(Node):
+    _operands = (0, 1)
+    scalars = (None, None)  # the Python-number operands, where there are any
+
     @staticmethod
-    def forward(ctx, a, b, rounding_mode=None):
-        _mark(ctx, a, b)
-        dt = D.result_type(a, b)
-        if rounding_mode is None:
-            dt = float_result(dt)
-            if recording(ctx):
-                ctx.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None)
+    def forward(ctx, a, b):
+        dt = float_result(_rtype(a, b))
+        if recording(ctx):
+            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if isinstance(b, Tensor) else None)
+            if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
                 ctx.scalars = (a, b)
-            return _ew("div", (a, b), dt)
-        if rounding_mode == "trunc":
-            _not_for_bool("div_trunc_cpu", dt)
-            if dt.is_floating_point:
-                return _ew("trunc", (_ew("div", (a, b), dt),), dt)
-            # exact for integers of any size: a - fmod(a, b) is a multiple of b
-            return _ew("floor_divide", (_ew("sub", (a, _ew("fmod", (a, b), dt)), dt), b), dt)
-        if rounding_mode == "floor":
-            _not_for_bool("div_floor_cpu", dt)
-            return _ew("floor_divide", (a, b), dt)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                           f"'{rounding_mode}'")
+        return _ew2("div", a, b, dt)
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors if ctx._saved is not None else (None, None)
-        sa, sb = ctx.scalars
-        b = b if b is not None else sb
-        ga = g / b if ctx.is_tensor[0] else None
+        a, b = ctx.saved_tensors
+        nig = ctx.needs_input_grad
+        if b is None:
+            b = ctx.scalars[1]
+        ga = g / b if nig[0] else None
         gb = None
-        if ctx.is_tensor[1]:
-            a = a if a is not None else sa
-            gb = -g * a / (b * b)
-        return _pick(ctx, ga, gb)
+        if nig[1]:
+            gb = -g * (a if a is not None else ctx.scalars[0]) / (b * b)
+        return ga, gb
+
+
+def _rounded_div(a, b, rounding_mode):
+    dt = _rtype(a, b)
+    if rounding_mode == "trunc":
+        _not_for_bool("div_trunc_cpu", dt)
+        if dt.is_floating_point:
+            return _ew("trunc", (_ew2("div", a, b, dt),), dt)
+        # exact for integers of any size: a - fmod(a, b) is a multiple of b
+        return _ew2("floor_divide", _ew2("sub", a, _ew2("fmod", a, b, dt), dt), b, dt)
+    if rounding_mode == "floor":
+        _not_for_bool("div_floor_cpu", dt)
+        return _ew2("floor_divide", a, b, dt)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"'{rounding_mode}'")
+
+
+class DivBackward2(Node):
+    """div with a rounding mode: piecewise constant, so zero gradients (PyTorch's ``grad * 0``)."""
+    _operands = (0, 1)
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode):
+        return _rounded_div(a, b, rounding_mode)
+
+    @staticmethod
+    def backward(ctx, g):
+        return tuple([g * 0 if n else None for n in ctx.needs_input_grad])
 
 
 class PowBackward0(Node):
     """tensor ** scalar"""
+    _operands = (0,)
+
     @staticmethod
     def forward(ctx, a, e):
         ctx.save_for_backward(a)
@@ -154,6 +256,8 @@ class PowBackward0(Node):
 
 class PowBackward1(Node):
     """tensor ** tensor"""
+    _operands = (0, 1)
+
     @staticmethod
     def forward(ctx, a, b):
         dt = D.result_type(a, b)
@@ -165,13 +269,15 @@ class PowBackward1(Node):
     @staticmethod
     def backward(ctx, g):
         a, b, out = ctx.saved_tensors
-        ga = g * b * a.pow(b - 1)
+        ga = g * b * a.pow(b - 1) if ctx.needs_input_grad[0] else None
         gb = g * out * where(a > 0, a, ones_like_(a)).log() if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
 class PowBackward2(Node):
     """scalar ** tensor"""
+    _operands = (1,)
+
     @staticmethod
     def forward(ctx, s, b):
         dt = D.result_type(s, b) if not isinstance(s, float) else float_result(b.dtype)
@@ -194,23 +300,29 @@ def ones_like_(a):
 
 def add(input, other, *, alpha=1, out=None):
     r = apply_op(AddBackward0, input, other, alpha)
-    return _out(r, out)
+    return r if out is None else _out(r, out)
 
 
 def sub(input, other, *, alpha=1, out=None):
-    return _out(apply_op(SubBackward0, input, other, alpha), out)
+    r = apply_op(SubBackward0, input, other, alpha)
+    return r if out is None else _out(r, out)
 
 
 def rsub(input, other, alpha=1):
-    return apply_op(RsubBackward1, other, input, alpha)
+    return apply_op(RsubBackward0 if isinstance(other, Tensor) else RsubBackward1, input, other, alpha)
 
 
 def mul(input, other, *, out=None):
-    return _out(apply_op(MulBackward0, input, other), out)
+    r = apply_op(MulBackward0, input, other)
+    return r if out is None else _out(r, out)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
-    return _out(apply_op(DivBackward0, input, other, rounding_mode), out)
+    if rounding_mode is None:
+        r = apply_op(DivBackward0, input, other)
+    else:
+        r = apply_op(DivBackward2, input, other, rounding_mode)
+    return r if out is None else _out(r, out)
 
 
 def true_divide(input, other):
@@ -218,7 +330,7 @@ def true_divide(input, other):
 
 
 def floor_divide(input, other):
-    return apply_op(DivBackward0, input, other, "floor")
+    return _not_differentiable("floor_divide", _rounded_div(input, other, "floor"), input, other)
 
 
 def pow(input, exponent, *, out=None):
@@ -314,9 +426,10 @@ def equal(input, other):
 # ---- where / clamp -----------------------------------------------------------------------------------
 
 class WhereBackward0(Node):
+    _operands = (1, 2)  # the condition gets no edge
+
     @staticmethod
     def forward(ctx, cond, a, b):
-        _mark(ctx, cond, a, b)
         ctx.cond = cond
         if isinstance(cond, Tensor) and cond.dtype is not D.bool_:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -326,7 +439,8 @@ class WhereBackward0(Node):
     @staticmethod
     def backward(ctx, g):
         z = g.new_zeros(())
-        return _pick(ctx, None, where(ctx.cond, g, z), where(ctx.cond, z, g))
+        nig = ctx.needs_input_grad
+        return (where(ctx.cond, g, z) if nig[0] else None, where(ctx.cond, z, g) if nig[1] else None)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -336,6 +450,8 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 class ClampBackward1(Node):
+    _operands = (0,)
+
     @staticmethod
     def forward(ctx, x, lo, hi):
         if lo is None and hi is None:
@@ -360,9 +476,10 @@ class ClampBackward1(Node):
 
 class ClampBackward0(Node):
     """clamp with Tensor bounds: gradients flow to the bound that was chosen."""
+    _operands = (0, 1, 2)
+
     @staticmethod
     def forward(ctx, x, lo, hi):
-        _mark(ctx, x, lo, hi)
         out = x
         if lo is not None:
             out = maximum(out, lo)
@@ -386,7 +503,7 @@ class ClampBackward0(Node):
             above = x > hi
             ghi = where(above, g, z) if isinstance(hi, Tensor) else None
             gx = where(above, z, gx)
-        return _pick(ctx, gx, glo, ghi)
+        return gx, glo, ghi
 
 
 def clamp(input, min=None, max=None, *, out=None):
@@ -414,7 +531,8 @@ def _make_extremum(op, node_name, pick):
         z = g.new_zeros(())
         return where(pick(b, a), z, shared), where(pick(a, b), z, shared)
 
-    node = type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    node = type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                     "_operands": (0, 1)})
 
     def fn(input, other, *, out=None):
         return _out(apply_op(node, input, other), out)
@@ -487,7 +605,8 @@ def _make_unary(op, node_name, kind, bwd):
             return g * 0
         return bwd(g, x, y)
 
-    node = type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    node = type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                     "_operands": (0,)})
 
     def fn(input, *, out=None):
         if op in ("floor", "ceil", "round", "trunc") and not input.dtype.is_floating_point:
@@ -530,10 +649,11 @@ def _float_only(name, dt):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
 
 
-def _make_binary(node_name, make_fwd, grads):
-    """A Node for f(a, b) with Tensor/scalar operands; grads(g, a, b, out) -> (ga, gb) (None when unused)."""
+def _make_binary(node_name, make_fwd, grads, operands=(0, 1)):
+    """A Node for f(a, b) with Tensor/scalar operands; grads(g, a, b, out) -> (ga, gb) (None when unused).
+    operands: (0, 1) for PyTorch's Tensor overload (a number operand keeps its slot), (0,) or (1,) for a
+    Scalar overload, whose node has an edge for the tensor alone."""
     def forward(ctx, a, b):
-        _mark(ctx, a, b)
         out = make_fwd(a, b)
         if recording(ctx):
             ctx.save_for_backward(*(x if isinstance(x, Tensor) else None for x in (a, b)), out)
@@ -544,9 +664,11 @@ def _make_binary(node_name, make_fwd, grads):
         sa, sb, out = ctx.saved_tensors
         a = sa if sa is not None else ctx.scalars[0]
         b = sb if sb is not None else ctx.scalars[1]
-        return _pick(ctx, *grads(g, a, b, out))
+        r = grads(g, a, b, out)
+        return r if len(operands) == 2 else (r[operands[0]],)
 
-    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                     "_operands": operands})
 
 
 def _binary_fn(name, nodes):
@@ -587,10 +709,17 @@ def _fwd_fmod(a, b):
 
 _RemainderT = _make_binary("RemainderBackward1", _fwd_remainder,
                            lambda g, a, b, out: (g, -g * div(a, b, rounding_mode="floor")))
-_RemainderS = _make_binary("RemainderBackward0", _fwd_remainder, lambda g, a, b, out: (g, None))
-remainder = _binary_fn("remainder", (_RemainderT, _RemainderS, _RemainderT))
+_RemainderS = _make_binary("RemainderBackward0", _fwd_remainder, lambda g, a, b, out: (g, None), (0,))
+_remainder = _binary_fn("remainder", (_RemainderT, _RemainderS, _RemainderT))
+
+
+def remainder(input, other, *, out=None):
+    if isinstance(input, Tensor):
+        return _remainder(input, other, out=out)
+    # PyTorch's remainder(Scalar, Tensor) has no derivative
+    return _out(_not_differentiable("remainder", _fwd_remainder(input, other), other), out)
 _FmodT = _make_binary("FmodBackward1", _fwd_fmod, lambda g, a, b, out: (g, -g * div(a, b, rounding_mode="trunc")))
-_FmodS = _make_binary("FmodBackward0", _fwd_fmod, lambda g, a, b, out: (g, None))
+_FmodS = _make_binary("FmodBackward0", _fwd_fmod, lambda g, a, b, out: (g, None), (0,))
 fmod = _binary_fn("fmod", (_FmodT, _FmodS, _FmodT))
 
 
@@ -650,7 +779,8 @@ def _grads_xlogy(g, a, b, out):
 
 
 # PyTorch numbers them tensor-tensor 0, scalar-tensor 1, tensor-scalar 2
-xlogy = _binary_fn("xlogy", tuple(_make_binary(f"XlogyBackward{i}", _fwd_xlogy, _grads_xlogy) for i in (0, 2, 1)))
+xlogy = _binary_fn("xlogy", tuple(_make_binary(f"XlogyBackward{i}", _fwd_xlogy, _grads_xlogy, ops)
+                                  for i, ops in ((0, (0, 1)), (2, (0,)), (1, (1,)))))
 
 
 def _fwd_copysign(a, b):
@@ -663,7 +793,7 @@ def _grads_copysign(g, a, b, out):
 
 
 _CopysignT = _make_binary("CopysignBackward0", _fwd_copysign, _grads_copysign)
-_CopysignS = _make_binary("CopysignBackward1", _fwd_copysign, _grads_copysign)
+_CopysignS = _make_binary("CopysignBackward1", _fwd_copysign, _grads_copysign, (0,))
 copysign = _binary_fn("copysign", (_CopysignT, _CopysignS, _CopysignT))
 
 
@@ -705,6 +835,8 @@ def _float_power_(self, exponent):
 
 
 class AddcmulBackward0(Node):
+    _operands = (0, 1, 2)
+
     @staticmethod
     def forward(ctx, x, t1, t2, value):
         dt = D.result_type(x, t1, t2)
@@ -724,6 +856,8 @@ class AddcmulBackward0(Node):
 
 
 class AddcdivBackward0(Node):
+    _operands = (0, 1, 2)
+
     @staticmethod
     def forward(ctx, x, t1, t2, value):
         dt = D.result_type(x, t1, t2)
@@ -765,6 +899,8 @@ def _same_dtype(x, other, what):
 
 class LerpBackward0(Node):
     """lerp with a Python-number weight."""
+    _operands = (0, 1)
+
     @staticmethod
     def forward(ctx, x, end, w):
         ctx.w = w
@@ -778,6 +914,8 @@ class LerpBackward0(Node):
 
 class LerpBackward1(Node):
     """lerp with a Tensor weight."""
+    _operands = (0, 1, 2)
+
     @staticmethod
     def forward(ctx, x, end, w):
         dt = x.dtype
@@ -814,7 +952,8 @@ def _make_unary_composite(node_name, fwd, grad, float_out=True):
         x, y = ctx.saved_tensors
         return grad(g, x, y, *ctx.params)
 
-    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                     "_operands": (0,)})
 
 
 def _sinc_fwd(x, dt):
@@ -911,23 +1050,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 
-class _NotImplementedNode(Node):
-    """Result of an op PyTorch does not differentiate: backward raises its error."""
-
-    def name(self):
-        return "torch::autograd::NotImplemented"
-
-    @staticmethod
-    def forward(ctx, op, *args):
-        ctx.op = op
-        return _HEAVISIDE(*args)
-
-    @staticmethod
-    def backward(ctx, g):
-        raise RuntimeError(f"the derivative for '{ctx.op}' is not implemented.")
-
-
-def _HEAVISIDE(x, values):
+def _heaviside(x, values):
     if x.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     dt = x.dtype
@@ -935,7 +1058,7 @@ def _HEAVISIDE(x, values):
 
 
 def heaviside(input, values, *, out=None):
-    return _out(apply_op(_NotImplementedNode, "heaviside", input, values), out)
+    return _out(_not_differentiable("heaviside", _heaviside(input, values), input, values), out)
 
 
 def keep_original_self(result, self):
@@ -978,6 +1101,45 @@ def _fwd(fn):
 
 def _rpow(self, other):
     return pow(other, self)
+
+
+_OPERAND_TYPES = (Tensor,) + _NUMBERS
+
+
+def _dunder(node):
+    """self (op) other straight through node: the hot path of ``a + b``."""
+    def method(self, other):
+        if isinstance(other, _OPERAND_TYPES):
+            return apply_op(node, self, other)
+        return NotImplemented
+    return method
+
+
+def _rdunder(node):
+    """other (op) self for a commutative op: PyTorch computes ``2 * x`` as ``x.mul(2)`` (edges (x, None))."""
+    def method(self, other):
+        if isinstance(other, Tensor):
+            return apply_op(node, other, self)
+        if isinstance(other, _NUMBERS):
+            return apply_op(node, self, other)
+        return NotImplemented
+    return method
+
+
+def _rsub_dunder(self, other):
+    if isinstance(other, Tensor):
+        return sub(other, self)
+    if isinstance(other, _NUMBERS):
+        return rsub(self, other)
+    return NotImplemented
+
+
+def _rtruediv_dunder(self, other):
+    if isinstance(other, Tensor):
+        return div(other, self)
+    if isinstance(other, _NUMBERS):
+        return mul(UNARY["reciprocal"](self), other)  # as PyTorch's Tensor.__rtruediv__
+    return NotImplemented
 
 
 def _eq_method(fn):
@@ -1029,8 +1191,9 @@ for _name in tuple(n for n in UNARY if n != "sign") + (
     FUNCTIONS[_name + "_"] = METHODS[_name + "_"]
 
 DUNDERS = {
-    "__add__": _fwd(add), "__radd__": _rev(add), "__sub__": _fwd(sub), "__rsub__": _rev(sub),
-    "__mul__": _fwd(mul), "__rmul__": _rev(mul), "__truediv__": _fwd(div), "__rtruediv__": _rev(div),
+    "__add__": _dunder(AddBackward0), "__radd__": _rdunder(AddBackward0), "__sub__": _dunder(SubBackward0),
+    "__rsub__": _rsub_dunder, "__mul__": _dunder(MulBackward0), "__rmul__": _rdunder(MulBackward0),
+    "__truediv__": _dunder(DivBackward0), "__rtruediv__": _rtruediv_dunder,
     "__floordiv__": _fwd(floor_divide), "__rfloordiv__": _rev(floor_divide),
     "__mod__": _fwd(remainder), "__rmod__": _rev(remainder),
     "__pow__": _fwd(pow), "__rpow__": _rpow,

@@ -24,14 +24,28 @@ def restore_dims(t, in_shape, dims, keepdim):
 
 def expand_back(g, in_shape, dims, keepdim):
     """Broadcast a reduced gradient back over the reduced dims."""
+    if not keepdim and len(dims) == len(in_shape):
+        return g.expand(in_shape)  # a full reduction's 0-dim gradient broadcasts as it is
     return restore_dims(g, in_shape, dims, keepdim).expand(in_shape)
 
 
+_ALL_DIMS = [tuple(range(n)) for n in range(9)]
+
+
+def all_dims(x):
+    """(0, ..., ndim - 1) of tensor x: the dims of a full reduction."""
+    n = len(x._be.shape(x._data))
+    return _ALL_DIMS[n] if n < 9 else tuple(range(n))
+
+
 class SumBackward0(Node):
+    _operands = (0,)
+
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
-        ctx.meta = (tuple(x.shape), dims, keepdim)
-        return wrap(x._be.reduce("sum", x._data, dims, keepdim, dtype), x)
+        be, h = x._be, x._data
+        ctx.meta = (be.shape(h), dims, keepdim)
+        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x)
 
     @staticmethod
     def backward(ctx, g):
@@ -45,24 +59,23 @@ class SumBackward1(SumBackward0):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     if dim is None:
-        return apply_op(SumBackward0, input, tuple(range(input.dim())), False, dt)
-    dims = norm_dims(dim, input.dim())
-    return apply_op(SumBackward1, input, dims, keepdim, dt)
+        return apply_op(SumBackward0, input, all_dims(input), False, dt)
+    return apply_op(SumBackward1, input, norm_dims(dim, input.dim()), keepdim, dt)
 
 
 class MeanBackward0(Node):
+    _operands = (0,)
+
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
-        n = 1
-        for d in dims:
-            n *= x.shape[d]
-        ctx.meta = (tuple(x.shape), dims, keepdim)
-        ctx.n = n
-        return wrap(x._be.reduce("mean", x._data, dims, keepdim, dtype), x)
+        be, h = x._be, x._data
+        ctx.meta = (be.shape(h), dims, keepdim)
+        return wrap(be.reduce("mean", h, dims, keepdim, dtype), x)
 
     @staticmethod
     def backward(ctx, g):
-        return expand_back(g / ctx.n, *ctx.meta)
+        shape, dims, keepdim = ctx.meta
+        return expand_back(g / _numel(shape, dims), shape, dims, keepdim)
 
 
 class MeanBackward1(MeanBackward0):
@@ -75,7 +88,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_scalar_name(dt)}")
     if dim is None:
-        return apply_op(MeanBackward0, input, tuple(range(input.dim())), False, dt)
+        return apply_op(MeanBackward0, input, all_dims(input), False, dt)
     return apply_op(MeanBackward1, input, norm_dims(dim, input.dim()), keepdim, dt)
 
 

@@ -1,8 +1,8 @@
 """Adagrad: per-coordinate learning rates from the accumulated squared gradients."""
 from .. import full_like
-from .._tensor import Tensor
 from ._fused import fused_update, use_fused
-from .optimizer import Optimizer, _bump_steps, _check_no_differentiable, _get_value, _new_step, _run_closure
+from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_no_grad_scaling, _check_options,
+                        _check_singleton_lists, _decayed_grad, _get_value)
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -29,20 +29,13 @@ class Adagrad(Optimizer):
         >>> opt = torch.optim.Adagrad(model.parameters(), lr=0.1)
     """
 
+    _setstate_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
+    _step_keys = ("step",)
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_options(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                       initial_accumulator_value=initial_accumulator_value, eps=eps)
         _check_no_differentiable(differentiable)
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
@@ -52,51 +45,27 @@ class Adagrad(Optimizer):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = _new_step(p, bool(group["fused"]), fused=group["fused"])
-                state["sum"] = full_like(p, initial_accumulator_value)
+                self.state[p].update(self._init_state(group, p))
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        self._restore_step_tensors("step", on_param_device=lambda g: bool(g["fused"]))
+    def _init_state(self, group, p):
+        # the constructor's initial_accumulator_value, not the group's (as PyTorch)
+        return {"step": self._step_tensor(group, p), "sum": full_like(p, self.defaults["initial_accumulator_value"])}
 
-    def _init_group(self, group, params, grads, state_sums, state_steps):
-        for p in group["params"]:
-            if p.grad is not None:
-                params.append(p)
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(p, bool(group["fused"]), fused=group["fused"])
-                    state["sum"] = full_like(p, self.defaults["initial_accumulator_value"])
-                state_sums.append(state["sum"])
-                state_steps.append(state["step"])
+    def _state_keys(self, group):
+        return "sum", "step"
 
-    def step(self, closure=None):
-        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, state_sums, state_steps = [], [], [], []
-            self._init_group(group, params, grads, state_sums, state_steps)
-            adagrad(params, grads, state_sums, state_steps, lr=group["lr"], weight_decay=group["weight_decay"],
-                    lr_decay=group["lr_decay"], eps=group["eps"], foreach=group["foreach"],
-                    maximize=group["maximize"], fused=group["fused"])
-        return loss
+    def _update(self, group, params, grads, state_sums, state_steps):
+        adagrad(params, grads, state_sums, state_steps, lr=group["lr"], weight_decay=group["weight_decay"],
+                lr_decay=group["lr_decay"], eps=group["eps"], foreach=group["foreach"], maximize=group["maximize"],
+                fused=group["fused"])
 
 
 def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None, found_inf=None,
             has_sparse_grad=False, foreach=None, differentiable=False, has_complex=False, *, lr, weight_decay,
             lr_decay, eps, maximize):
     """Functional Adagrad: updates ``params`` and ``state_sums`` in place. See :class:`Adagrad`."""
-    if grad_scale is not None or found_inf is not None:
-        raise ValueError("grad_scale/found_inf (AMP gradient scaling) are not supported in webtorch")
-    if not all(isinstance(t, Tensor) for t in state_steps):
-        raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
+    _check_no_grad_scaling(grad_scale, found_inf)
+    _check_singleton_lists(state_steps=state_steps)
     func = _multi_tensor_adagrad if use_fused("adagrad_update", params, foreach, fused) else _single_tensor_adagrad
     func(params, grads, state_sums, state_steps, lr=lr, weight_decay=weight_decay, lr_decay=lr_decay, eps=eps,
          maximize=maximize)
@@ -107,9 +76,7 @@ def _single_tensor_adagrad(params, grads, state_sums, state_steps, *, lr, weight
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
         step_t.add_(1)
         step = _get_value(step_t)
-        grad = grad if not maximize else -grad
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+        grad = _decayed_grad(param, grad, maximize, weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(eps)

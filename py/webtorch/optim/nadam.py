@@ -1,8 +1,8 @@
 """NAdam: Adam with Nesterov momentum and a momentum-decay schedule (Dozat)."""
 from .. import zeros_like
-from .._tensor import Tensor
 from ._fused import fused_update, use_fused
-from .optimizer import Optimizer, _bump_steps, _check_no_differentiable, _get_value, _new_step, _run_closure
+from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
+                        _decayed_grad, _get_value)
 
 __all__ = ["NAdam", "nadam"]
 
@@ -33,23 +33,14 @@ class NAdam(Optimizer):
         >>> opt = torch.optim.NAdam(model.parameters(), lr=2e-3)
     """
 
+    _setstate_defaults = {"maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+                          "decoupled_weight_decay": False}
+    _step_keys = ("step", "mu_product")
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _check_options(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         _check_no_differentiable(differentiable)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay, "decoupled_weight_decay": decoupled_weight_decay,
@@ -57,55 +48,26 @@ class NAdam(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-        self._restore_step_tensors("step", "mu_product", on_param_device=lambda g: g["capturable"])
+    def _init_state(self, group, p):
+        return {"step": self._step_tensor(group, p), "mu_product": self._step_tensor(group, p, 1.0),
+                "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}
 
-    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = _new_step(p, group["capturable"])
-                state["mu_product"] = _new_step(p, group["capturable"], value=1.0)
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            mu_products.append(state["mu_product"])
-            state_steps.append(state["step"])
+    def _state_keys(self, group):
+        return "exp_avg", "exp_avg_sq", "mu_product", "step"
 
-    def step(self, closure=None):
-        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps = [], [], [], [], [], []
-            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps)
-            beta1, beta2 = group["betas"]
-            nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, beta1=beta1, beta2=beta2,
-                  lr=group["lr"], weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
-                  eps=group["eps"], maximize=group["maximize"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"], foreach=group["foreach"])
-        return loss
+    def _update(self, group, params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps):
+        beta1, beta2 = group["betas"]
+        nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, beta1=beta1, beta2=beta2,
+              lr=group["lr"], weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
+              eps=group["eps"], maximize=group["maximize"], decoupled_weight_decay=group["decoupled_weight_decay"],
+              foreach=group["foreach"])
 
 
 def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, decoupled_weight_decay=False,
           foreach=None, capturable=False, differentiable=False, has_complex=False, maximize=False, *, beta1, beta2,
           lr, weight_decay, momentum_decay, eps):
     """Functional NAdam: updates ``params`` and the state lists in place. See :class:`NAdam`."""
-    if not all(isinstance(t, Tensor) for t in state_steps):
-        raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
-    if not all(isinstance(t, Tensor) for t in mu_products):
-        raise RuntimeError("API has changed, `mu_products` argument must contain a list of singleton tensors")
+    _check_singleton_lists(state_steps=state_steps, mu_products=mu_products)
     func = _multi_tensor_nadam if use_fused("nadam_update", params, foreach, None) else _single_tensor_nadam
     func(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, beta1=beta1, beta2=beta2, lr=lr,
          weight_decay=weight_decay, momentum_decay=momentum_decay, eps=eps, maximize=maximize,
@@ -116,16 +78,11 @@ def _single_tensor_nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, stat
                          weight_decay, momentum_decay, eps, maximize, decoupled_weight_decay):
     lr = _get_value(lr)
     for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
         exp_avg, exp_avg_sq, mu_product, step_t = exp_avgs[i], exp_avg_sqs[i], mu_products[i], state_steps[i]
         step_t.add_(1)
         step = _get_value(step_t)
         bias_correction2 = 1 - beta2 ** step
-        if weight_decay != 0:
-            if decoupled_weight_decay:
-                param.mul_(1 - lr * weight_decay)
-            else:
-                grad = grad.add(param, alpha=weight_decay)
+        grad = _decayed_grad(param, grads[i], maximize, weight_decay, lr, decoupled_weight_decay)
         mu = _mu(beta1, step, momentum_decay)
         mu_next = _mu(beta1, step + 1, momentum_decay)
         mu_product.mul_(mu)

@@ -6,20 +6,24 @@ multi-tensor path (one fused backend primitive per parameter list, see optim/_fu
 """
 import functools
 import warnings
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.graph import _Handle
+from ..autograd.graph import zero_grads
+from ..autograd.hooks import add_hook, hook_dict
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.creation import tensor as _tensor
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
-_global_optimizer_pre_hooks = OrderedDict()
-_global_optimizer_post_hooks = OrderedDict()
+_global_optimizer_pre_hooks = hook_dict()
+_global_optimizer_post_hooks = hook_dict()
+_HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                "_optimizer_load_state_dict_post_hooks")
 
 
 class _RequiredParameter:
@@ -34,12 +38,12 @@ required = _RequiredParameter()
 
 def register_optimizer_step_pre_hook(hook):
     """Register ``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` run before every optimizer's step."""
-    return _Handle(_global_optimizer_pre_hooks, hook)
+    return add_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """Register ``hook(optimizer, args, kwargs)`` run after every optimizer's step."""
-    return _Handle(_global_optimizer_post_hooks, hook)
+    return add_hook(_global_optimizer_post_hooks, hook)
 
 
 def _typename(obj):
@@ -98,6 +102,49 @@ def _check_no_differentiable(differentiable):
                          "no_grad; differentiate through an update written with Tensor ops instead")
 
 
+_OPTION_NAMES = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_options(**options):
+    """PyTorch's range checks of constructor options, in the order given, with its messages: every option
+    >= 0, ``rho`` also <= 1, both ``betas`` in [0, 1); a Tensor ``lr`` must have one element."""
+    for name, value in options.items():
+        if name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+            continue
+        if name == "lr" and isinstance(value, Tensor) and value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= value or (name == "rho" and value > 1.0):
+            raise ValueError(f"Invalid {_OPTION_NAMES.get(name, name + ' value')}: {value}")
+
+
+def _check_no_grad_scaling(grad_scale, found_inf):
+    if grad_scale is not None or found_inf is not None:
+        raise ValueError("grad_scale/found_inf (AMP gradient scaling) are not supported in webtorch")
+
+
+def _check_singleton_lists(**lists):
+    """The functional API takes the step counters (and NAdam's mu_products) as 0-dim tensors."""
+    for name, values in lists.items():
+        if not all(isinstance(t, Tensor) for t in values):
+            raise RuntimeError(f"API has changed, `{name}` argument must contain a list of singleton tensors")
+
+
+def _decayed_grad(param, grad, maximize, weight_decay, lr=0.0, decoupled=False):
+    """The gradient a per-tensor update uses: negated when maximizing, plus ``weight_decay * param`` (L2);
+    with ``decoupled`` (AdamW-style) the param is shrunk in place by ``lr * weight_decay`` instead."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(param, alpha=weight_decay)
+    return grad
+
+
 class Optimizer:
     """Base class for all optimizers.
 
@@ -115,12 +162,8 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        self._optimizer_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_state_dict_post_hooks = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        for name in _HOOK_TABLES:
+            setattr(self, name, hook_dict())
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got " + _typename(params))
@@ -145,12 +188,14 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in _HOOK_TABLES:
             if name not in self.__dict__:
-                setattr(self, name, OrderedDict())
+                setattr(self, name, hook_dict())
         self.defaults.setdefault("differentiable", False)
+        for group in self.param_groups:
+            for key, default in self._setstate_defaults.items():
+                group.setdefault(key, default)
+        self._restore_step_tensors()
 
     def __repr__(self):
         s = self.__class__.__name__ + " ("
@@ -164,27 +209,27 @@ class Optimizer:
     # -- hooks ------------------------------------------------------------------------------------------
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run before ``step``."""
-        return _Handle(self._optimizer_step_pre_hooks, hook)
+        return add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """``hook(optimizer, args, kwargs)``, run after ``step``."""
-        return _Handle(self._optimizer_step_post_hooks, hook)
+        return add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         """``hook(optimizer)``, run before ``state_dict`` builds the dict."""
-        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
         """``hook(optimizer, state_dict) -> state_dict or None``, run on the built dict."""
-        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
         """``hook(optimizer, state_dict) -> state_dict or None``, run before loading."""
-        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
         """``hook(optimizer)``, run after loading."""
-        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # -- state_dict -------------------------------------------------------------------------------------
     def state_dict(self):
@@ -283,33 +328,75 @@ class Optimizer:
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():
             post_hook(self)
 
-    def _restore_step_tensors(self, *keys, on_param_device=lambda group: False):
+    def _restore_step_tensors(self):
         """State loaded from old checkpoints may hold Python numbers where tensors belong; make them tensors."""
         for group in self.param_groups:
             for p in group["params"]:
                 p_state = self.state.get(p, {})
-                for key in keys:
+                for key in self._step_keys:
                     if key in p_state and not isinstance(p_state[key], Tensor):
-                        p_state[key] = _new_step(p, on_param_device(group), p_state[key], group.get("fused"))
+                        p_state[key] = self._step_tensor(group, p, p_state[key])
 
     # -- gradients and groups ---------------------------------------------------------------------------
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized tensors: to None (default), or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        if p.grad.grad_fn is not None:
-                            p.grad.detach_()
-                        else:
-                            p.grad.requires_grad_(False)
-                        p.grad.zero_()
+        zero_grads(chain.from_iterable(group["params"] for group in self.param_groups), set_to_none)
+
+    # -- the step every built-in first-order optimizer shares ---------------------------------------------
+    # A subclass gives what is its own: _init_state (a parameter's fresh state), _state_keys (the state lists
+    # its functional takes, in order) and _update (that functional called with the group's options); or it
+    # overrides step altogether (LBFGS).
+    _setstate_defaults = {}  # group options a pickle from an older version may lack
+    _step_keys = ()  # 0-dim state tensors an old checkpoint may hold as Python numbers
 
     def step(self, closure=None):
-        """Perform a single optimization step (subclasses implement it)."""
+        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            params, grads, state_lists = self._init_group(group)
+            self._update(group, params, grads, *state_lists)
+        return loss
+
+    def _init_group(self, group):
+        """The params of ``group`` that have a gradient, their grads, and one list per ``_state_keys(group)``
+        entry (empty for a None key). State is created by ``_init_state`` on first use; a missing entry is
+        passed as None (SGD's momentum buffer is made by its first update)."""
+        keys = self._state_keys(group)
+        params, grads, state_lists = [], [], [[] for _ in keys]
+        used = [(key, values) for key, values in zip(keys, state_lists) if key is not None]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params.append(p)
+            grads.append(p.grad)
+            if not used:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                state.update(self._init_state(group, p))
+            for key, values in used:
+                values.append(state.get(key))
+        return params, grads, state_lists
+
+    def _state_keys(self, group):
+        """Names of the per-parameter state lists ``_update`` takes after params and grads (None: unused)."""
+        return ()
+
+    def _init_state(self, group, p):
+        """The state of parameter ``p`` before its first step."""
+        return {}
+
+    def _update(self, group, params, grads, *state_lists):
+        """Update one group's params with gradients from the lists ``_init_group`` made."""
         raise NotImplementedError
+
+    def _steps_on_param_device(self, group):
+        """Whether the group keeps its step counters beside the params (capturable or fused) or on the cpu."""
+        return bool(group.get("capturable")) or bool(group.get("fused"))
+
+    def _step_tensor(self, group, p, value=0.0):
+        """A fresh 0-dim step counter (or mu_product) of ``p``'s state."""
+        return _new_step(p, self._steps_on_param_device(group), value, group.get("fused"))
 
     def add_param_group(self, param_group):
         """Add a param group (a dict with ``'params'`` and optional options) to ``param_groups``."""
@@ -362,13 +449,6 @@ class Optimizer:
         self.param_groups.append(param_group)
 
 
-def _register(table, hook, prepend):
-    handle = _Handle(table, hook)
-    if prepend:
-        table.move_to_end(handle.id, last=False)
-    return handle
-
-
 def _hooked_step(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
@@ -378,8 +458,8 @@ def _hooked_step(step):
                 if isinstance(result, tuple) and len(result) == 2:
                     args, kwargs = result
                 else:
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
-                                       f"{result}.")
+                    raise RuntimeError(f"{type(self).__name__}.step must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
         with no_grad():
             out = step(self, *args, **kwargs)
         for post_hook in chain(self._optimizer_step_post_hooks.values(), _global_optimizer_post_hooks.values()):
@@ -387,3 +467,6 @@ def _hooked_step(step):
         return out
     wrapper.hooked = True
     return wrapper
+
+
+Optimizer.step = _hooked_step(Optimizer.step)

@@ -1,7 +1,7 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
 from .._tensor import Tensor
 from ._fused import fused_update, use_fused
-from .optimizer import Optimizer, _check_no_differentiable, _get_value, _run_closure
+from .optimizer import Optimizer, _check_no_differentiable, _check_no_grad_scaling, _decayed_grad, _get_value
 
 __all__ = ["SGD", "sgd"]
 
@@ -29,10 +29,14 @@ class SGD(Optimizer):
         >>> loss_fn(model(x), y).backward(); opt.step(); opt.zero_grad()
     """
 
+    _setstate_defaults = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+                          "fused": False}
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
+        # PyTorch's SGD checks with `<` (a NaN passes), unlike the other optimizers' _check_options
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -49,44 +53,23 @@ class SGD(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    def _state_keys(self, group):
+        # no state before the first update, which creates the momentum buffers
+        return ("momentum_buffer" if group["momentum"] != 0 else None,)
 
-    def _init_group(self, group, params, grads, momentum_buffer_list):
-        for p in group["params"]:
-            if p.grad is not None:
-                params.append(p)
-                grads.append(p.grad)
-                if group["momentum"] != 0:
-                    momentum_buffer_list.append(self.state[p].get("momentum_buffer"))
-
-    def step(self, closure=None):
-        """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, momentum_buffer_list = [], [], []
-            self._init_group(group, params, grads, momentum_buffer_list)
-            sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"],
-                momentum=group["momentum"], lr=group["lr"], dampening=group["dampening"],
-                nesterov=group["nesterov"], maximize=group["maximize"], foreach=group["foreach"],
-                fused=group["fused"])
-            if group["momentum"] != 0:
-                for p, buf in zip(params, momentum_buffer_list):
-                    self.state[p]["momentum_buffer"] = buf
-        return loss
+    def _update(self, group, params, grads, momentum_buffer_list):
+        sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"], momentum=group["momentum"],
+            lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"],
+            foreach=group["foreach"], fused=group["fused"])
+        if group["momentum"] != 0:
+            for p, buf in zip(params, momentum_buffer_list):
+                self.state[p]["momentum_buffer"] = buf
 
 
 def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=None, fused=None, grad_scale=None,
         found_inf=None, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
     """Functional SGD: updates ``params`` in place; fills None entries of ``momentum_buffer_list``."""
-    if grad_scale is not None or found_inf is not None:
-        raise ValueError("grad_scale/found_inf (AMP gradient scaling) are not supported in webtorch")
+    _check_no_grad_scaling(grad_scale, found_inf)
     func = _multi_tensor_sgd if use_fused("sgd_update", params, foreach, fused) else _single_tensor_sgd
     func(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum, lr=lr,
          dampening=dampening, nesterov=nesterov, maximize=maximize)
@@ -96,9 +79,7 @@ def _single_tensor_sgd(params, grads, momentum_buffer_list, *, weight_decay, mom
                        maximize):
     lr = _get_value(lr)
     for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
-        if weight_decay != 0:
-            grad = grad.add(param, alpha=weight_decay)
+        grad = _decayed_grad(param, grads[i], maximize, weight_decay)
         if momentum != 0:
             buf = momentum_buffer_list[i]
             if buf is None:

@@ -18,6 +18,7 @@ from .graph import Graph, Node, Src, Storage, View, contiguous_strides
 from .index_kernels import WebGPUIndexMixin
 from .memory import BufferPool
 from .optim_kernels import WebGPUOptimMixin
+from .randperm_kernels import WebGPURandpermMixin
 from .scan_sort_kernels import WebGPUScanSortMixin
 from .scheduler import Scheduler, Stats
 from .softmax_norm_kernels import SoftmaxNormKernels
@@ -46,8 +47,8 @@ class PhiloxState:
         self.offset = 0
 
 
-class WebGPUBackend(WebGPUOptimMixin, WebGPUIndexMixin, WebGPUScanSortMixin, SoftmaxNormKernels, ConvFamilyKernels,
-                    Backend):
+class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, WebGPUScanSortMixin,
+                    SoftmaxNormKernels, ConvFamilyKernels, Backend):
     device_type = "webgpu"
 
     def __init__(self, runtime):
@@ -489,15 +490,6 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPUIndexMixin, WebGPUScanSortMixin, Sof
         T.check_int_range([int(low), int(high) - 1], D.int64)
         r = self._random(2, tuple(shape), int(low), int(high), rng, D.int32)
         return r if dtype is D.int32 else self.cast(r, dtype)
-
-    def randperm(self, n, dtype, rng):
-        import numpy as np
-        from .fallback import count_fallback
-        count_fallback(self, "randperm")
-        g = np.random.Generator(np.random.Philox(key=rng.seed, counter=rng.offset))
-        rng.offset += 1
-        return self.from_numpy(g.permutation(n).astype(np.int64), True) if dtype is D.int64 else \
-            self.cast(self.from_numpy(g.permutation(n).astype(np.int64), True), dtype)
 
     def bernoulli(self, p, shape, dtype, rng):
         """p: a handle (broadcast to shape) or a float; result of dtype with 1 where u < p."""

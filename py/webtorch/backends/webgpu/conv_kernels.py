@@ -9,7 +9,7 @@ buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims
 import struct
 
 from ... import _dtype as D
-from . import kernels
+from . import codegen, kernels
 from ..window_geometry import out_size, prod as numel
 from .fallback import host_fallback
 from .graph import View
@@ -35,7 +35,7 @@ def spatial3(values, fill):
     return (fill,) * (3 - len(values)) + values
 
 
-def float_kernel(be, name, fn, *args):
+def float_kernel(be, fn, *args):
     """Run ``fn(*args)`` in float32: float16 handles are cast up and the result back down; other dtypes
     (integer convolutions, which PyTorch rejects before reaching a backend) take the counted host fallback."""
     dts = {a.dtype for a in args if isinstance(a, View)}
@@ -47,23 +47,38 @@ def float_kernel(be, name, fn, *args):
     return None
 
 
+def grid256(total):
+    """Workgroup counts of a 256-wide 1-D launch over ``total`` invocations, and the row width gx * 256."""
+    groups = codegen.grid(-(-total // 256))
+    return groups, groups[0] * 256
+
+
+def dense(be, h, offset_ok=False):
+    """h itself when C-contiguous (from offset 0 unless offset_ok), else a contiguous copy."""
+    return h if h.is_contiguous() and (offset_ok or h.offset == 0) else be.contiguous(h)
+
+
+def pack(rows):
+    return struct.pack(f"<{4 * len(rows)}i", *(v for row in rows for v in row))
+
+
 class ConvKernels:
     """conv, conv_backward_input, conv_backward_weight, im2col, col2im as WGSL dispatches."""
 
     def conv(self, x, w, bias, stride, padding, dilation, groups):
-        r = float_kernel(self, "conv", lambda x, w, b: self._conv(x, w, b, stride, padding, dilation, groups),
+        r = float_kernel(self, lambda x, w, b: self._conv(x, w, b, stride, padding, dilation, groups),
                          x, w, bias)
         return host_fallback(self, "conv", x, w, bias, stride, padding, dilation, groups) if r is None else r
 
     def conv_backward_input(self, g, w, input_shape, stride, padding, dilation, groups):
-        r = float_kernel(self, "conv_backward_input", lambda g, w: self._conv_bi(
+        r = float_kernel(self, lambda g, w: self._conv_bi(
             g, w, tuple(input_shape), stride, padding, dilation, groups), g, w)
         if r is None:
             return host_fallback(self, "conv_backward_input", g, w, input_shape, stride, padding, dilation, groups)
         return r
 
     def conv_backward_weight(self, g, x, weight_shape, stride, padding, dilation, groups):
-        r = float_kernel(self, "conv_backward_weight", lambda g, x: self._conv_bw(
+        r = float_kernel(self, lambda g, x: self._conv_bw(
             g, x, tuple(weight_shape), stride, padding, dilation, groups), g, x)
         if r is None:
             return host_fallback(self, "conv_backward_weight", g, x, weight_shape, stride, padding, dilation,
@@ -150,7 +165,7 @@ class ConvKernels:
                  cadd + (0,), J + (kb_outer,), kmul + (ka_outer,), kadd + (0,), aj + (0,), bstr + (0,),
                  Lb + (0,), (q or (1, 1, 1)) + (0,), (a_rs, a_gs, a_off, 0), (b_gs, b_off, 0, 0),
                  (c_rs, c_gs, total, bias.offset if fuse_bias else 0))
-        params = struct.pack("<60i", *(v for row in words for v in row))
+        params = pack(words)
         src = source("conv_igemm", TM=f"{tm}u", TRANSPOSED=q is not None, HAS_BIAS=fuse_bias)
         bias_buf = bias.st.buf if fuse_bias else a_view.st.buf
         reads = [a_view.st.buf, b_view.st.buf] + ([bias_buf] if fuse_bias else [])
@@ -165,3 +180,40 @@ class ConvKernels:
         b = View(bias.st, (1, bias.shape[0]) + (1,) * (len(y.shape) - 2),
                  (0, bias.strides[0]) + (0,) * (len(y.shape) - 2), bias.offset)
         return self._ew("add", [y, b], D.float32, D.float32, y.shape)
+
+    # ---- F.unfold / F.fold ----------------------------------------------------------------------------
+    def im2col(self, x, kernel, stride, padding, dilation):
+        r = float_kernel(self, lambda x: self._unfold(x, kernel, stride, padding, dilation), x)
+        return host_fallback(self, "im2col", x, kernel, stride, padding, dilation) if r is None else r
+
+    def col2im(self, cols, size, kernel, stride, padding, dilation):
+        r = float_kernel(self, lambda c: self._fold(c, tuple(size), kernel, stride, padding, dilation),
+                         cols)
+        return host_fallback(self, "col2im", cols, size, kernel, stride, padding, dilation) if r is None else r
+
+    def _unfold(self, x, kernel, stride, padding, dilation):
+        N, C = x.shape[:2]
+        L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
+        y = self._new((N, C * numel(kernel), numel(L)), D.float32)
+        return self._unfold_dispatch(x, y, C, x.shape[2:], kernel, L, stride, padding, dilation,
+                                     (x.strides[0], x.strides[1], 0, x.offset), spatial3(x.strides[2:], 0), False)
+
+    def _fold(self, cols, size, kernel, stride, padding, dilation):
+        N = cols.shape[0]
+        C = cols.shape[1] // numel(kernel)
+        L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(size, kernel, stride, padding, dilation))
+        y = self._new((N, C) + size, D.float32)
+        return self._unfold_dispatch(cols, y, C, size, kernel, L, stride, padding, dilation,
+                                     (cols.strides[0], cols.strides[1], 0, cols.offset), (cols.strides[2], 0, 0),
+                                     True)
+
+    def _unfold_dispatch(self, src, y, C, S, kernel, L, stride, padding, dilation, read, spatial, fold):
+        total = y.numel
+        if total:
+            groups, width = grid256(total)
+            words = ((total, C, width, 0), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
+                     spatial3(L, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
+                     spatial3(dilation, 1) + (0,), read, tuple(spatial) + (0,))
+            self._record_kernel("conv_unfold", source("conv_unfold", FOLD=fold), pack(words), groups,
+                                [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
+        return y

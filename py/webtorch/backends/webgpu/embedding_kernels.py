@@ -1,5 +1,86 @@
-"""WGSL kernels of the embedding primitives (in progress)."""
+"""WGSL kernels of the embedding primitives: row gather (embedding_gather.wgsl), the weight gradient as a
+compare-and-swap scatter-add (embedding_backward.wgsl, with embedding_count.wgsl for scale_grad_by_freq),
+and embedding_renorm_ (embedding_count.wgsl marks the named rows, embedding_renorm.wgsl rescales them)."""
+import math
+import struct
+
+from ... import _dtype as D
+from .conv_kernels import dense, grid256, pack, source
+from .fallback import host_fallback
+from .index_bounds import check_index_range
+
+
+def _out_of_range(_bad):
+    return IndexError("index out of range in self")
 
 
 class EmbeddingKernels:
-    pass
+    """embedding, embedding_backward, embedding_renorm_ as WGSL dispatches."""
+
+    def embedding(self, weight, indices):
+        if weight.dtype is D.float16:  # the kernel moves 32-bit words
+            return self.cast(self.embedding(self.cast(weight, D.float32), indices), D.float16)
+        check_index_range(self, indices, weight.shape[0], _out_of_range)
+        dim = weight.shape[1]
+        out = self._new(indices.shape + (dim,), weight.dtype)
+        total = out.numel
+        if total:
+            idx = dense(self, indices, offset_ok=True)
+            groups, width = grid256(total)
+            words = [(total, dim, width, 0), (weight.strides[0], weight.strides[1], weight.offset, idx.offset)]
+            self._record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups,
+                                [weight.st.buf, idx.st.buf, out.st.buf], [weight.st.buf, idx.st.buf], [out.st.buf])
+        return out
+
+    def _row_counts(self, idx, num_weights):
+        """int32 (num_weights,) occurrences of each row among the (contiguous) indices idx."""
+        counts = self.full((num_weights,), 0, D.int32)
+        n = idx.numel
+        if n:
+            groups, width = grid256(n)
+            self._record_kernel("embedding_count", source("embedding_count"), pack([(n, width, idx.offset, 0)]),
+                                groups, [idx.st.buf, counts.st.buf], [idx.st.buf], [counts.st.buf])
+        return counts
+
+    def embedding_backward(self, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+        if g.dtype is D.float16:
+            return self.cast(self.embedding_backward(self.cast(g, D.float32), indices, num_weights, padding_idx,
+                                                     scale_grad_by_freq), D.float16)
+        if g.dtype is not D.float32:
+            return host_fallback(self, "embedding_backward", g, indices, num_weights, padding_idx,
+                                 scale_grad_by_freq)
+        dim = g.shape[-1]
+        out = self.full((num_weights, dim), 0.0, D.float32)
+        total = indices.numel * dim
+        if total:
+            idx = dense(self, indices, offset_ok=True)
+            gc = dense(self, g)
+            counts = self._row_counts(idx, num_weights) if scale_grad_by_freq else idx
+            groups, width = grid256(total)
+            words = [(total, dim, width, -1 if padding_idx is None else int(padding_idx)), (idx.offset, 0, 0, 0)]
+            self._record_kernel("embedding_backward",
+                                source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq)), pack(words),
+                                groups, [gc.st.buf, idx.st.buf, counts.st.buf, out.st.buf],
+                                [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
+        return out
+
+    def embedding_renorm_(self, weight, indices, max_norm, norm_type):
+        if weight.dtype is not D.float32 or math.isinf(norm_type):
+            if weight.dtype is D.float16 and not math.isinf(norm_type):
+                w32 = self.cast(weight, D.float32)
+                self.embedding_renorm_(w32, indices, max_norm, norm_type)
+                self.copy_(weight, w32)
+                return weight
+            return host_fallback(self, "embedding_renorm_", weight, indices, max_norm, norm_type)
+        num = weight.shape[0]
+        check_index_range(self, indices, num, _out_of_range)
+        if not indices.numel or not num:
+            return weight
+        counts = self._row_counts(dense(self, indices, offset_ok=True), num)
+        groups, width = grid256(num)
+        fbits = struct.unpack("<2i", struct.pack("<2f", float(max_norm), float(norm_type)))
+        words = [(num, weight.shape[1], width, 0), (weight.strides[0], weight.strides[1], weight.offset, 0),
+                 fbits + (0, 0)]
+        self._record_kernel("embedding_renorm", source("embedding_renorm"), pack(words), groups,
+                            [counts.st.buf, weight.st.buf], [counts.st.buf, weight.st.buf], [weight.st.buf])
+        return weight

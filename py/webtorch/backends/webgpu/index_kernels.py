@@ -13,13 +13,14 @@ from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
 from . import codegen, kernels
-from .graph import View, contiguous_strides
+from .graph import View
 from .views import broadcast_strides
 
 MAX_RANK = 8
 _TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: ("i32", 1), D.uint32: ("u32", 2),
          D.bool_: ("u32", 2)}
 _MODES = {None: 0, "sum": 1, "mean": 1, "prod": 2, "amax": 3, "amin": 4}
+_BOOL_MODES = {None: 0, "sum": 3, "prod": 4, "amax": 3, "amin": 4}  # or, and
 _SOURCES = {}
 
 
@@ -49,6 +50,8 @@ def _identity(reduce, dtype):
         return 1
     if dtype.is_floating_point:
         return float("-inf") if reduce == "amax" else float("inf")
+    if dtype in (D.bool_, D.uint32):
+        return 0 if reduce == "amax" else (1 if dtype is D.bool_ else (1 << 32) - 1)
     return -(1 << 31) if reduce == "amax" else (1 << 31) - 1
 
 
@@ -56,6 +59,13 @@ class WebGPUIndexMixin:
     """index, index_put_, gather, scatter_, nonzero and flip as WGSL dispatches."""
 
     # ---- helpers -------------------------------------------------------------------------------------------
+    def _on_device(self, h):
+        """h as a View of this device: a handle of another backend (a cpu index tensor) is uploaded."""
+        if h is None or isinstance(h, (View, bool, int, float)):
+            return h
+        from .backend import _host_array
+        return self.from_numpy(_host_array(h), True)
+
     def _index_range(self, idx):
         """(min, max) of an index handle, read back (this flushes)."""
         lo = self.reduce("amin", idx, (), False, idx.dtype)
@@ -129,7 +139,9 @@ class WebGPUIndexMixin:
         if not n:
             return
         scalar = not isinstance(src, View)
-        ss = (0,) * len(shape) if scalar else broadcast_strides(src.shape, src.strides, shape)
+        # scatter_'s src may be larger than the index in any dim: same rank, read through its own strides
+        ss = (0,) * len(shape) if scalar else src.strides if len(src.shape) == len(shape) and all(
+            a >= b for a, b in zip(src.shape, shape)) else broadcast_strides(src.shape, src.strides, shape)
         words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, 0,
                  h.offset, lin.offset, 0 if scalar else src.offset, 0) \
             + _dims(shape) + _dims(os) + _dims(ls) + _dims(ss)
@@ -146,6 +158,7 @@ class WebGPUIndexMixin:
 
     # ---- the primitives -------------------------------------------------------------------------------------
     def index(self, h, indices):
+        indices = [self._on_device(ix) for ix in indices]
         idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
         out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
         if not idx_dims or not self._native_index(h, out_rank):
@@ -156,9 +169,10 @@ class WebGPUIndexMixin:
 
     def index_put_(self, h, indices, values, accumulate):
         self._writable(h)
+        indices, values = [self._on_device(ix) for ix in indices], self._on_device(values)
         idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
         out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
-        if not idx_dims or not self._native_index(h, out_rank, values) or (accumulate and h.dtype is D.bool_):
+        if not idx_dims or not self._native_index(h, out_rank, values):
             from .fallback import host_fallback
             return host_fallback(self, "index_put_", h, indices, values, accumulate)
         shape, xs, lin, ls = self._advanced(h, indices)
@@ -166,10 +180,11 @@ class WebGPUIndexMixin:
             broadcast_shapes(values.shape, shape)
             if values.st is h.st:  # reading what this kernel overwrites: snapshot first
                 values = self.contiguous(values)
-        self._scatter(h, xs, lin, ls, shape, values, 1 if accumulate else 0)
+        self._scatter(h, xs, lin, ls, shape, values, (3 if h.dtype is D.bool_ else 1) if accumulate else 0)
         return h
 
     def gather(self, h, dim, index):
+        index = self._on_device(index)
         if not self._native_index(h, len(index.shape)):
             from .fallback import host_fallback
             return host_fallback(self, "gather", h, dim, index)
@@ -180,7 +195,8 @@ class WebGPUIndexMixin:
 
     def scatter_(self, h, dim, index, src, reduce, include_self):
         self._writable(h)
-        if not self._native_index(h, len(index.shape), src) or (reduce is not None and h.dtype is D.bool_):
+        index, src = self._on_device(index), self._on_device(src)
+        if not self._native_index(h, len(index.shape), src) or (reduce == "mean" and h.dtype is D.bool_):
             from .fallback import host_fallback
             return host_fallback(self, "scatter_", h, dim, index, src, reduce, include_self)
         self._check_index(index, h.shape[dim], dim, False)
@@ -191,7 +207,7 @@ class WebGPUIndexMixin:
         shape = index.shape
         if reduce is not None and not include_self:
             self._scatter(h, os, lin, lin.strides, shape, _identity(reduce, h.dtype), 0)
-        self._scatter(h, os, lin, lin.strides, shape, src, _MODES[reduce])
+        self._scatter(h, os, lin, lin.strides, shape, src, _BOOL_MODES[reduce] if h.dtype is D.bool_ else _MODES[reduce])
         if reduce == "mean":
             count = self.full(h.shape, 1 if include_self else 0, D.int32)
             clin = self._offsets(index, count.strides[dim], h.shape[dim], False)

@@ -1,5 +1,75 @@
-"""WGSL kernels of the pad primitives (in progress)."""
+"""WGSL kernels of pad (pad_nd.wgsl, one dispatch for every dim) and pad_backward (pad_backward.wgsl, one
+dispatch per padded dim: the adjoint of each dim's padding folded back in turn)."""
+import struct
+
+from ... import _dtype as D
+from ..window_geometry import prod
+from .conv_kernels import dense, grid256, pack, source
+from .fallback import host_fallback
+
+MAX_RANK = 6
+_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
+
+
+def _value_bits(value, dtype):
+    """The padding value as the 32-bit word the device stores for dtype."""
+    if dtype.is_floating_point:
+        return struct.unpack("<i", struct.pack("<f", float(value)))[0]
+    if dtype is D.bool_:
+        return 1 if value else 0
+    return struct.unpack("<i", struct.pack("<I", int(value) & 0xFFFFFFFF))[0]
+
+
+def _rows(values, fill=0):
+    """Up to 8 per-dim values as two parameter rows."""
+    v = tuple(values) + (fill,) * (8 - len(values))
+    return [v[:4], v[4:]]
 
 
 class PadKernels:
-    pass
+    """pad and pad_backward as WGSL dispatches."""
+
+    def pad(self, x, pads, mode, value):
+        pads = tuple((int(a), int(b)) for a, b in pads)
+        if x.dtype is D.float16:
+            return self.cast(self.pad(self.cast(x, D.float32), pads, mode, value), D.float16)
+        if len(x.shape) > MAX_RANK:  # fold the leading unpadded dims into one
+            lead = len(x.shape) - MAX_RANK + 1
+            if any(p != (0, 0) for p in pads[:lead]):
+                return host_fallback(self, "pad", x, pads, mode, value)
+            xc = dense(self, x)
+            folded = self.reshape_view(xc, (prod(x.shape[:lead]),) + x.shape[lead:])
+            y = self.pad(folded, ((0, 0),) + pads[lead:], mode, value)
+            return self.reshape_view(y, x.shape[:lead] + y.shape[1:])
+        out_shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
+        y = self._new(out_shape, x.dtype)
+        total = y.numel
+        if total:
+            groups, width = grid256(total)
+            words = [(total, len(x.shape), width, _value_bits(value, x.dtype) if mode == "constant" else 0)]
+            words += _rows(out_shape, 1) + _rows(x.shape, 1) + _rows([a for a, _ in pads]) + _rows(x.strides)
+            words.append((x.offset, 0, 0, 0))
+            self._record_kernel("pad_nd", source("pad_nd", MODE=f"{_MODES[mode]}u"), pack(words), groups,
+                                [x.st.buf, y.st.buf], [x.st.buf], [y.st.buf])
+        return y
+
+    def pad_backward(self, g, pads, mode):
+        if g.dtype is D.float16:
+            return self.cast(self.pad_backward(self.cast(g, D.float32), pads, mode), D.float16)
+        if g.dtype is not D.float32:
+            return host_fallback(self, "pad_backward", g, pads, mode)
+        g = dense(self, g)
+        for dim, (lo, hi) in enumerate(pads):
+            if lo == 0 and hi == 0:
+                continue
+            shape = g.shape
+            L = shape[dim] - lo - hi
+            out = self._new(shape[:dim] + (L,) + shape[dim + 1:], D.float32)
+            total = out.numel
+            if total:
+                groups, width = grid256(total)
+                words = [(total, L, prod(shape[dim + 1:]), width), (lo, hi, 0, 0)]
+                self._record_kernel("pad_backward", source("pad_backward", MODE=f"{_MODES[mode]}u"), pack(words),
+                                    groups, [g.st.buf, out.st.buf], [g.st.buf], [out.st.buf])
+            g = out
+        return g

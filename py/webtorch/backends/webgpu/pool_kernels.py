@@ -1,22 +1,14 @@
 """WGSL kernels of the pooling primitives: max/adaptive max pooling (pool_max.wgsl), average pooling and its
 gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (pool_*_plane.wgsl)."""
-import struct
 
 from ... import _dtype as D
 from ..window_geometry import out_size, prod
-from . import codegen
-from .conv_kernels import source, spatial3
+from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback
 from .index_bounds import check_index_range
 
 # dtype -> (WGSL type, is float) of the kernels that compute in the element type
 _ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False), D.int64: ("i32", False)}
-
-
-def grid256(total):
-    """Workgroup counts of a 256-wide 1-D launch over ``total`` invocations, and the row width gx * 256."""
-    groups = codegen.grid(-(-total // 256))
-    return groups, groups[0] * 256
 
 
 def plane_geometry(x):
@@ -25,15 +17,11 @@ def plane_geometry(x):
     return (x.strides[0], x.strides[1], st[0], st[1]), (st[2], x.offset, 0, 0)
 
 
-def pack(rows):
-    return struct.pack(f"<{4 * len(rows)}i", *(v for row in rows for v in row))
-
-
 class PoolKernels:
     """max_pool, adaptive_max_pool, avg_pool, avg_pool_backward, scatter_plane, gather_plane."""
 
-    def _elementwise_dtype(self, name, x, *args):
-        """The float32/int32 view to run ``name`` on (float16 cast up), or None for the host fallback."""
+    def _elementwise_dtype(self, x):
+        """The float32/int32 view to compute x's pooling on (float16 cast up), or None for the host fallback."""
         if x.dtype is D.float16:
             return self.cast(x, D.float32)
         return x if x.dtype in _ELEMENT else None
@@ -48,7 +36,7 @@ class PoolKernels:
         return self._max_pool(x, tuple(output_size), None, "adaptive_max_pool", (output_size,))
 
     def _max_pool(self, x, out, window, name, args):
-        xc = self._elementwise_dtype(name, x)
+        xc = self._elementwise_dtype(x)
         if xc is None:
             return host_fallback(self, name, x, *args)
         wgsl_t, is_float = _ELEMENT[xc.dtype]
@@ -70,7 +58,7 @@ class PoolKernels:
         return (vals if vals.dtype is x.dtype else self.cast(vals, x.dtype)), idx
 
     def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        xc = self._elementwise_dtype("avg_pool", x)
+        xc = self._elementwise_dtype(x)
         if xc is None:
             return host_fallback(self, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
                                  divisor_override)
@@ -81,7 +69,7 @@ class PoolKernels:
 
     def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                           divisor_override):
-        gc = self._elementwise_dtype("avg_pool_backward", g)
+        gc = self._elementwise_dtype(g)
         if gc is None:
             return host_fallback(self, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
@@ -94,19 +82,19 @@ class PoolKernels:
         y = self._new(shape, src.dtype)
         total = y.numel
         if total:
-            wgsl_t, is_float = _ELEMENT[src.dtype]
+            wgsl_t = _ELEMENT[src.dtype][0]
             groups, width = grid256(total)
             strides, tail = plane_geometry(src)
             params = pack([(total, shape[1], width, 0), spatial3(out, 1) + (0,), spatial3(in_shape[2:], 1) + (0,),
                            spatial3(kernel, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                            strides, tail, (int(divisor_override or 0), int(bool(count_include_pad)), 0, 0)])
-            self._record_kernel("pool_avg", source("pool_avg", T=wgsl_t, IS_FLOAT=is_float, BACKWARD=backward),
+            self._record_kernel("pool_avg", source("pool_avg", T=wgsl_t, BACKWARD=backward),
                                 params, groups, [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
         return y
 
     def scatter_plane(self, src, indices, plane_shape, accumulate):
         plane = prod(plane_shape)
-        src_c = self._elementwise_dtype("scatter_plane", src)
+        src_c = self._elementwise_dtype(src)
         if src_c is None:
             return host_fallback(self, "scatter_plane", src, indices, plane_shape, accumulate)
         check_index_range(self, indices, plane, lambda bad: RuntimeError(
@@ -115,7 +103,7 @@ class PoolKernels:
         out = self.full(src.shape[:2] + tuple(plane_shape), 0, src_c.dtype)
         total = src.numel
         if total:
-            src_c, idx = self.contiguous(src_c), self.contiguous(indices)
+            src_c, idx = dense(self, src_c), dense(self, indices)
             groups, width = grid256(total)
             j = prod(src.shape[2:])
             params = pack([(total, j, plane, width)])
@@ -126,15 +114,15 @@ class PoolKernels:
         return out if out.dtype is src.dtype else self.cast(out, src.dtype)
 
     def gather_plane(self, src, indices):
-        if src.dtype is D.float16 or src.dtype is D.bool_:
-            return host_fallback(self, "gather_plane", src, indices)
+        if src.dtype is D.float16:  # the kernel moves 32-bit words
+            return self.cast(self.gather_plane(self.cast(src, D.float32), indices), D.float16)
         plane = prod(src.shape[2:])
         check_index_range(self, indices, plane, lambda bad: RuntimeError(
             f"index {bad} is out of bounds for a plane of {plane} elements"))
         out = self._new(indices.shape, src.dtype)
         total = out.numel
         if total:
-            src_c, idx = self.contiguous(src), self.contiguous(indices)
+            src_c, idx = dense(self, src, offset_ok=True), dense(self, indices)
             groups, width = grid256(total)
             params = pack([(total, prod(indices.shape[2:]), plane, width), (src_c.offset, 0, 0, 0)])
             self._record_kernel("pool_gather_plane", source("pool_gather_plane"), params, groups,

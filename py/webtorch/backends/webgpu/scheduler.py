@@ -17,6 +17,9 @@ from .graph import contiguous_strides
 from .runtime import Batch
 
 
+GENERATED_MAX = 4096  # generated kernels remembered (with their parameters) across flushes
+
+
 class Stats:
     """Counters behind ``webtorch.webgpu.stats()``."""
 
@@ -30,14 +33,15 @@ class Stats:
         self.host_fallbacks = 0
         self.fallback_ops = {}
         self.kernels_compiled = 0
+        self.codegen_misses = 0
         self.nodes_fused = 0
         self.nodes_dropped = 0
 
     def as_dict(self):
         return {"dispatches": self.dispatches, "submits": self.submits, "flushes": self.flushes,
                 "host_fallbacks": self.host_fallbacks, "host_fallback_ops": dict(self.fallback_ops),
-                "kernels_compiled": self.kernels_compiled, "nodes_fused": self.nodes_fused,
-                "nodes_dropped": self.nodes_dropped}
+                "kernels_compiled": self.kernels_compiled, "codegen_misses": self.codegen_misses,
+                "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped}
 
 
 class Scheduler:
@@ -45,7 +49,25 @@ class Scheduler:
         self.rt = runtime
         self.stats = stats
         self.pipelines = {}  # WGSL source -> pipeline id
+        self.generated = {}  # signature of a fused tree -> (source, binding slots, params, groups)
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8)
+
+    def _generated(self, n, inl, generate):
+        """``generate(n, inl)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
+        tree's signature, so a training loop repeating the same steps generates no code after its first step."""
+        bufs = []
+        key = _signature(n, inl, bufs, {})
+        hit = self.generated.get(key)
+        if hit is None:
+            src, kbufs, params, groups = generate(n, inl)
+            slot = {id(b): i for i, b in enumerate(bufs)}
+            hit = (src, tuple(slot[id(b)] for b in kbufs), params, groups)
+            if len(self.generated) >= GENERATED_MAX:
+                self.generated.clear()
+            self.generated[key] = hit
+            self.stats.codegen_misses += 1
+        src, slots, params, groups = hit
+        return src, [bufs[i] for i in slots], params, groups
 
     def pipeline(self, name, source):
         p = self.pipelines.get(source)
@@ -101,10 +123,10 @@ class Scheduler:
                 continue
             if n.kind == "ew":
                 name = f"fused_{n.attrs['op']}"
-                src, bufs, params, groups = codegen.elementwise_kernel(n, inl)
+                src, bufs, params, groups = self._generated(n, inl, codegen.elementwise_kernel)
             elif n.kind in ("reduce", "argreduce"):
                 name = f"reduce_{n.attrs['op']}"
-                src, bufs, params, groups = codegen.reduce_kernel(n, inl)
+                src, bufs, params, groups = self._generated(n, inl, codegen.reduce_kernel)
             else:  # "kernel": a template kernel with ready parameters
                 name, src, params, groups = n.attrs["name"], n.attrs["source"], n.attrs["params"], n.attrs["groups"]
                 bufs = n.attrs["buffers"]
@@ -143,6 +165,33 @@ class Scheduler:
             if r and r[-1] > j:
                 return False
         return True
+
+
+def _signature(n, inl, bufs, index):
+    """Hashable description of everything code generation reads from node n and the producers inlined into
+    it: attributes, geometry, dtypes, and which operands share a buffer (buffers are numbered in order of
+    first appearance and collected into ``bufs``)."""
+    def buf_no(b):
+        i = index.get(id(b))
+        if i is None:
+            i = index[id(b)] = len(bufs)
+            bufs.append(b)
+        return i
+
+    parts = [n.kind, n.shape, buf_no(n.out.buf), n.out.strides, n.out.offset, n.out.dtype]
+    for k, v in n.attrs.items():
+        if k == "args":  # constants by type and exact value (0.0 == -0.0, 1 == 1.0 == True as dict keys)
+            parts.append(tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1])
+                               if type(a) is tuple else a for a in v))
+        elif k != "fresh":
+            parts.append((k, tuple(v) if type(v) is list else v))
+    for k, s in enumerate(n.srcs):
+        child = inl.get((id(n), k))
+        if child is not None:
+            parts.append(_signature(child, inl, bufs, index))
+        else:
+            parts.append((buf_no(s.buf), s.strides, s.offset, s.dtype))
+    return tuple(parts)
 
 
 def _no_writes_between(writers, bufs, i, j):

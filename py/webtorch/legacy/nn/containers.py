@@ -3,7 +3,6 @@
 Containers do not record graphs of their own: they route input/gradOutput through their children's
 updateOutput/updateGradInput/accGradParameters exactly as Lua's containers do. Indices are 1-based.
 """
-from ... import autograd
 from ...ops.shape import cat
 from .module import Module, typename
 
@@ -123,7 +122,6 @@ class Sequential(Container):
             m, x = pairs[i]
             m.accGradParameters(x, g, scale)
             g = m.gradInput
-        return None
 
     def backward(self, input, gradOutput, scale=1):
         g = gradOutput
@@ -137,7 +135,6 @@ class Sequential(Container):
         for m, x in zip(reversed(self.modules), reversed(self._inputs(input))):
             m.accUpdateGradParameters(x, g, lr)
             g = m.gradInput
-        return None
 
     def __repr__(self):
         chain = " -> ".join(["input"] + [f"({i})" for i in range(1, len(self.modules) + 1)] + ["output"])
@@ -188,10 +185,9 @@ class Concat(Container):
 
     def backward(self, input, gradOutput, scale=1):
         total = None
-        with autograd.no_grad():
-            for m, g in self._pieces(gradOutput):
-                gi = m.backward(input, g, scale)
-                total = gi.clone() if total is None else total.add_(gi)
+        for m, g in self._pieces(gradOutput):
+            gi = m.backward(input, g, scale)
+            total = gi.clone() if total is None else total.add_(gi)
         self.gradInput = total
         return total
 

@@ -1,8 +1,7 @@
 """Lua's spatial layers: SpatialConvolution, SpatialMaxPooling (inputs nPlane x H x W, or batched)."""
 from ...nn import functional as F
-from ...ops.creation import empty
 from .module import Module
-from .simple import _uniform_reset
+from .simple import _WeightBias, _uniform_reset
 
 
 def _check_planes(name, input, planes):
@@ -14,7 +13,7 @@ def _check_planes(name, input, planes):
                          "(nInputPlane)")
 
 
-class SpatialConvolution(Module):
+class SpatialConvolution(_WeightBias):
     """SpatialConvolution(nInputPlane, nOutputPlane, kW, kH, dW=1, dH=1, padW=0, padH=padW);
     weight nOutputPlane x nInputPlane x kH x kW."""
     __typename__ = "nn.SpatialConvolution"
@@ -24,16 +23,7 @@ class SpatialConvolution(Module):
         self.nInputPlane, self.nOutputPlane = nInputPlane, nOutputPlane
         self.kW, self.kH, self.dW, self.dH = kW, kH, dW, dH
         self.padW, self.padH = padW, padW if padH is None else padH
-        shape = (nOutputPlane, nInputPlane, kH, kW)
-        self.weight = empty(shape)
-        self.gradWeight = empty(shape).zero_()
-        self.bias = empty(nOutputPlane)
-        self.gradBias = empty(nOutputPlane).zero_()
-        self.reset()
-
-    def noBias(self):
-        self.bias = self.gradBias = None
-        return self
+        self._create((nOutputPlane, nInputPlane, kH, kW), nOutputPlane)
 
     def reset(self, stdv=None):
         return _uniform_reset(self, self.kW * self.kH * self.nInputPlane, stdv)

@@ -6,7 +6,7 @@ from ... import autograd
 from ..._tensor import Tensor
 from ...nn import functional as F
 from ...ops.creation import empty, tensor
-from .module import _convert, _grad_leaves, _leaf, _rebuild, _TYPES, typename
+from .module import _grad_leaves, _leaf, _rebuild, convert_fields, typename
 from .transfer import _feature_dim
 
 
@@ -61,14 +61,7 @@ class Criterion:
     def type(self, type=None, tensorCache=None):
         if type is None:
             return typename(self.gradInput) if isinstance(self.gradInput, Tensor) else "torch.FloatTensor"
-        if type not in _TYPES:
-            raise ValueError(f"Criterion:type(): unsupported type {type!r}; webtorch supports "
-                             f"{', '.join(sorted(_TYPES))}")
-        from ... import _dtype
-        memo = {} if tensorCache is None else tensorCache
-        self._graph = None
-        for key, value in list(self.__dict__.items()):
-            self.__dict__[key] = _convert(value, getattr(_dtype, _TYPES[type]), memo)
+        convert_fields(self, type, tensorCache)
         return self
 
     def float(self):

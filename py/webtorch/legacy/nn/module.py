@@ -67,6 +67,20 @@ def _convert(value, dtype, memo):
     return value
 
 
+def convert_fields(obj, type, tensorCache=None):
+    """Convert every tensor field of obj to the Lua tensor type; returns the memo of converted tensors."""
+    if type not in _TYPES:
+        raise ValueError(f"{typename(obj)}:type(): unsupported type {type!r}; webtorch supports "
+                         f"{', '.join(sorted(_TYPES))} (use :float() or :double())")
+    from ... import _dtype
+    dtype = getattr(_dtype, _TYPES[type])
+    memo = {} if tensorCache is None else tensorCache
+    obj._graph = None
+    for key, value in list(obj.__dict__.items()):
+        obj.__dict__[key] = _convert(value, dtype, memo)
+    return memo
+
+
 class _Graph:
     __slots__ = ("input", "leaves", "params", "out")
 
@@ -253,15 +267,7 @@ class Module:
         """type() -> current tensor type name; type('torch.DoubleTensor') converts every tensor field."""
         if type is None:
             return typename(self.output) if isinstance(self.output, Tensor) else "torch.FloatTensor"
-        if type not in _TYPES:
-            raise ValueError(f"Module:type(): unsupported type {type!r}; webtorch supports "
-                             f"{', '.join(sorted(_TYPES))} (use Module.float() or Module.double())")
-        from ... import _dtype
-        dtype = getattr(_dtype, _TYPES[type])
-        memo = {} if tensorCache is None else tensorCache
-        self._graph = None
-        for key, value in list(self.__dict__.items()):
-            self.__dict__[key] = _convert(value, dtype, memo)
+        memo = convert_fields(self, type, tensorCache)
         for m in getattr(self, "modules", None) or []:
             m.type(type, memo)
         return self

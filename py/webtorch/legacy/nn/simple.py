@@ -16,22 +16,29 @@ def _uniform_reset(module, fan_in, stdv):
     return module
 
 
-class Linear(Module):
-    """y = W x + b for a vector x (inputSize) or a batch (n, inputSize); weight (outputSize, inputSize)."""
-    __typename__ = "nn.Linear"
+class _WeightBias(Module):
+    """A layer with weight/gradWeight and optional bias/gradBias, reset as Lua does."""
 
-    def __init__(self, inputSize, outputSize, bias=True):
-        super().__init__()
-        self.weight = empty(outputSize, inputSize)
-        self.gradWeight = empty(outputSize, inputSize).zero_()
+    def _create(self, weight_shape, bias_size, bias=True):
+        self.weight = empty(weight_shape)
+        self.gradWeight = empty(weight_shape).zero_()
         if bias:
-            self.bias = empty(outputSize)
-            self.gradBias = empty(outputSize).zero_()
+            self.bias = empty(bias_size)
+            self.gradBias = empty(bias_size).zero_()
         self.reset()
 
     def noBias(self):
         self.bias = self.gradBias = None
         return self
+
+
+class Linear(_WeightBias):
+    """y = W x + b for a vector x (inputSize) or a batch (n, inputSize); weight (outputSize, inputSize)."""
+    __typename__ = "nn.Linear"
+
+    def __init__(self, inputSize, outputSize, bias=True):
+        super().__init__()
+        self._create((outputSize, inputSize), outputSize, bias)
 
     def reset(self, stdv=None):
         return _uniform_reset(self, self.weight.shape[1], stdv)

@@ -23,9 +23,7 @@ from .loss import (  # noqa: F401
 )
 
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
-from .transformer import (  # noqa: F401
-    MultiheadAttention, TransformerEncoderLayer, TransformerEncoder, NonDynamicallyQuantizableLinear,
-)
+from .transformer import MultiheadAttention, TransformerEncoderLayer, TransformerEncoder  # noqa: F401
 
 # the layer classes only (not the submodules, e.g. .utils, which would shadow nn.utils)
 __all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Module)]

@@ -1,50 +1,12 @@
-"""Module hook plumbing: removable handles and the full backward hooks (PyTorch's torch.utils.hooks).
+"""Module hook plumbing: the full backward hooks (handles and hook tables are autograd/hooks.py's).
 
 A full backward hook needs the gradients with respect to a module's inputs and outputs. Like PyTorch's
 BackwardHook, the module's tensor inputs and outputs pass through an identity autograd Function; the
 node on the outputs sees grad_output first (backward pre-hooks run there), the node on the inputs then
 sees grad_input, and the full backward hooks run with both.
 """
-import weakref
-from collections import OrderedDict
-
 from ..._tensor import Tensor
 from ...autograd.function import Function
-
-
-class RemovableHandle:
-    """Removes a hook from the dicts it was registered in; also a context manager."""
-    _next_id = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-        if extra_dict is None:
-            extra_dict = ()
-        elif isinstance(extra_dict, dict):
-            extra_dict = (extra_dict,)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref,) + self.extra_dict_ref:
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _HookDict(OrderedDict):
-    """An OrderedDict that can be weakly referenced (handles hold weak references to their tables)."""
-
-
-def hook_dict():
-    return _HookDict()
 
 
 class BackwardHookFunction(Function):

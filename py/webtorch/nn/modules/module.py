@@ -12,7 +12,9 @@ from collections import OrderedDict, namedtuple
 from ..._tensor import Tensor, _parse_to
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, Buffer
-from .hooks import RemovableHandle, BackwardHook, hook_dict
+from ...autograd.graph import zero_grads
+from ...autograd.hooks import add_hook, hook_dict
+from .hooks import BackwardHook
 
 __all__ = ["Module"]
 
@@ -41,15 +43,6 @@ def _typename(obj):
     module = getattr(type(obj), "__module__", "") or ""
     name = type(obj).__qualname__
     return name if module in ("builtins", "") else f"{module}.{name}"
-
-
-def _add_hook(table, hook, prepend=False, extra=None):
-    """Register hook in table (first if prepend); the handle also clears the hook's flags in extra."""
-    handle = RemovableHandle(table, extra_dict=extra)
-    table[handle.id] = hook
-    if prepend:
-        table.move_to_end(handle.id, last=False)
-    return handle
 
 
 def _no_gpu(kind):
@@ -409,17 +402,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all parameters: to None (default) or to zeros."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # ------------------------------------------------------------------------------------------------
     # device and dtype
@@ -500,7 +483,7 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs) -> None or
         (args, kwargs)."""
-        handle = _add_hook(self._forward_pre_hooks, hook, prepend, extra=self._forward_pre_hooks_with_kwargs)
+        handle = add_hook(self._forward_pre_hooks, hook, prepend, extra=self._forward_pre_hooks_with_kwargs)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
@@ -508,7 +491,7 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """hook(module, args, output) -> None or new output; with_kwargs: hook(module, args, kwargs,
         output); always_call: also runs when forward raises."""
-        handle = _add_hook(self._forward_hooks, hook, prepend,
+        handle = add_hook(self._forward_hooks, hook, prepend,
                            extra=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -518,7 +501,7 @@ class Module:
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) -> None or new grad_output; runs before the module's gradients."""
-        return _add_hook(self._backward_pre_hooks, hook, prepend)
+        return add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """hook(module, grad_input, grad_output) -> None or new grad_input."""
@@ -526,7 +509,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
                                "Module. Please use only one of them.")
         self._is_full_backward_hook = True
-        return _add_hook(self._backward_hooks, hook, prepend)
+        return add_hook(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
         """Deprecated form: hook(module, grad_input, grad_output) on the output's grad_fn."""
@@ -534,38 +517,38 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
                                "Module. Please use only one of them.")
         self._is_full_backward_hook = False
-        return _add_hook(self._backward_hooks, hook)
+        return add_hook(self._backward_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) before state_dict saves this module."""
-        return _add_hook(self._state_dict_pre_hooks, hook)
+        return add_hook(self._state_dict_pre_hooks, hook)
 
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata) -> None, after state_dict saved this module."""
         hook._from_public_api = True
-        return _add_hook(self._state_dict_hooks, hook)
+        return add_hook(self._state_dict_hooks, hook)
 
     def _register_state_dict_hook(self, hook):
         if getattr(hook, "_from_public_api", False):
             raise RuntimeError("Cannot register the same function as the state dict post hook that was "
                                "previously registered via register_state_dict_post_hook")
-        return _add_hook(self._state_dict_hooks, hook)
+        return add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
         error_msgs) before this module loads."""
         def bound(*args):
             return hook(self, *args)
-        return _add_hook(self._load_state_dict_pre_hooks, bound)
+        return add_hook(self._load_state_dict_pre_hooks, bound)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
         if with_module:
             return self.register_load_state_dict_pre_hook(hook)
-        return _add_hook(self._load_state_dict_pre_hooks, hook)
+        return add_hook(self._load_state_dict_pre_hooks, hook)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) -> None; may edit the key lists in place."""
-        return _add_hook(self._load_state_dict_post_hooks, hook)
+        return add_hook(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------------------------------------
     # calling

@@ -1,0 +1,85 @@
+"""fp32 conv2d GFLOP/s on this machine: webgpu implicit GEMM vs the NumPy backend vs PyTorch.
+
+    .venv/bin/python bench/bench_conv.py [--batch 16] [--cin 16] [--cout 32] [--size 32] [--seconds 2]
+
+Times conv2d forward (3x3, padding 1, bias), and on webgpu also its input and weight gradients
+(conv_backward_input / conv_backward_weight), each as best-of timed runs. A webgpu timing covers recording,
+one flush (one submit) and the wait. Prints a table and writes bench/results/conv.json.
+"""
+import argparse
+import json
+import os
+import platform
+
+import numpy as np
+
+from bench_matmul import _time  # best-of timing with a warm-up run
+
+
+def bench(n, cin, cout, size, seconds):
+    import torch
+    import webtorch
+    import webtorch.nn.functional as F
+    from webtorch.backends import webgpu
+    be = webgpu.get_backend()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((n, cin, size, size), np.float32)
+    w = rng.standard_normal((cout, cin, 3, 3), np.float32)
+    b = rng.standard_normal(cout, np.float32)
+    flops = 2.0 * n * cout * size * size * cin * 9
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b), padding=1)
+    row = {"shape": f"N={n} {cin}->{cout} {size}x{size} k3", "gflop": flops / 1e9}
+
+    wx, ww, wb = (webtorch.tensor(a, device="webgpu") for a in (x, w, b))
+
+    def gpu_forward():
+        y = F.conv2d(wx, ww, wb, padding=1)
+        webtorch.webgpu.synchronize()
+        return y
+    row["maxerr_webgpu"] = float(np.abs(gpu_forward().cpu().numpy() - ref.numpy()).max())
+    row["webgpu_forward"] = flops / _time(gpu_forward, seconds) / 1e9
+    gy = webtorch.tensor(rng.standard_normal(ref.shape, np.float32), device="webgpu")
+
+    def gpu_grad_input():
+        r = be.conv_backward_input(gy._data, ww._data, x.shape, (1, 1), (1, 1), (1, 1), 1)
+        webtorch.webgpu.synchronize()
+        return r
+
+    def gpu_grad_weight():
+        r = be.conv_backward_weight(gy._data, wx._data, w.shape, (1, 1), (1, 1), (1, 1), 1)
+        webtorch.webgpu.synchronize()
+        return r
+    row["webgpu_grad_input"] = flops / _time(gpu_grad_input, seconds) / 1e9
+    row["webgpu_grad_weight"] = flops / _time(gpu_grad_weight, seconds) / 1e9
+
+    cx, cw, cb = (webtorch.tensor(a) for a in (x, w, b))
+    row["numpy_forward"] = flops / _time(lambda: F.conv2d(cx, cw, cb, padding=1), seconds) / 1e9
+    tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
+    row["torch_forward"] = flops / _time(lambda: torch.nn.functional.conv2d(tx, tw, tb, padding=1), seconds) / 1e9
+    return row, be.rt.description
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--cin", type=int, default=16)
+    ap.add_argument("--cout", type=int, default=32)
+    ap.add_argument("--size", type=int, default=32)
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "conv.json"))
+    args = ap.parse_args()
+    row, adapter = bench(args.batch, args.cin, args.cout, args.size, args.seconds)
+    for k, v in row.items():
+        print(f"{k:>20}: {v:.4g}" if isinstance(v, float) else f"{k:>20}: {v}")
+    import torch
+    result = {"adapter": adapter, "machine": platform.processor() or platform.machine(),
+              "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "unit": "GFLOP/s",
+              "rows": [row]}
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"adapter: {adapter}; written {args.out}")
+
+
+if __name__ == "__main__":
+    main()
