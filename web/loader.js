@@ -41,7 +41,9 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const pyodideBootMs = performance.now() - t0;
   if (stdout) pyodide.setStdout(writer(stdout));
   if (stderr) pyodide.setStderr(writer(stderr));
-  for (const bytes of await wheels) pyodide.unpackArchive(bytes, "wheel");
+  // into site-packages: unpackArchive's default is the working folder, which a script's chdir leaves
+  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  for (const bytes of await wheels) pyodide.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
   const { bridge, error } = await gpu;
   let webgpuError = null;
   if (bridge) {

@@ -127,7 +127,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     for (var kk = 0u; kk < TK; kk = kk + 1u) {
       let bv = vec4<f32>(Bs[kk * TN + tx], Bs[kk * TN + tx + 16u], Bs[kk * TN + tx + 32u], Bs[kk * TN + tx + 48u]);
       for (var i = 0u; i < RM; i = i + 1u) {
-        acc[i] = acc[i] + As[kk * TM + ty + 16u * i] * bv * 1.001;
+        acc[i] = acc[i] + As[kk * TM + ty + 16u * i] * bv;
       }
     }
     workgroupBarrier();

@@ -7,6 +7,7 @@ methods; this file holds only metadata, conversions and the autograd entry point
 from . import _dtype as D
 from ._device import device as _device_cls, backend_for, get_default_device
 from .autograd import graph as _graph
+from . import autograd as _autograd
 from .autograd.grad_mode import state as _grad_state
 
 
@@ -230,8 +231,7 @@ class Tensor:
         self._version = other._version
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        _autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         if not self.requires_grad:

@@ -9,8 +9,7 @@ from . import functional  # noqa: F401
 
 
 def _roots(tensors, grad_tensors, create_graph):
-    from .._tensor import Tensor
-    from ..ops.creation import ones_like
+    Tensor = graph.Tensor  # (set once _tensor.py exists; an import here would cost per backward call)
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
     tensors = tuple(tensors)
@@ -23,7 +22,7 @@ def _roots(tensors, grad_tensors, create_graph):
                 raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
             if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones_like(t)
+            g = t.new_ones(t._be.shape(t._data))
         elif tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a "
                                f"shape of {t.shape}.")
@@ -32,7 +31,7 @@ def _roots(tensors, grad_tensors, create_graph):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    from .._tensor import Tensor
+    Tensor = graph.Tensor
     tensors, grads = _roots(tensors, grad_tensors, create_graph)
     if inputs is not None:
         inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)

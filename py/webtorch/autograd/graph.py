@@ -373,17 +373,17 @@ def _record_operands(cls, slots, args, kwargs):
 
 def _topo_order(roots):
     """Nodes reachable from roots, each after every node that feeds it a gradient."""
-    order, seen = [], set()
+    order, seen = [], set()  # nodes hash by identity (the engine's buffers are keyed by them too)
     for root in roots:
-        if root is None or id(root) in seen:
+        if root is None or root in seen:
             continue
-        seen.add(id(root))
+        seen.add(root)
         stack = [(root, iter(root.next_functions))]
         while stack:
             node, it = stack[-1]
             for fn, _ in it:
-                if fn is not None and id(fn) not in seen:
-                    seen.add(id(fn))
+                if fn is not None and fn not in seen:
+                    seen.add(fn)
                     stack.append((fn, iter(fn.next_functions)))
                     break
             else:
@@ -396,7 +396,7 @@ def _topo_order(roots):
 def _fit(grad, meta, node, i):
     """PyTorch's validate_outputs: reduce a broadcast gradient to the input's shape, cast to its dtype."""
     shape, dtype, device = meta
-    if grad.shape != shape:
+    if grad._be.shape(grad._data) != shape:
         from ..ops.reduce_to import sum_to
         try:
             grad = sum_to(grad, shape)
@@ -405,7 +405,7 @@ def _fit(grad, meta, node, i):
                                f"{list(grad.shape)} but expected shape compatible with {list(shape)}") from None
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
-    if grad.device != device:
+    if grad._device is not device and grad._device != device:
         grad = grad.to(device)
     return grad
 
@@ -533,13 +533,16 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
             if len(outs) != len(nexts):
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {len(nexts)}, got {len(outs)})")
+            in_meta = node._in_meta
             for i, (fn, nr) in enumerate(nexts):
                 if fn is None:
                     continue
                 g = outs[i]
                 if g is None:
                     continue
-                g = _fit(g, node._in_meta[i], node, i)
+                m = in_meta[i]
+                if g._device is not m[2] or g.dtype is not m[1] or g._be.shape(g._data) != m[0]:
+                    g = _fit(g, m, node, i)
                 slot = buffers.get(fn)
                 if slot is None:
                     buffers[fn] = {nr: g}

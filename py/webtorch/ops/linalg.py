@@ -10,6 +10,24 @@ def _check_dtypes(a, b, name):
                            f"!= {b.dtype.name.replace('float32', 'float')}")
 
 
+def _shapes_error(a, b):
+    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[-2]}x{a.shape[-1]} and "
+                        f"{b.shape[-2]}x{b.shape[-1]})")
+
+
+def _mm_grads(g, a, b):
+    """Gradients of ``a @ b`` (2-D) for the operands saved; None for one not saved (not needed)."""
+    return (g.mm(b.t()) if b is not None else None, a.t().mm(g) if a is not None else None)
+
+
+class _SavedProduct(Node):
+    """Forward of the product nodes that keep both operands for backward: one backend matmul."""
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return wrap(a._be.matmul(a._data, b._data), a)
+
+
 class MmBackward0(Node):
     @staticmethod
     def forward(ctx, a, b):
@@ -18,8 +36,7 @@ class MmBackward0(Node):
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        return (g.mm(b.t()) if b is not None else None, a.t().mm(g) if a is not None else None)
+        return _mm_grads(g, *ctx.saved_tensors)
 
 
 def mm(input, mat2, *, out=None):
@@ -27,8 +44,7 @@ def mm(input, mat2, *, out=None):
     if input.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError(f"{'self' if input.dim() != 2 else 'mat2'} must be a matrix")
     if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
-                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+        raise _shapes_error(input, mat2)
     _check_dtypes(input, mat2, "mm")
     return apply_op(MmBackward0, input, mat2)
 
@@ -49,11 +65,9 @@ class AddmmBackward0(Node):
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
         beta, alpha = ctx.ab
         gbias = g * beta if beta != 1 else g
-        ga = g.mm(b.t()) if b is not None else None
-        gb = a.t().mm(g) if a is not None else None
+        ga, gb = _mm_grads(g, *ctx.saved_tensors)
         if alpha != 1:
             ga = ga * alpha if ga is not None else None
             gb = gb * alpha if gb is not None else None
@@ -65,8 +79,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1.dim() != 2 or mat2.dim() != 2:
         raise RuntimeError(f"{'mat1' if mat1.dim() != 2 else 'mat2'} must be a matrix, got {mat1.dim() if mat1.dim() != 2 else mat2.dim()}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
-                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+        raise _shapes_error(mat1, mat2)
     _check_dtypes(mat1, mat2, "addmm")
     return apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha)
 
@@ -90,12 +103,10 @@ def matmul(input, other, *, out=None):
             raise RuntimeError(f"size mismatch, got input ({input.shape[-2]}x{input.shape[-1]}), vec ({other.shape[0]})")
         return matmul(input, other.unsqueeze(-1)).squeeze(-1)
     if input.shape[-1] != other.shape[-2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{other.shape[0] if db == 3 else 'batch'}, {input.shape[-1]}] but got: "
-                           f"[{other.shape[0] if db == 3 else 'batch'}, {other.shape[-2]}]."
-                           if da == 3 and db == 3 else
-                           f"mat1 and mat2 shapes cannot be multiplied ({input.shape[-2]}x{input.shape[-1]} and "
-                           f"{other.shape[-2]}x{other.shape[-1]})")
+        if da == 3 and db == 3:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{other.shape[0]}, {input.shape[-1]}] but got: [{other.shape[0]}, {other.shape[-2]}].")
+        raise _shapes_error(input, other)
     _check_dtypes(input, other, "matmul")
     if db == 2 and da > 2:  # fold batch into rows: one GEMM (PyTorch does the same)
         lead = tuple(input.shape[:-1])
@@ -103,13 +114,8 @@ def matmul(input, other, *, out=None):
     return apply_op(BmmBackward0 if da == db == 3 else MatmulBackward0, input, other)
 
 
-class MatmulBackward0(Node):
+class MatmulBackward0(_SavedProduct):
     """Batched matmul with broadcast batch dims (the engine reduces broadcast gradients)."""
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return wrap(a._be.matmul(a._data, b._data), a)
-
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
@@ -132,12 +138,7 @@ def bmm(input, mat2, *, out=None):
     return apply_op(BmmBackward0, input, mat2)
 
 
-class DotBackward0(Node):
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return wrap(a._be.matmul(a._data, b._data), a)
-
+class DotBackward0(_SavedProduct):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
@@ -157,12 +158,7 @@ def dot(input, tensor, *, out=None):
     return apply_op(DotBackward0, input, tensor)
 
 
-class MvBackward0(Node):
-    @staticmethod
-    def forward(ctx, a, v):
-        ctx.save_for_backward(a, v)
-        return wrap(a._be.matmul(a._data, v._data), a)
-
+class MvBackward0(_SavedProduct):
     @staticmethod
     def backward(ctx, g):
         a, v = ctx.saved_tensors

@@ -164,9 +164,10 @@ def expand(self, *sizes):
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({nd})")
     lead = len(sizes) - nd
+    shape = self._be.shape(self._data)
     out = []
     for i, s in enumerate(sizes):
-        cur = self.shape[i - lead] if i >= lead else 1
+        cur = shape[i - lead] if i >= lead else 1
         if s == -1:
             if i < lead:
                 raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
@@ -178,7 +179,7 @@ def expand(self, *sizes):
                                f"{list(self.shape)}")
         out.append(s)
     out = tuple(out)
-    if out == tuple(self.shape):
+    if out == tuple(shape):
         return self if not self.requires_grad else apply_op(ExpandBackward0, self, out)
     return apply_op(ExpandBackward0, self, out)
 

@@ -4,13 +4,13 @@ All three convolution primitives run ``conv_igemm.wgsl``: the same tiled GEMM wh
 from the convolution's tensors through strides (see the kernel's header for the mapping), so no im2col
 buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims are padded to three
 (size 1, stride 0), so 1-D, 2-D and 3-D convolutions share every pipeline. The helpers here (``source``,
-``float_kernel``, ``spatial3``) serve the family's other modules too (pool_kernels, pad_kernels, ...).
+``float_kernel``, ``spatial3``, ``grid256``, ``dense``, ``pack``) serve the family's other modules too.
 """
 import struct
 
 from ... import _dtype as D
-from . import codegen, kernels
 from ..window_geometry import out_size, prod as numel
+from . import codegen, kernels
 from .fallback import host_fallback
 from .graph import View
 
@@ -59,6 +59,7 @@ def dense(be, h, offset_ok=False):
 
 
 def pack(rows):
+    """Uniform parameter bytes: rows of four int32 (a ``array<vec4<i32>, N>`` block)."""
     return struct.pack(f"<{4 * len(rows)}i", *(v for row in rows for v in row))
 
 

@@ -1,0 +1,386 @@
+"""Recorded PyTorch oracle: the op suites' ``check()`` calls, replayed inside Pyodide (no NumPy, no torch there).
+
+Recording (CPython, host): ``pytest -p webtorch.browser.oracle --oracle-out=cases.json tests/test_x.py -k webgpu``
+wraps ``optest.check``/``check_error``: each call first runs as usual (webtorch on native WebGPU vs torch),
+and when it passes, the case is stored as plain JSON: the lambda's source text (found through the AST of its
+file) with the values of the free variables it reads, the input arrays, torch's outputs, the weights the
+gradient check backpropagates and torch's input gradients (``check_error``: torch's exception type).
+A call whose lambda reads something JSON cannot carry (a helper function, torch itself) is counted as
+``unreplayable`` rather than silently dropped.
+
+Replaying (Pyodide, pure Python): ``replay(case, device)`` rebuilds the lambda with ``eval``, makes the
+inputs as webtorch tensors on ``device`` and compares like optest: structure, shapes, dtypes, values within
+the case's tolerances, every input gradient; raises AssertionError naming the difference.
+"""
+import ast
+import builtins
+import json
+import math
+
+_PLAIN = (type(None), bool, int, float, str)
+_SAFE_MODULES = {"math", "operator", "functools", "itertools"}
+
+
+class Unreplayable(Exception):
+    """The check() call cannot be carried to the browser as JSON (the reason says why)."""
+
+
+# ---- JSON encoding of plain values (tuples, slices, Ellipsis, non-finite floats kept) ---------------------
+
+def encode(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return {"__float__": repr(v)}
+    if isinstance(v, _PLAIN):
+        return v
+    if isinstance(v, list):
+        return [encode(x) for x in v]
+    if isinstance(v, tuple):
+        return {"__tuple__": [encode(x) for x in v]}
+    if isinstance(v, slice):
+        return {"__slice__": [encode(v.start), encode(v.stop), encode(v.step)]}
+    if v is Ellipsis:
+        return {"__ellipsis__": True}
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        return {"__dict__": {k: encode(x) for k, x in v.items()}}
+    if type(v).__module__ == "numpy" and hasattr(v, "dtype"):
+        if type(v).__name__ != "ndarray":  # a NumPy scalar
+            return encode(v.item())
+        return {"__nd__": str(v.dtype), "shape": list(v.shape), "data": [encode(x) for x in v.ravel().tolist()]}
+    raise Unreplayable(f"a value of type {type(v).__module__}.{type(v).__name__}")
+
+
+def decode(v):
+    if isinstance(v, list):
+        return [decode(x) for x in v]
+    if not isinstance(v, dict):
+        return v
+    if "__float__" in v:
+        return float(v["__float__"])
+    if "__tuple__" in v:
+        return tuple(decode(x) for x in v["__tuple__"])
+    if "__slice__" in v:
+        return slice(*(decode(x) for x in v["__slice__"]))
+    if "__ellipsis__" in v:
+        return Ellipsis
+    if "__dict__" in v:
+        return {k: decode(x) for k, x in v["__dict__"].items()}
+    if "__nd__" in v:
+        return Array(v["__nd__"], tuple(v["shape"]), [decode(x) for x in v["data"]])
+    raise ValueError(f"unknown encoded value {v!r}")
+
+
+class Array:
+    """A recorded NumPy array (the browser has no NumPy): dtype name, shape, flat values."""
+    __slots__ = ("dtype", "shape", "flat")
+
+    def __init__(self, dtype, shape, flat):
+        self.dtype, self.shape, self.flat = dtype, shape, flat
+
+
+# ---- recording side (CPython) --------------------------------------------------------------------------
+
+_trees = {}
+
+
+def _file_tree(path):
+    t = _trees.get(path)
+    if t is None:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        t = _trees[path] = (text, ast.parse(text))
+    return t
+
+
+def lambda_source(fn):
+    """(source text of the lambda ``fn``, names it reads that are neither its parameters nor builtins)."""
+    code = fn.__code__
+    if fn.__name__ != "<lambda>":
+        raise Unreplayable(f"check() got a named function {fn.__name__}, not a lambda")
+    text, tree = _file_tree(code.co_filename)
+    params = list(code.co_varnames[:code.co_argcount])
+    cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+             and [a.arg for a in n.args.args] == params]
+    if len(cands) > 1:  # several lambdas with the same parameters on one line: pick by instruction columns
+        cols = [p[2] for p in code.co_positions() if p[0] == code.co_firstlineno and p[2] is not None]
+        first = min(cols) if cols else -1
+        cands = [n for n in cands if n.body.col_offset <= first <= (n.end_col_offset or 1 << 30)
+                 and n.body.lineno == code.co_firstlineno] or cands
+        cands = [n for n in cands if n.body.col_offset == max(c.body.col_offset for c in cands
+                                                               if c.body.col_offset <= first)]
+    if len(cands) != 1:
+        raise Unreplayable(f"could not find the lambda's source at {code.co_filename}:{code.co_firstlineno}")
+    node = cands[0]
+    bound = set(params)
+    for sub in ast.walk(node):  # parameters of nested lambdas/comprehensions
+        if isinstance(sub, ast.Lambda):
+            bound.update(a.arg for a in sub.args.args)
+        elif isinstance(sub, ast.comprehension):
+            bound.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in bound}
+    return ast.get_source_segment(text, node), sorted(n for n in names if not hasattr(builtins, n))
+
+
+def lambda_env(fn, names):
+    """{name: encoded value} of the free and global names the lambda reads (modules by name)."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    env, modules = {}, []
+    for name in names:
+        if name in cells:
+            value = cells[name].cell_contents
+        elif name in fn.__globals__:
+            value = fn.__globals__[name]
+        else:
+            raise Unreplayable(f"the lambda reads an unbound name {name!r}")
+        if type(value).__name__ == "module":
+            if value.__name__ not in _SAFE_MODULES:
+                raise Unreplayable(f"the lambda reads the module {value.__name__}")
+            modules.append([name, value.__name__])
+            continue
+        try:
+            env[name] = encode(value)
+        except Unreplayable as e:
+            raise Unreplayable(f"the lambda reads {name!r}, {e}") from None
+    return env, modules
+
+
+def _t_value(t):
+    """torch output -> encoded {shape, dtype, data} (or a plain value)."""
+    import torch
+    if isinstance(t, torch.Tensor):
+        t = t.detach()
+        return {"tensor": str(t.dtype), "shape": list(t.shape), "data": encode(t.reshape(-1).tolist())}
+    return {"value": encode(t)}
+
+
+class Recorder:
+    def __init__(self, optest):
+        self.optest = optest
+        self.cases = []
+        self.unreplayable = {}
+        self.nodeid = None
+        self._count = 0
+
+    def _skip(self, why):
+        self.unreplayable[why] = self.unreplayable.get(why, 0) + 1
+
+    def _start(self, fn, args):
+        src, names = lambda_source(fn)
+        env, modules = lambda_env(fn, names)
+        return {"id": f"{self.nodeid}#{self._next()}", "source": src, "env": env, "modules": modules,
+                "args": [encode(a) for a in args]}
+
+    def _next(self):
+        self._count += 1
+        return self._count
+
+    def check(self, orig, fn, *args, device="cpu", **kw):
+        out = orig(fn, *args, device=device, **kw)
+        if device == "cpu":
+            return out
+        try:
+            case = self._start(fn, args)
+            case.update(kind="check", options=encode(kw), **self._torch_side(fn, args, kw.get("grad", True)))
+        except Unreplayable as e:
+            self._skip(str(e))
+            return out
+        self.cases.append(case)
+        return out
+
+    def check_error(self, orig, fn, *args, device="cpu", match=None):
+        exc = orig(fn, *args, device=device, match=match)
+        if device == "cpu":
+            return exc
+        try:
+            case = self._start(fn, args)
+        except Unreplayable as e:
+            self._skip(str(e))
+            return exc
+        torch_exc = None
+        import torch
+        try:
+            fn(torch, *self.optest._inputs(torch, args, None, False))
+        except Exception as e:  # noqa: BLE001 -- recording the type torch raises
+            torch_exc = type(e).__name__
+        case.update(kind="error", torch_error=torch_exc, match=match)
+        self.cases.append(case)
+        return exc
+
+    def _torch_side(self, fn, args, grad):
+        import random
+        import torch
+        t_in = self.optest._inputs(torch, args, None, grad)
+        t_flat = self.optest._flatten(fn(torch, *t_in))
+        expected = [_t_value(t) for t in t_flat]
+        leaves = self.optest._leaves(t_in)
+        weights, grads = [], []
+        if grad and leaves:
+            rng = random.Random(len(self.cases))
+            terms = []
+            for t in t_flat:
+                if isinstance(t, torch.Tensor) and t.requires_grad and t.dtype.is_floating_point:
+                    w = [rng.uniform(0.5, 1.5) for _ in range(t.numel())]
+                    weights.append(w)
+                    terms.append((t * torch.tensor(w, dtype=t.dtype).reshape(t.shape)).sum())
+                else:
+                    weights.append(None)
+            if terms:
+                gs = torch.autograd.grad(sum(terms), leaves, allow_unused=True)
+                grads = [None if g is None else _t_value(g) for g in gs]
+        return {"expected": expected, "weights": weights, "grads": grads}
+
+
+# ---- pytest plugin (recording) -------------------------------------------------------------------------
+
+def pytest_addoption(parser):
+    parser.addoption("--oracle-out", default=None, help="write the recorded check() cases to this JSON file")
+
+
+def pytest_configure(config):
+    out = config.getoption("--oracle-out", None)
+    if not out:
+        return
+    import functools
+    import sys
+    sys.path.insert(0, str(config.rootpath / "tests"))
+    import optest
+    rec = Recorder(optest)
+    optest.check = functools.partial(rec.check, optest.check)
+    optest.check_error = functools.partial(rec.check_error, optest.check_error)
+    config._webtorch_oracle = (rec, out)
+
+
+def pytest_runtest_setup(item):
+    rec = getattr(item.config, "_webtorch_oracle", None)
+    if rec:
+        rec[0].nodeid, rec[0]._count = item.nodeid, 0
+
+
+def pytest_unconfigure(config):
+    rec = getattr(config, "_webtorch_oracle", None)
+    if rec:
+        with open(rec[1], "w") as f:
+            json.dump({"cases": rec[0].cases, "unreplayable": rec[0].unreplayable}, f)
+
+
+# ---- replay side (Pyodide; pure Python) ------------------------------------------------------------------
+
+def _nest(flat, shape):
+    if not shape:
+        return flat[0]
+    step = len(flat) // shape[0] if shape[0] else 0
+    return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _dtype(name):
+    import webtorch
+    return getattr(webtorch, name.removeprefix("torch.").replace("bool_", "bool"))
+
+
+def _make(a, device, grad):
+    import webtorch
+    if isinstance(a, Array):
+        dt = _dtype(a.dtype)
+        if 0 in a.shape:
+            t = webtorch.empty(a.shape, dtype=dt, device=device)
+        else:
+            t = webtorch.tensor(_nest(a.flat, a.shape), dtype=dt, device=device)
+        if grad and a.dtype.startswith("float"):
+            t.requires_grad_(True)
+        return t
+    if isinstance(a, (list, tuple)) and a and all(isinstance(x, Array) for x in a):
+        return type(a)(_make(x, device, grad) for x in a)
+    return a
+
+
+def _flatten(out):
+    if isinstance(out, (tuple, list)):
+        return [x for o in out for x in _flatten(o)]
+    return [out]
+
+
+def _leaves(ins):
+    out = []
+    for x in ins:
+        if isinstance(x, (list, tuple)):
+            out.extend(_leaves(x))
+        elif getattr(x, "requires_grad", False):
+            out.append(x)
+    return out
+
+
+def _close(a, b, atol, rtol):
+    if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, int) and isinstance(b, int):
+        return a == b
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def _compare(ours, ref, atol, rtol, what):
+    import webtorch
+    assert isinstance(ours, webtorch.Tensor), f"{what}: got {type(ours).__name__}, expected a Tensor"
+    assert list(ours.shape) == ref["shape"], f"{what}: shape {tuple(ours.shape)} != torch {tuple(ref['shape'])}"
+    assert str(ours.dtype) == ref["tensor"], f"{what}: dtype {ours.dtype} != torch {ref['tensor']}"
+    got = _flatten(ours.detach().reshape(-1).tolist())
+    want = decode(ref["data"])
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if not _close(g, w, atol, rtol)]
+    assert len(got) == len(want) and not bad, (
+        f"{what}: {len(bad)} of {len(want)} values differ (atol {atol}, rtol {rtol}); first at flat index "
+        f"{bad[0] if bad else '?'}: {got[bad[0]] if bad else '?'} vs torch {want[bad[0]] if bad else '?'}")
+
+
+def build_lambda(case):
+    import importlib
+    env = {k: decode(v) for k, v in case["env"].items()}
+    for name, module in case["modules"]:
+        env[name] = importlib.import_module(module)
+    return eval(case["source"], env)  # noqa: S307 -- source recorded from this repository's own tests
+
+
+def replay(case, device="webgpu"):
+    """Run one recorded case on webtorch (``device``) and compare with torch's recorded results."""
+    import webtorch
+    fn = build_lambda(case)
+    args = [decode(a) for a in case["args"]]
+    if case["kind"] == "error":
+        try:
+            fn(webtorch, *[_make(a, device, False) for a in args])
+        except Exception as e:  # noqa: BLE001 -- the error is the expected outcome
+            names = [c.__name__ for c in type(e).__mro__]
+            assert case["torch_error"] in names, f"webtorch raised {type(e).__name__}: {e}; torch raised " \
+                                                 f"{case['torch_error']}"
+            assert case["match"] is None or case["match"] in str(e), f"message {str(e)!r} lacks {case['match']!r}"
+            return
+        raise AssertionError(f"webtorch did not raise; torch raised {case['torch_error']}")
+    opts = decode(case["options"])
+    atol, rtol = opts.get("atol", 1e-5), opts.get("rtol", 1e-4)
+    grad = opts.get("grad", True)
+    ins = [_make(a, device, grad) for a in args]
+    flat = _flatten(fn(webtorch, *ins))
+    assert len(flat) == len(case["expected"]), f"{len(flat)} outputs, torch gives {len(case['expected'])}"
+    for i, (w, ref) in enumerate(zip(flat, case["expected"])):
+        if "tensor" in ref:
+            if w.device.type != "cpu":
+                assert str(w.device).startswith(device), f"output {i} on {w.device}, expected {device}"
+            _compare(w, ref, atol, rtol, f"output {i}")
+        else:
+            t = decode(ref["value"])
+            assert w == t or (isinstance(t, float) and _close(w, t, atol, rtol)), f"output {i}: {w!r} != torch {t!r}"
+    if not case["grads"]:
+        return
+    terms = []
+    for w, weight in zip(flat, case["weights"]):
+        if weight is not None:
+            assert w.requires_grad, "output does not require grad but torch's does"
+            terms.append((w * webtorch.tensor(weight, dtype=w.dtype, device=w.device).reshape(w.shape)).sum())
+    grads = webtorch.autograd.grad(sum(terms), _leaves(ins), allow_unused=True)
+    g_atol, g_rtol = opts.get("grad_atol") or atol, opts.get("grad_rtol") or rtol
+    for i, (g, ref) in enumerate(zip(grads, case["grads"])):
+        if ref is None:
+            assert g is None or not any(_flatten(g.reshape(-1).tolist())), f"grad {i}: torch has none, ours is nonzero"
+            continue
+        assert g is not None, f"grad {i}: torch has a gradient, webtorch has none"
+        _compare(g, ref, g_atol, g_rtol, f"grad of input {i}")
