@@ -3,18 +3,23 @@
     .venv/bin/python bench/bench_core.py [--repeat 7] [--steps 30]
 
 Measures (1) per-op overhead in microseconds of small ops (add/mul of two 16-element tensors, with and
-without requires_grad; a 16-element sum; a backward through one add), and (2) one training step of an MLP
-784-256-10 (batch 128, ReLU, cross-entropy, Adam): forward, backward, step. Prints a table with ratios
-(webtorch / torch; lower is better) and writes bench/results/core.json. Each figure is the best of
+without requires_grad; a 16-element sum and relu, with and without; a backward through one add), and (2) one
+training step of an MLP 784-256-10 (batch 128, ReLU, cross-entropy, Adam): forward, backward, step. Both
+libraries use one BLAS/OpenMP thread unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise. Prints a
+table with ratios (webtorch / torch; lower is better) and writes bench/results/core.json. Each figure is the best of
 ``repeat`` timed batches.
 """
 import argparse
-import json
 import os
-import platform
 import timeit
 
-import numpy as np
+# Both libraries on one BLAS/OpenMP thread unless the caller set these (they must be set before NumPy and torch
+# load): on a shared machine extra threads wait on descheduled peers (128x128 matmul: 35 us -> 30 ms, median).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from _report import report
 
 
 def _best_us(fn, number, repeat):
@@ -32,6 +37,9 @@ def per_op(lib, repeat):
         "mul (no grad)": _best_us(lambda: a * b, n, repeat),
         "mul (requires_grad)": _best_us(lambda: ag * b, n, repeat),
         "sum (no grad)": _best_us(lambda: a.sum(), n, repeat),
+        "sum (requires_grad)": _best_us(lambda: ag.sum(), n, repeat),
+        "relu (no grad)": _best_us(lambda: a.relu(), n, repeat),
+        "relu (requires_grad)": _best_us(lambda: ag.relu(), n, repeat),
     }
 
     def fwd_bwd():
@@ -69,6 +77,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--out", help="where to write the JSON (default bench/results/core.json)")
     args = ap.parse_args()
     import torch
     import webtorch
@@ -82,22 +91,8 @@ def main():
     rows.append({"metric": "MLP 784-256-10 b128 Adam step [ms]", "webtorch": w_ms, "torch": t_ms,
                  "ratio": w_ms / t_ms})
 
-    width = max(len(r["metric"]) for r in rows)
-    print(f"{'metric':<{width}}  {'webtorch':>10}  {'torch':>10}  {'ratio':>6}")
-    for r in rows:
-        print(f"{r['metric']:<{width}}  {r['webtorch']:>10.2f}  {r['torch']:>10.2f}  {r['ratio']:>6.2f}")
-
-    out = {
-        "machine": {"platform": platform.platform(), "python": platform.python_version(),
-                    "numpy": np.__version__, "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-                    "cpus": os.cpu_count()},
-        "rows": rows,
-    }
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "core.json")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(out, f, indent=2)
-    print(f"wrote {path}")
+    report("core", rows, [("metric", "metric", "s"), ("webtorch", "webtorch", ".2f"), ("torch", "torch", ".2f"),
+                          ("ratio", "ratio", ".2f")], path=args.out, repeat=args.repeat, steps=args.steps)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,11 @@ Prints a table and writes bench/results/matmul.json. Each figure is the best of 
 n x n products; webgpu timings include one flush (one submit) of ``reps`` dispatches and the wait.
 """
 import argparse
-import json
-import os
-import platform
+import sys
 import time
 
 import numpy as np
+from _report import report
 
 
 def _time(fn, seconds):
@@ -54,8 +53,7 @@ def bench(sizes, seconds):
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         row["torch"] = flops / _time(lambda: ta @ tb, seconds) / 1e9
         rows.append(row)
-        print(f"{n:>6} {row['webgpu_tiled']:>14.2f} {row['webgpu_naive']:>14.2f} {row['numpy']:>10.2f} "
-              f"{row['torch']:>10.2f}", flush=True)
+        print(f"n={n} done", file=sys.stderr, flush=True)
     return rows, be.rt.description
 
 
@@ -63,18 +61,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 512, 1024])
     ap.add_argument("--seconds", type=float, default=1.0)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "matmul.json"))
+    ap.add_argument("--out", help="where to write the JSON (default bench/results/matmul.json)")
     args = ap.parse_args()
-    print(f"{'n':>6} {'webgpu tiled':>14} {'webgpu naive':>14} {'numpy':>10} {'torch':>10}   (GFLOP/s)")
     rows, adapter = bench(args.sizes, args.seconds)
-    import torch
-    result = {"adapter": adapter, "machine": platform.processor() or platform.machine(),
-              "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "unit": "GFLOP/s",
-              "rows": rows}
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
-    print(f"adapter: {adapter}; written {args.out}")
+    columns = [("n", "n", "d"), ("webgpu_tiled", "webgpu tiled", ".2f"), ("webgpu_naive", "webgpu naive", ".2f"),
+               ("numpy", "numpy", ".2f"), ("torch", "torch", ".2f")]
+    report("matmul", rows, columns, title=f"fp32 matmul, GFLOP/s (adapter: {adapter})", path=args.out,
+           unit="GFLOP/s", adapter=adapter, seconds=args.seconds)
 
 
 if __name__ == "__main__":

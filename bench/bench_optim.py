@@ -9,14 +9,12 @@ average is recorded beside the figures (timings on a shared machine are only com
 Prints a table (ms/step and the ratio to PyTorch's foreach path) and writes bench/results/optim.json.
 """
 import argparse
-import json
-import os
-import platform
 import statistics
 import time
 
 import numpy as np
 import torch
+from _report import report
 
 import webtorch as wt
 
@@ -49,6 +47,7 @@ def main():
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--threads", type=int, default=1,
                     help="PyTorch intra-op threads (default 1: NumPy's ufuncs run on one thread)")
+    ap.add_argument("--out", help="where to write the JSON (default bench/results/optim.json)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     n = sum(int(np.prod(s)) for s in SHAPES)
@@ -65,21 +64,11 @@ def main():
     ref = rows[0]["ms_per_step"]
     for r in rows:
         r["ratio_to_torch_foreach"] = r["ms_per_step"] / ref
-    print(f"Adam step, {n:,} parameters in {len(SHAPES)} tensors, median of {args.steps} steps "
-          f"(torch threads: {torch.get_num_threads()})")
-    print(f"{'variant':42s} {'ms/step':>9s} {'x torch foreach':>16s}")
-    for r in rows:
-        print(f"{r['variant']:42s} {r['ms_per_step']:9.3f} {r['ratio_to_torch_foreach']:16.2f}")
-    out = {"benchmark": "adam_step_1M", "parameters": n, "shapes": SHAPES, "steps": args.steps,
-           "torch_version": torch.__version__, "torch_threads": torch.get_num_threads(),
-           "load_average_1min": os.getloadavg()[0], "numpy_version": np.__version__,
-           "machine": platform.machine(), "python": platform.python_version(),
-           "results": rows}
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "optim.json")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(out, f, indent=2)
-    print(f"wrote {path}")
+    report("optim", rows, [("variant", "variant", "s"), ("ms_per_step", "ms/step", ".3f"),
+                           ("ratio_to_torch_foreach", "x torch foreach", ".2f")],
+           title=f"Adam step, {n:,} parameters in {len(SHAPES)} tensors, median of {args.steps} steps "
+                 f"(torch threads: {torch.get_num_threads()})",
+           path=args.out, parameters=n, shapes=SHAPES, steps=args.steps)
 
 
 if __name__ == "__main__":

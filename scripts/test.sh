@@ -4,4 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export WEBTORCH_REQUIRE_WEBGPU=1
+# One BLAS/OpenMP thread for NumPy and the PyTorch oracle: on a shared 2-core machine under load, 2 threads made
+# a 128x128 matmul ~1000x slower at the median (30 ms vs 35 us) and an MLP training step 8x slower (measured).
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -8,6 +8,7 @@ Compared: output structure, shapes, dtypes, values (float tolerance), then the g
 after backpropagating the same random weights through every floating-point output.
 """
 import contextlib
+import warnings
 
 import numpy as np
 import pytest
@@ -141,6 +142,20 @@ def check_error(fn, *args, device="cpu", match=None):
     if match is not None:
         assert match in str(w_exc), f"message {str(w_exc)!r} lacks {match!r}"
     return w_exc
+
+
+def check_same_error(fn):
+    """fn(lib) raises, for torch and for webtorch, an exception of the same type with the same message
+    (warnings on the way are ignored)."""
+    caught = []
+    for lib in (torch, webtorch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as info:
+                fn(lib)
+        caught.append(info.value)
+    assert type(caught[1]).__name__ == type(caught[0]).__name__, caught
+    assert str(caught[1]) == str(caught[0])
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import webtorch as wt
+from optest import check_same_error
 
 STEPS = 60
 METRICS = [1.0, 0.9, 0.95, 0.95, 0.96, 0.97, 0.8, 0.8, 0.81, 0.82, 0.83, 0.84, 0.85, 0.7, 0.7, 0.7, 0.71, 0.72,
@@ -233,18 +234,6 @@ def test_a_tensor_lr_is_updated_in_place():
     assert opt.param_groups[0]["lr"] is lr and abs(lr.item() - 0.05) < 1e-8
 
 
-def _errors(fn):
-    caught = []
-    for m in (torch, wt):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with pytest.raises(Exception) as info:
-                fn(m)
-        caught.append(info.value)
-    assert type(caught[1]).__name__ == type(caught[0]).__name__, caught
-    assert str(caught[1]) == str(caught[0])
-
-
 def _s(m):
     return m.optim.lr_scheduler
 
@@ -283,4 +272,4 @@ def _s(m):
     lambda m: _s(m).ChainedScheduler([]),
 ], ids=lambda f: "")
 def test_invalid_arguments_raise_like_torch(fn):
-    _errors(fn)
+    check_same_error(fn)

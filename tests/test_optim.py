@@ -11,13 +11,13 @@ trajectories chaotic for a few coordinates:
   optimizer arithmetic: parameters and state must agree within float32 round-off.
 State dicts round-trip ours->ours, torch->ours and ours->torch mid-training.
 """
-import warnings
 
 import numpy as np
 import pytest
 import torch
 
 import webtorch as wt
+from optest import check_same_error
 
 STEPS = 50
 RTOL, ATOL = 1e-4, 1e-5
@@ -375,19 +375,6 @@ def test_lbfgs_rejects_param_groups_and_unknown_line_search():
 
 
 # ---- the Optimizer base ---------------------------------------------------------------------------------
-def _errors(fn):
-    """Run fn(lib) for torch and webtorch; both must raise the same type with the same message."""
-    caught = []
-    for lib in (torch, wt):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with pytest.raises(Exception) as info:
-                fn(lib)
-        caught.append(info.value)
-    assert type(caught[1]).__name__ == type(caught[0]).__name__, caught
-    assert str(caught[1]) == str(caught[0])
-
-
 def _p(lib):
     return lib.zeros(3, requires_grad=True)
 
@@ -417,7 +404,7 @@ def _p(lib):
     lambda m: m.optim.LBFGS([_p(m)], lr=-1),
 ], ids=lambda f: "")
 def test_invalid_arguments_raise_like_torch(fn):
-    _errors(fn)
+    check_same_error(fn)
 
 
 def test_add_param_group_errors_like_torch():
@@ -451,7 +438,7 @@ def test_add_param_group_errors_like_torch():
         opt.load_state_dict(sd)
 
     for fn in (overlapping, not_a_dict, names_mixed, required_lr, load_wrong_groups, load_wrong_sizes):
-        _errors(fn)
+        check_same_error(fn)
 
 
 def test_duplicate_params_in_a_group_warn():

@@ -9,9 +9,6 @@ import webtorch
 import webtorch.nn.functional as WF
 from webtorch.backends import webgpu as wg
 
-pytestmark = pytest.mark.skipif(not wg.is_available(), reason="no WebGPU adapter (conftest fails instead "
-                                                            "when WEBTORCH_REQUIRE_WEBGPU=1)")
-
 FAMILY_SHADERS = ("conv_igemm", "conv_unfold", "pool_max", "pool_avg", "pool_scatter_plane", "pool_gather_plane",
                   "pad_nd", "pad_backward", "embedding_gather", "embedding_count", "embedding_backward",
                   "embedding_renorm")
@@ -117,8 +114,8 @@ def test_conv_transpose2d_with_output_padding():
 
 
 def test_conv_float16_runs_in_float32():
-    if "shader-f16" not in wg.get_backend().rt.features:
-        pytest.skip("adapter without shader-f16")
+    # CI's adapter (lavapipe) has shader-f16: its absence is a missing install step, not a case to skip
+    assert "shader-f16" in wg.get_backend().rt.features
     x, w = _rand(1, 2, 6, 6), _rand(3, 2, 3, 3)
     y = _no_fallback(lambda: WF.conv2d(webtorch.tensor(x, device="webgpu").half(),
                                        webtorch.tensor(w, device="webgpu").half()))

@@ -240,29 +240,34 @@ def _meta(t):
     return (t._be.shape(t._data), t.dtype, t._device)
 
 
+_NO_EDGE = (None, 0)
+
+
+def _edges(args, slots):
+    """(next_functions, in_meta, needs_input_grad) for the op inputs args[i], i in slots; an input that is no
+    Tensor (a number operand, None) gets the edge (None, 0). in_meta holds (shape, dtype, device) of each input
+    that receives a gradient, None for the others."""
+    nexts, metas, needs = [], [], []
+    for i in slots:
+        t = args[i]
+        if isinstance(t, Tensor):
+            if t._base is not None:
+                _refresh_if_stale(t)
+            fn = t.grad_fn
+            if fn is not None or t.requires_grad:
+                nexts.append((fn, t._out_nr) if fn is not None else (accumulator(t), 0))
+                metas.append((t._be.shape(t._data), t.dtype, t._device))
+                needs.append(True)
+                continue
+        nexts.append(_NO_EDGE)
+        metas.append(None)
+        needs.append(False)
+    return tuple(nexts), tuple(metas), tuple(needs)
+
+
 def attach(node, inputs, out):
     """Make ``node`` the grad_fn of the op's differentiable outputs (inputs: a None entry is a number operand)."""
-    nexts = []
-    metas = []  # (shape, dtype, device) of each input that receives a gradient; None for the others
-    for t in inputs:
-        if t is None:  # a Python-number operand
-            nexts.append((None, 0))
-            metas.append(None)
-            continue
-        if t._base is not None:
-            _refresh_if_stale(t)
-        fn = t.grad_fn
-        if fn is not None:
-            nexts.append((fn, t._out_nr))
-        elif t.requires_grad:
-            nexts.append((accumulator(t), 0))
-        else:
-            nexts.append((None, 0))
-            metas.append(None)
-            continue
-        metas.append((t._be.shape(t._data), t.dtype, t._device))
-    node.next_functions = tuple(nexts)
-    node._in_meta = tuple(metas)
+    node.next_functions, node._in_meta, _ = _edges(inputs, range(len(inputs)))
     return own_outputs(node, out)
 
 
@@ -334,36 +339,18 @@ def apply_op(cls, *args, **kwargs):
     return attach(ctx, inputs, out)
 
 
-_NO_EDGE = (None, 0)
-
-
 def _record_operands(cls, slots, args, kwargs):
-    """apply_op building a graph, for a node that declares its operand positions: attach's edge loop, done
-    before forward (which never modifies its operands) together with needs_input_grad."""
-    nexts, metas, needs = [], [], []
-    for i in slots:
-        t = args[i]
-        if isinstance(t, Tensor):
-            if t._base is not None:
-                _refresh_if_stale(t)
-            fn = t.grad_fn
-            if fn is not None or t.requires_grad:
-                nexts.append((fn, t._out_nr) if fn is not None else (accumulator(t), 0))
-                metas.append((t._be.shape(t._data), t.dtype, t._device))
-                needs.append(True)
-                continue
-        nexts.append(_NO_EDGE)
-        metas.append(None)
-        needs.append(False)
+    """apply_op building a graph, for a node that declares its operand positions. The edges are taken before
+    forward runs (a built-in forward never modifies its operands)."""
     ctx = cls()
-    ctx.needs_input_grad = tuple(needs)
+    nexts, metas, ctx.needs_input_grad = _edges(args, slots)
     state.enabled = False
     try:
         out = cls.forward(ctx, *args, **kwargs)
     finally:
         state.enabled = True
-    ctx.next_functions = tuple(nexts)
-    ctx._in_meta = tuple(metas)
+    ctx.next_functions = nexts
+    ctx._in_meta = metas
     return own_outputs(ctx, out)
 
 

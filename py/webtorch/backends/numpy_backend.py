@@ -22,6 +22,7 @@ _TO_NP = {
     D.float64: np.dtype(np.float64),
 }
 _FROM_NP = {v: k for k, v in _TO_NP.items()}
+_ZERO = {v: v.type(0) for v in _TO_NP.values()}  # one zero scalar per dtype (relu's hot path)
 
 
 def npdtype(dt):
@@ -102,7 +103,7 @@ def _rsqrt(x):
 
 
 def _relu(x):
-    return np.maximum(x, x.dtype.type(0))
+    return np.maximum(x, _ZERO[x.dtype])
 
 
 def _frac(x):

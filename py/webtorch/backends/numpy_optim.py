@@ -24,8 +24,12 @@ class NumpyOptimMixin:
             self._optim_scratch[key] = buf
         return buf[:like.size].reshape(like.shape)
 
-    def _grad(self, g, p, weight_decay, maximize):
-        """The gradient the update uses: -g when maximizing, plus weight_decay * p (scratch slot 0)."""
+    def _grad(self, g, p, weight_decay, maximize, lr=0.0, decoupled=False):
+        """The gradient the update uses: -g when maximizing, plus weight_decay * p (scratch slot 0); with
+        ``decoupled`` (AdamW-style) p is shrunk in place by lr * weight_decay instead."""
+        if decoupled and weight_decay != 0:
+            p *= p.dtype.type(1 - lr * weight_decay)
+            weight_decay = 0
         if weight_decay == 0 and not maximize:
             return g
         out = self._tmp(0, p)
@@ -52,6 +56,12 @@ class NumpyOptimMixin:
         t = np.multiply(t1, a.dtype.type(value), out=self._tmp(1, a))
         t *= t2
         a += t
+
+    def _adam_moments(self, m, v, g, beta1, beta2):
+        """Adam's running moments: m.lerp_(g, 1 - beta1), v = beta2 * v + (1 - beta2) * g * g."""
+        self._lerp_(m, g, 1 - beta1)
+        v *= v.dtype.type(beta2)
+        self._addcmul_(v, g, g, 1 - beta2)
 
     def _addcdiv_(self, a, t1, t2, value):
         """a += value * t1 / t2, in PyTorch's addcdiv kernel order (scratch slot 2)."""
@@ -87,13 +97,9 @@ class NumpyOptimMixin:
                     weight_decay, amsgrad, maximize, decoupled):
         for i, p in enumerate(params):
             c = p.dtype.type
-            if weight_decay != 0 and decoupled:
-                p *= c(1 - lr * weight_decay)
-            g = self._grad(grads[i], p, 0 if decoupled else weight_decay, maximize)
+            g = self._grad(grads[i], p, weight_decay, maximize, lr, decoupled)
             m, v = exp_avgs[i], exp_avg_sqs[i]
-            self._lerp_(m, g, 1 - beta1)
-            v *= c(beta2)
-            self._addcmul_(v, g, g, 1 - beta2)
+            self._adam_moments(m, v, g, beta1, beta2)
             step = steps[i]
             step_size = lr / (1 - beta1 ** step)
             bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
@@ -180,15 +186,11 @@ class NumpyOptimMixin:
         for i, p in enumerate(params):
             c = p.dtype.type
             step = steps[i]
-            if weight_decay != 0 and decoupled:
-                p *= c(1 - lr * weight_decay)
-            g = self._grad(grads[i], p, 0 if decoupled else weight_decay, maximize)
+            g = self._grad(grads[i], p, weight_decay, maximize, lr, decoupled)
             mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
             mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
             m, v = exp_avgs[i], exp_avg_sqs[i]
-            self._lerp_(m, g, 1 - beta1)
-            v *= c(beta2)
-            self._addcmul_(v, g, g, 1 - beta2)
+            self._adam_moments(m, v, g, beta1, beta2)
             denom = np.divide(v, c(1 - beta2 ** step), out=self._tmp(3, p))
             np.sqrt(denom, out=denom)
             denom += c(eps)
@@ -202,13 +204,9 @@ class NumpyOptimMixin:
         for i, p in enumerate(params):
             c = p.dtype.type
             step = steps[i]
-            if weight_decay != 0 and decoupled:
-                p *= c(1 - lr * weight_decay)
-            g = self._grad(grads[i], p, 0 if decoupled else weight_decay, maximize)
+            g = self._grad(grads[i], p, weight_decay, maximize, lr, decoupled)
             m, v = exp_avgs[i], exp_avg_sqs[i]
-            self._lerp_(m, g, 1 - beta1)
-            v *= c(beta2)
-            self._addcmul_(v, g, g, 1 - beta2)
+            self._adam_moments(m, v, g, beta1, beta2)
             bias_correction2 = 1 - beta2 ** step
             update = np.divide(m, c(1 - beta1 ** step), out=self._tmp(2, p))
             update *= c(lr)

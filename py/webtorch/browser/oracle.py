@@ -13,12 +13,11 @@ inputs as webtorch tensors on ``device`` and compares like optest: structure, sh
 the case's tolerances, every input gradient; raises AssertionError naming the difference.
 """
 import ast
-import builtins
 import json
 import math
 
 _PLAIN = (type(None), bool, int, float, str)
-_SAFE_MODULES = {"math", "operator", "functools", "itertools"}
+_SAFE_MODULES = {"math", "operator", "functools", "itertools", "builtins"}
 
 
 class Unreplayable(Exception):
@@ -91,56 +90,91 @@ def _file_tree(path):
     return t
 
 
-def lambda_source(fn):
-    """(source text of the lambda ``fn``, names it reads that are neither its parameters nor builtins)."""
+def _params(args):
+    """Every parameter name of an ast.arguments (positional, *args, keyword-only, **kwargs)."""
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    return names + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def _lambda_node(fn):
     code = fn.__code__
-    if fn.__name__ != "<lambda>":
-        raise Unreplayable(f"check() got a named function {fn.__name__}, not a lambda")
     text, tree = _file_tree(code.co_filename)
-    params = list(code.co_varnames[:code.co_argcount])
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4)
+                                   + bool(code.co_flags & 8)])
     cands = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
-             and [a.arg for a in n.args.args] == params]
-    if len(cands) > 1:  # several lambdas with the same parameters on one line: pick by instruction columns
+             and _params(n.args) == params]
+    if len(cands) > 1:  # several lambdas with the same parameters on one line: the one holding its instructions
         cols = [p[2] for p in code.co_positions() if p[0] == code.co_firstlineno and p[2] is not None]
         first = min(cols) if cols else -1
-        cands = [n for n in cands if n.body.col_offset <= first <= (n.end_col_offset or 1 << 30)
-                 and n.body.lineno == code.co_firstlineno] or cands
-        cands = [n for n in cands if n.body.col_offset == max(c.body.col_offset for c in cands
-                                                               if c.body.col_offset <= first)]
+        inside = [n for n in cands if n.body.col_offset <= first]
+        cands = [max(inside, key=lambda n: n.body.col_offset)] if inside else cands
     if len(cands) != 1:
         raise Unreplayable(f"could not find the lambda's source at {code.co_filename}:{code.co_firstlineno}")
-    node = cands[0]
-    bound = set(params)
-    for sub in ast.walk(node):  # parameters of nested lambdas/comprehensions
-        if isinstance(sub, ast.Lambda):
-            bound.update(a.arg for a in sub.args.args)
-        elif isinstance(sub, ast.comprehension):
-            bound.update(n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name))
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in bound}
-    return ast.get_source_segment(text, node), sorted(n for n in names if not hasattr(builtins, n))
+    return ast.get_source_segment(text, cands[0])
 
 
-def lambda_env(fn, names):
-    """{name: encoded value} of the free and global names the lambda reads (modules by name)."""
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    env, modules = {}, []
-    for name in names:
-        if name in cells:
-            value = cells[name].cell_contents
-        elif name in fn.__globals__:
-            value = fn.__globals__[name]
+def _read_names(code):
+    """Names a code object (and the code nested in it) may read from closures or globals."""
+    names = set(code.co_freevars) | set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _read_names(c)
+    return names
+
+
+def capture(fn):
+    """``fn`` (a lambda or a function of a test) as JSON: its source, the plain values and modules it reads,
+    and the sources of the test-module functions it calls (recursively)."""
+    import inspect
+    import textwrap
+    out = {"source": None, "env": {}, "modules": [], "functions": []}
+    seen = set()
+
+    def visit(f, top):
+        if f.__name__ == "<lambda>":
+            src = _lambda_node(f)
         else:
-            raise Unreplayable(f"the lambda reads an unbound name {name!r}")
-        if type(value).__name__ == "module":
-            if value.__name__ not in _SAFE_MODULES:
-                raise Unreplayable(f"the lambda reads the module {value.__name__}")
-            modules.append([name, value.__name__])
-            continue
-        try:
-            env[name] = encode(value)
-        except Unreplayable as e:
-            raise Unreplayable(f"the lambda reads {name!r}, {e}") from None
-    return env, modules
+            try:
+                src = textwrap.dedent(inspect.getsource(f))
+            except (OSError, TypeError):
+                raise Unreplayable(f"no source for the function {f.__name__}") from None
+            if src.lstrip().startswith("@"):
+                raise Unreplayable(f"the function {f.__name__} is decorated")
+        if top:
+            out["source"] = src
+        else:
+            out["functions"].append(src)
+        cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+        for name in sorted(_read_names(f.__code__)):
+            if name in seen or name.startswith("@"):  # "@py_builtins" etc.: pytest's assertion rewriting
+                continue
+            if name in cells:
+                try:
+                    value = cells[name].cell_contents
+                except ValueError:
+                    raise Unreplayable(f"the closure variable {name!r} is unbound") from None
+            elif name in f.__globals__:
+                value = f.__globals__[name]
+            else:
+                continue  # a builtin or an attribute name
+            seen.add(name)
+            if type(value).__name__ == "module":
+                if value.__name__ not in _SAFE_MODULES:
+                    raise Unreplayable(f"it reads the module {value.__name__}")
+                out["modules"].append([name, value.__name__])
+            elif type(value).__name__ == "function" and value.__module__ == f.__module__:
+                if name in cells:  # a local function: its source defines it under its own name
+                    if value.__name__ != name:
+                        raise Unreplayable(f"the local function {name!r} is an alias")
+                visit(value, False)
+            else:
+                try:
+                    out["env"][name] = encode(value)
+                except Unreplayable as e:
+                    raise Unreplayable(f"it reads {name!r}, {e}") from None
+
+    visit(fn, True)
+    return out
 
 
 def _t_value(t):
@@ -150,6 +184,14 @@ def _t_value(t):
         t = t.detach()
         return {"tensor": str(t.dtype), "shape": list(t.shape), "data": encode(t.reshape(-1).tolist())}
     return {"value": encode(t)}
+
+
+def _fallbacks(device):
+    """{primitive: host fallbacks so far} of the webgpu device (empty for cpu)."""
+    if device == "cpu":
+        return {}
+    import webtorch
+    return dict(webtorch.webgpu.stats()["host_fallback_ops"])
 
 
 class Recorder:
@@ -164,16 +206,14 @@ class Recorder:
         self.unreplayable[why] = self.unreplayable.get(why, 0) + 1
 
     def _start(self, fn, args):
-        src, names = lambda_source(fn)
-        env, modules = lambda_env(fn, names)
-        return {"id": f"{self.nodeid}#{self._next()}", "source": src, "env": env, "modules": modules,
-                "args": [encode(a) for a in args]}
+        return {"id": f"{self.nodeid}#{self._next()}", **capture(fn), "args": [encode(a) for a in args]}
 
     def _next(self):
         self._count += 1
         return self._count
 
     def check(self, orig, fn, *args, device="cpu", **kw):
+        before = _fallbacks(device)
         out = orig(fn, *args, device=device, **kw)
         if device == "cpu":
             return out
@@ -183,10 +223,17 @@ class Recorder:
         except Unreplayable as e:
             self._skip(str(e))
             return out
-        self.cases.append(case)
+        self._append(case, before, device)
         return out
 
+    def _append(self, case, before, device):
+        """Store the case, naming the primitives it ran as NumPy host fallbacks (Pyodide has no NumPy)."""
+        after = _fallbacks(device)
+        case["needs_numpy"] = sorted(k for k, v in after.items() if v > before.get(k, 0))
+        self.cases.append(case)
+
     def check_error(self, orig, fn, *args, device="cpu", match=None):
+        before = _fallbacks(device)
         exc = orig(fn, *args, device=device, match=match)
         if device == "cpu":
             return exc
@@ -202,7 +249,7 @@ class Recorder:
         except Exception as e:  # noqa: BLE001 -- recording the type torch raises
             torch_exc = type(e).__name__
         case.update(kind="error", torch_error=torch_exc, match=match)
-        self.cases.append(case)
+        self._append(case, before, device)
         return exc
 
     def _torch_side(self, fn, args, grad):
@@ -332,19 +379,45 @@ def _compare(ours, ref, atol, rtol, what):
         f"{bad[0] if bad else '?'}: {got[bad[0]] if bad else '?'} vs torch {want[bad[0]] if bad else '?'}")
 
 
-def build_lambda(case):
+def _materialize(v, device):
+    """Recorded arrays the function reads from its closure (``m.tensor(t)``) as webtorch tensors: the browser
+    has no NumPy, and webtorch.tensor of a tensor keeps its dtype as torch.tensor of an array does."""
+    if isinstance(v, Array):
+        return _make(v, device, False)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_materialize(x, device) for x in v)
+    if isinstance(v, dict):
+        return {k: _materialize(x, device) for k, x in v.items()}
+    return v
+
+
+def build_function(case, device="webgpu"):
+    """The recorded lambda/function, rebuilt from its source in an environment of its recorded names."""
     import importlib
-    env = {k: decode(v) for k, v in case["env"].items()}
+    env = {k: _materialize(decode(v), device) for k, v in case["env"].items()}
     for name, module in case["modules"]:
         env[name] = importlib.import_module(module)
-    return eval(case["source"], env)  # noqa: S307 -- source recorded from this repository's own tests
+    for src in case["functions"]:
+        exec(src, env)  # noqa: S102 -- source recorded from this repository's own tests
+    src = case["source"]
+    if src.startswith("lambda"):
+        return eval(src, env)  # noqa: S307 -- as above
+    exec(src, env)  # noqa: S102 -- as above
+    return env[src.split("def ", 1)[1].split("(", 1)[0].strip()]
 
 
 def replay(case, device="webgpu"):
     """Run one recorded case on webtorch (``device``) and compare with torch's recorded results."""
     import webtorch
-    fn = build_lambda(case)
+    fn = build_function(case, device)
     args = [decode(a) for a in case["args"]]
+    if case.get("needs_numpy"):  # ran as a NumPy host fallback natively: here the clear error that says so
+        try:
+            fn(webtorch, *[_make(a, device, False) for a in args])
+        except RuntimeError as e:
+            assert "has no WGSL kernel" in str(e) and "NumPy" in str(e), f"unexpected error: {e}"
+            return
+        raise AssertionError(f"expected the no-kernel error of {case['needs_numpy']} (no NumPy here)")
     if case["kind"] == "error":
         try:
             fn(webtorch, *[_make(a, device, False) for a in args])

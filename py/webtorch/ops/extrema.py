@@ -47,6 +47,13 @@ def select_backward(g, index, in_shape, dim, keepdim):
     return _where(mask, g_k)
 
 
+def selection_backward(ctx, g, g_indices=None):
+    """Backward of a (values, indices) node that saved the indices it picked and meta (in_shape, dim, keepdim)."""
+    (indices,) = ctx.saved_tensors
+    shape, dim, keepdim = ctx.meta
+    return select_backward(g, indices, shape, dim, keepdim) if shape else g
+
+
 def _where(mask, g_k):
     from .pointwise import where
     return where(mask, g_k, g_k.new_zeros(()))
@@ -106,12 +113,7 @@ def _make_along(op, arg_op, node_name):
         ctx.meta = (tuple(x.shape), dim, keepdim)
         return values, indices
 
-    def backward(ctx, g, g_indices=None):
-        (indices,) = ctx.saved_tensors
-        shape, dim, keepdim = ctx.meta
-        return select_backward(g, indices, shape, dim, keepdim) if shape else g
-
-    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(selection_backward)})
 
 
 MaxBackward1, MinBackward1 = _make_full("amax", "MaxBackward1"), _make_full("amin", "MinBackward1")

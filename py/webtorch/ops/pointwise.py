@@ -590,11 +590,13 @@ _UNARY = {
 
 
 def _make_unary(op, node_name, kind, bwd):
+    to_float = kind == "float"
+    rounding = op in ("floor", "ceil", "round", "trunc")
+
     def forward(ctx, x):
-        dt = x.dtype
-        if kind == "float":
-            dt = float_result(dt)
-        y = wrap(x._be.elementwise(op, (x._data,), dt), x)
+        dt = float_result(x.dtype) if to_float else x.dtype
+        be = x._be
+        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device)
         if recording(ctx):
             ctx.save_for_backward(x, y)
         return y
@@ -609,9 +611,10 @@ def _make_unary(op, node_name, kind, bwd):
                                      "_operands": (0,)})
 
     def fn(input, *, out=None):
-        if op in ("floor", "ceil", "round", "trunc") and not input.dtype.is_floating_point:
+        if rounding and not input.dtype.is_floating_point:
             return input.clone()
-        return _out(apply_op(node, input), out)
+        r = apply_op(node, input)
+        return r if out is None else _out(r, out)
 
     fn.__name__ = op
     return fn

@@ -6,7 +6,7 @@ from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from . import return_types
 from .dispatch import norm_dim, wrap
-from .extrema import select_backward, ties_mask
+from .extrema import selection_backward, ties_mask
 
 
 def _dim(input, dim):
@@ -92,14 +92,7 @@ def _make_select(node_name, position):
         ctx.meta = (tuple(x.shape), dim, keepdim)
         return values, idx
 
-    def backward(ctx, g, g_idx=None):
-        (idx,) = ctx.saved_tensors
-        shape, dim, keepdim = ctx.meta
-        if not shape:
-            return g
-        return select_backward(g, idx, shape, dim, keepdim)
-
-    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(selection_backward)})
 
 
 def _kth_position(x, dim, k):

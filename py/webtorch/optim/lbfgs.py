@@ -1,7 +1,6 @@
 """L-BFGS with an optional strong-Wolfe line search (a port of PyTorch's, itself after minFunc)."""
 from .. import cat, zeros
-from .._tensor import Tensor
-from .optimizer import Optimizer, _to_scalar, _get_value
+from .optimizer import Optimizer, _check_options, _get_value, _to_scalar
 from ..autograd.grad_mode import enable_grad
 
 __all__ = ["LBFGS"]
@@ -126,10 +125,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_options(lr=lr)
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = {"lr": lr, "max_iter": max_iter, "max_eval": max_eval, "tolerance_grad": tolerance_grad,

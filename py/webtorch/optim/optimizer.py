@@ -1,8 +1,10 @@
 """torch.optim.Optimizer: param_groups, per-parameter state, state_dict in PyTorch's layout, hooks.
 
-An optimizer class only validates its options and holds ``param_groups``/``state``; the update math is a
-plain function per algorithm (``adam(params, grads, ...)``) with a per-tensor path (Tensor ops) and a
-multi-tensor path (one fused backend primitive per parameter list, see optim/_fused.py).
+An optimizer class only validates its options and says what is its own: a parameter's fresh state
+(``_init_state``), the state lists its update takes (``_state_keys``) and the call of that update
+(``_update``); the step around it (closure, params with gradients, lazy state, hooks, no_grad) is this base
+class's. The update math is a plain function per algorithm (``adam(params, grads, ...)``) with a per-tensor
+path (Tensor ops) and a multi-tensor path (one fused backend primitive per parameter list, optim/_fused.py).
 """
 import functools
 import warnings
