@@ -95,6 +95,7 @@ class BrowserRunner:
 
 @pytest.fixture(scope="session")
 def webtorch_browser_session():
+    """One local server + headless Chromium for the whole test session."""
     s = BrowserSession()
     yield s
     s.close()
@@ -102,6 +103,7 @@ def webtorch_browser_session():
 
 @pytest.fixture(scope="session")
 def webtorch_browser(webtorch_browser_session):
+    """Runs scripts, sources and pytest inside Pyodide in headless Chromium on WebGPU (see the module doc)."""
     tmp = tempfile.mkdtemp(prefix="webtorch-browser-")
     yield BrowserRunner(webtorch_browser_session, tmp)
     shutil.rmtree(tmp, ignore_errors=True)

@@ -8,10 +8,12 @@ import base64
 import hashlib
 import os
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
 _SKIP_DIRS = {"__pycache__"}
+KEEP_BUILDS = 3  # cached wheels kept (the one just built included)
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 
 
@@ -80,4 +82,13 @@ def build_wheel(root=None, cache_dir=None):
             z.writestr(zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
         z.writestr(f"{info}/RECORD", record + f"{info}/RECORD,,\n")
     os.replace(tmp, out)
+    _prune(cache, keep=out.parent)
     return out
+
+
+def _prune(cache, keep, spare=KEEP_BUILDS):
+    """Remove all but the ``spare`` newest builds (a run in progress may still serve a recent one)."""
+    builds = sorted((d for d in cache.iterdir() if d.is_dir() and d != keep), key=lambda d: d.stat().st_mtime,
+                    reverse=True)
+    for d in builds[spare - 1:]:
+        shutil.rmtree(d, ignore_errors=True)

@@ -100,7 +100,7 @@ def load_zip(data, map_location):
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = {i.filename: i for i in zf.infolist()}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, RuntimeError) as e:
         raise CheckpointError(f"webtorch.load: not a PyTorch zip checkpoint or truncated ({e})") from None
     pkls = [n for n in infos if n.endswith("/data.pkl") and n.count("/") == 1] or \
         [n for n in infos if n == "data.pkl"]
