@@ -7,12 +7,10 @@ Times conv2d forward (3x3, padding 1, bias), and on webgpu also its input and we
 one flush (one submit) and the wait. Prints a table and writes bench/results/conv.json.
 """
 import argparse
-import json
-import os
-import platform
 
 import numpy as np
 
+from _report import report
 from bench_matmul import _time  # best-of timing with a warm-up run
 
 
@@ -66,19 +64,15 @@ def main():
     ap.add_argument("--cout", type=int, default=32)
     ap.add_argument("--size", type=int, default=32)
     ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "conv.json"))
+    ap.add_argument("--out", default=None, help="JSON path (default bench/results/conv.json)")
     args = ap.parse_args()
     row, adapter = bench(args.batch, args.cin, args.cout, args.size, args.seconds)
-    for k, v in row.items():
-        print(f"{k:>20}: {v:.4g}" if isinstance(v, float) else f"{k:>20}: {v}")
-    import torch
-    result = {"adapter": adapter, "machine": platform.processor() or platform.machine(),
-              "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(), "unit": "GFLOP/s",
-              "rows": [row]}
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
-    print(f"adapter: {adapter}; written {args.out}")
+    columns = [("shape", "conv2d", "s"), ("webgpu_forward", "webgpu fwd", ".3f"),
+               ("webgpu_grad_input", "webgpu dX", ".3f"), ("webgpu_grad_weight", "webgpu dW", ".3f"),
+               ("numpy_forward", "numpy fwd", ".3f"), ("torch_forward", "torch fwd", ".3f"),
+               ("maxerr_webgpu", "max err", ".1e")]
+    report("conv", [row], columns, title=f"conv2d GFLOP/s (webgpu adapter: {adapter})", path=args.out,
+           unit="GFLOP/s", adapter=adapter, seconds=args.seconds)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Training steps/s: webtorch "cpu" (NumPy) vs webtorch "webgpu" vs PyTorch CPU, side by side in one run.
 
-    .venv/bin/python bench/bench_training.py [--steps 20] [--repeat 3] [--threads 1] [--quick] [--out PATH]
+    .venv/bin/python bench/bench_training.py [--steps 10] [--repeat 6] [--threads 1] [--quick] [--out PATH]
 
 Models (same initial weights and data for all three; the final losses are recorded as a sanity check):
   * mlp:   Linear(784, 256) -> ReLU -> Linear(256, 10), batch 128, cross_entropy, Adam(lr=1e-3)
@@ -172,8 +172,8 @@ def _set_threads(n):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=20, help="steps per timed batch")
-    ap.add_argument("--repeat", type=int, default=3, help="timed rounds (each backend's best batch counts)")
+    ap.add_argument("--steps", type=int, default=10, help="steps per timed batch")
+    ap.add_argument("--repeat", type=int, default=6, help="timed rounds (each backend's best batch counts)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed steps first (pipeline compiles, pool fill)")
     ap.add_argument("--models", nargs="+", choices=sorted(MODELS), default=list(MODELS))
     ap.add_argument("--threads", type=int, default=1,

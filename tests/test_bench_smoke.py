@@ -55,10 +55,13 @@ def test_training_quick(tmp_path):
 
 
 # (script, arguments of a quick run, the benchmark name its JSON carries)
-CPU_BENCHES = []
+CPU_BENCHES = [
+    ("bench_core", ["--repeat", "1", "--steps", "2"], "core"),
+    ("bench_optim", ["--steps", "2"], "optim"),
+]
 WEBGPU_BENCHES = [
     ("bench_matmul", ["--sizes", "64", "--seconds", "0.01"], "matmul"),
-    ("bench_conv", ["--batch", "1", "--cin", "2", "--cout", "2", "--size", "8", "--seconds", "0.01"], "conv"),
+    ("bench_conv", ["--batch", "1", "--cin", "2", "--cout", "4", "--size", "6", "--seconds", "0.01"], "conv"),
 ]
 
 

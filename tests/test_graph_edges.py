@@ -48,6 +48,9 @@ CASES = {
     "clamp_scalars": lambda m, x, y: x.clamp(-0.5, 0.5), "clamp_tensor": lambda m, x, y: x.clamp(min=y),
     "maximum": lambda m, x, y: m.maximum(y, x), "lerp": lambda m, x, y: m.lerp(x, y, 0.3),
     "addcmul": lambda m, x, y: m.addcmul(y, x, y, value=2),
+    # in-place forms keep the out-of-place node's edges
+    "mul_": lambda m, x, y: x.clone().mul_(2), "add_": lambda m, x, y: x.clone().add_(y),
+    "div_": lambda m, x, y: x.clone().div_(2), "floor_divide_": lambda m, x, y: x.clone().floor_divide_(2),
     # reductions, unary ops, matrix products, views
     "sum": lambda m, x, y: x.sum(), "sum_dim": lambda m, x, y: x.sum(0), "mean": lambda m, x, y: x.mean(),
     "mean_dim": lambda m, x, y: x.mean(-1, keepdim=True), "relu": lambda m, x, y: x.relu(),

@@ -179,3 +179,20 @@ def test_large_dispatch_uses_2d_grid():
     n = 65535 * 256 + 300  # more workgroups than one dimension allows
     x = webtorch.ones(n, device="webgpu")
     assert (x * 3).sum().item() == 3.0 * n
+
+
+def test_fused_producer_read_through_different_views_is_not_a_cache_hit():
+    # The generated-kernel cache once keyed an inlined producer by its own signature only, not by how its
+    # consumer views it: ``z + p.t()`` then reused the kernel of ``z + p`` (TransformerEncoderLayer with
+    # batch_first=True went wrong this way when one lazy graph held both).
+    rng = np.random.default_rng(3)
+    a, b, z = (rng.standard_normal((5, 5), np.float32) for _ in range(3))
+    ta, tb, tz = (webtorch.tensor(v, device="webgpu") for v in (a, b, z))
+    direct, n_dispatch, _ = _dispatches(lambda: tz + (ta + tb))
+    assert n_dispatch == 1  # the producer is inlined: the cache is what is being tested
+    transposed, n_dispatch, _ = _dispatches(lambda: tz + (ta + tb).t())
+    assert n_dispatch == 1
+    sliced = tz[1:, :3] * (ta + tb)[:4, 2:].exp()
+    np.testing.assert_allclose(direct.cpu().numpy(), z + (a + b), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(transposed.cpu().numpy(), z + (a + b).T, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(sliced.cpu().numpy(), z[1:, :3] * np.exp((a + b)[:4, 2:]), rtol=1e-5, atol=1e-6)

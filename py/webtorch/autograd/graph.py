@@ -1,9 +1,10 @@
 """The autograd graph: Node (a backward function), AccumulateGrad, and the backward engine.
 
 A built-in op is a Node subclass named as PyTorch names it (``MulBackward0``) with two staticmethods side
-by side: ``forward(ctx, *args)`` computes the result (autograd is off inside), ``backward(ctx, *grads)``
-returns one gradient per tensor input, written with Tensor ops so double backward works. ``apply_op``
-runs the forward and, when a gradient is needed, makes the Node the result's ``grad_fn``.
+by side: ``forward(ctx, *args)`` computes the result (nothing inside records history), ``backward(ctx,
+*grads)`` returns one gradient per tensor input (per operand position, for a node that declares
+``_operands``), written with Tensor ops so double backward works. ``apply_op`` runs the forward and, when a
+gradient is needed, makes the Node the result's ``grad_fn``.
 """
 import weakref
 
@@ -64,7 +65,9 @@ class Node:
     _engine_materializes = True  # the engine fills missing output grads with zeros before apply
     # Positions of the op's operands in forward's args, as PyTorch's node has one edge per operand: a Python
     # number there gets the edge (None, 0) (``(x * 2).grad_fn.next_functions`` has two entries) and backward
-    # returns one gradient per position. None: every Tensor in args (and inside list/tuple args), in order.
+    # returns one gradient per position. Declaring them also promises that forward reads no other Tensor (so
+    # when no operand requires grad, forward runs without toggling grad mode). None: every Tensor in args (and
+    # inside list/tuple args), in order.
     _operands = None
 
     def __init__(self):
@@ -241,6 +244,7 @@ def _meta(t):
 
 
 _NO_EDGE = (None, 0)
+_POSITIONS = [tuple(range(n)) for n in range(8)]
 
 
 def _edges(args, slots):
@@ -267,7 +271,8 @@ def _edges(args, slots):
 
 def attach(node, inputs, out):
     """Make ``node`` the grad_fn of the op's differentiable outputs (inputs: a None entry is a number operand)."""
-    node.next_functions, node._in_meta, _ = _edges(inputs, range(len(inputs)))
+    n = len(inputs)
+    node.next_functions, node._in_meta, _ = _edges(inputs, _POSITIONS[n] if n < 8 else range(n))
     return own_outputs(node, out)
 
 

@@ -22,6 +22,8 @@ def _mm_grads(g, a, b):
 
 class _SavedProduct(Node):
     """Forward of the product nodes that keep both operands for backward: one backend matmul."""
+    _operands = (0, 1)
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -29,6 +31,8 @@ class _SavedProduct(Node):
 
 
 class MmBackward0(Node):
+    _operands = (0, 1)
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
@@ -50,6 +54,8 @@ def mm(input, mat2, *, out=None):
 
 
 class AddmmBackward0(Node):
+    _operands = (0, 1, 2)
+
     @staticmethod
     def forward(ctx, bias, a, b, beta, alpha):
         ctx.save_for_backward(a if ctx.needs_input_grad[2] else None, b if ctx.needs_input_grad[1] else None)

@@ -188,7 +188,9 @@ def _signature(n, inl, bufs, index):
     for k, s in enumerate(n.srcs):
         child = inl.get((id(n), k))
         if child is not None:
-            parts.append(_signature(child, inl, bufs, index))
+            # how n views the producer's output (permuted, broadcast, sliced) decides the addresses at which
+            # the producer's function is called, so it belongs to the key as much as the producer does
+            parts.append((s.strides, s.offset, _signature(child, inl, bufs, index)))
         else:
             parts.append((buf_no(s.buf), s.strides, s.offset, s.dtype))
     return tuple(parts)
