@@ -24,9 +24,10 @@ BATCH = 10
 class Program:
     """Random ops applied to pairs (cpu tensor, webgpu tensor); ``trace`` says what was done."""
 
-    def __init__(self, seed, grad):
+    def __init__(self, seed, grad, twin=False):
         self.rng = np.random.default_rng(seed)
         self.grad = grad
+        self.twin = twin  # the same program with other views of the same shapes (see _twin_perm)
         self.n_common = int(self.rng.integers(2, 5))  # most dims share one size: transposes keep shapes,
         # so trees of equal structure but different views meet in the generated-kernel cache
         self.pool = []  # [(name, cpu tensor, webgpu tensor)]
@@ -132,11 +133,16 @@ class Program:
         t = self.pick() if t is None else t
         nd = t[1].dim()
         kind = self.rng.integers(5)
-        if kind == 0 and nd >= 2:
-            d0, d1 = (int(d) for d in self.rng.choice(nd, 2, replace=False))
-            return self.push(f"{{}}.transpose({d0}, {d1})", lambda x: x.transpose(d0, d1), t, keep=keep)
-        if kind == 1 and nd >= 2:
-            perm = tuple(int(d) for d in self.rng.permutation(nd))
+        if kind in (0, 1) and nd >= 2:
+            if kind == 0:
+                perm = list(range(nd))
+                d0, d1 = (int(d) for d in self.rng.choice(nd, 2, replace=False))
+                perm[d0], perm[d1] = d1, d0
+            else:
+                perm = [int(d) for d in self.rng.permutation(nd)]
+            if self.twin:
+                perm = _twin_perm(t[1].shape, perm)
+            perm = tuple(perm)
             return self.push(f"{{}}.permute{perm}", lambda x: x.permute(*perm), t, keep=keep)
         if kind == 2 and nd >= 1:
             d = self.dim(t)
@@ -144,6 +150,8 @@ class Program:
             start = int(self.rng.integers(n))
             stop = int(self.rng.integers(start + 1, n + 1))
             step = int(self.rng.integers(1, 3))
+            if self.twin:
+                start, stop = _twin_slice(n, start, stop, step)
             key = (slice(None),) * d + (slice(start, stop, step),)
             return self.push(f"{{}}[{':, ' * d}{start}:{stop}:{step}]", lambda x: x[key], t, keep=keep)
         if kind == 3 and nd < 4:
@@ -245,6 +253,25 @@ class Program:
                 self.drop()
 
 
+def _twin_perm(shape, perm):
+    """Another permutation giving the same shape as ``perm`` (two equal-sized dims swapped), or perm itself.
+    A program and its twin record trees of equal structure that read their operands through different
+    strides and offsets, so a generated-kernel cache that keys on too little serves one the other's kernel."""
+    for i in range(len(perm)):
+        for j in range(i + 1, len(perm)):
+            if shape[perm[i]] == shape[perm[j]]:
+                perm = list(perm)
+                perm[i], perm[j] = perm[j], perm[i]
+                return perm
+    return perm
+
+
+def _twin_slice(n, start, stop, step):
+    """(start, stop) of the mirror image of slice(start, stop, step) in a dim of n: same length, other offset."""
+    last = start + (stop - start - 1) // step * step
+    return n - 1 - last, n - 1 - last + (last - start) + 1
+
+
 def _close(ref, got, what, prog):
     ref, got = ref.detach().numpy(), got.detach().cpu().numpy()
     assert ref.shape == got.shape, f"{what}: shape {got.shape} != {ref.shape}\n" + "\n".join(prog.trace)
@@ -253,8 +280,8 @@ def _close(ref, got, what, prog):
     assert err <= 2e-4 * scale, f"{what}: max abs diff {err}\n" + "\n".join(prog.trace)
 
 
-def _run(seed, grad):
-    prog = Program(seed, grad)
+def _run(seed, grad, twin=False):
+    prog = Program(seed, grad, twin)
     prog.build()
     webtorch.webgpu.synchronize()  # only the graph under test is pending below
     outs = list(prog.pool)
@@ -276,9 +303,11 @@ def _run(seed, grad):
 def test_random_lazy_graphs_match_cpu(first):
     for seed in range(first, first + BATCH):
         _run(seed, grad=False)
+        _run(seed, grad=False, twin=True)
 
 
 @pytest.mark.parametrize("first", range(0, CASES // 2, BATCH))
 def test_random_lazy_graphs_backward_match_cpu(first):
     for seed in range(1000 + first, 1000 + first + BATCH):
         _run(seed, grad=True)
+        _run(seed, grad=True, twin=True)
