@@ -64,8 +64,16 @@ def test_chain_through_views_and_broadcast_fuses_into_reduction():
 def test_inplace_fuses_and_keeps_overlap_semantics():
     x = webtorch.arange(10, dtype=webtorch.float32, device="webgpu")
     _, n_dispatch, _ = _dispatches(lambda: x.mul_(2).add_(1))
-    assert n_dispatch == 2  # one kernel per in-place op, no temporary buffers
+    assert n_dispatch == 1  # consecutive in-place ops: one kernel, no temporary buffers
     assert x.tolist() == [2.0 * i + 1 for i in range(10)]
+    x -= 1
+    seen, n_dispatch, _ = _dispatches(lambda: (x.mul_(0.5).clone(), x.add_(1).exp_()))
+    assert n_dispatch == 3  # the clone reads the value between: mul_ is stored, clone, add_ + exp_ fused
+    assert seen[0].tolist() == [float(i) for i in range(10)]
+    np.testing.assert_allclose(x.cpu().numpy(), np.exp(np.arange(10) + 1.0), rtol=1e-5)
+    x.copy_(webtorch.arange(10, dtype=webtorch.float32, device="webgpu"))
+    x[2:].mul_(2).add_(1)  # a view at an offset: not fused, still right
+    assert x.tolist() == [0.0, 1.0] + [2.0 * i + 1 for i in range(2, 10)]
     x[1:] += x[:-1].clone() * 0 + x[:-1]  # overlapping read/write: reads the old values
     ref = [2.0 * i + 1 for i in range(10)]
     ref = [ref[0]] + [ref[i] + ref[i - 1] for i in range(1, 10)]

@@ -25,6 +25,7 @@ class Program:
     """Random ops applied to pairs (cpu tensor, webgpu tensor); ``trace`` says what was done."""
 
     def __init__(self, seed, grad, twin=False):
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.grad = grad
         self.twin = twin  # the same program with other views of the same shapes (see _twin_perm)
@@ -204,13 +205,18 @@ class Program:
             self.push(f"log_softmax({{}}, {d})", lambda x: F.log_softmax(x, d), t)
         else:
             n = tuple(t[1].shape[-1:])
-            w, b = self.leaf(n), self.leaf(n)
-            self.push(f"layer_norm({{}}, {n}, {{}}, {{}})", lambda x, w, b: F.layer_norm(x, n, w, b), t, w, b)
+            # rows of equal values (an expanded dim) would normalize rounding noise: add a varied row first
+            w, b, r = self.leaf(n), self.leaf(n), self.leaf(n)
+            self.push(f"layer_norm({{}} + {{}}, {n}, {{}}, {{}})", lambda x, r, w, b: F.layer_norm(x + r, n, w, b),
+                      t, r, w, b)
 
     def op_inplace(self):
         """In-place op on a tensor, or on a view of it (the write lands in the tensor's storage)."""
         t = self.pick()
-        if any(s == 0 and n > 1 for s, n in zip(t[1].stride(), t[1].shape)) or t in self.leaves:
+        # a reshape is a view or a copy depending on the layout an op chose, which may differ between devices
+        # (as between PyTorch builds): writing through it is defined only where both agree
+        ambiguous = (t[1]._base is None) != (t[2]._base is None)
+        if any(s == 0 and n > 1 for s, n in zip(t[1].stride(), t[1].shape)) or t in self.leaves or ambiguous:
             t = self.push("{}.clone()", lambda x: x.clone(), t)
         nd = t[1].dim()
         view, vtext = (lambda x: x), ""
@@ -228,8 +234,10 @@ class Program:
             self.inplace(f"{{}}{vtext}.add_({{}})", lambda x, y: view(x).add_(y), t, src)
         elif kind == 2:
             self.inplace(f"{{}}{vtext}.clamp_(-1, 1)", lambda x: view(x).clamp_(-1, 1), t)
-        elif nd >= 1 and t[1].shape[0] > 1:  # overlapping read and write: reads the values before the op
-            self.inplace("{0}[1:].add_({0}[:-1])", lambda x: x[1:].add_(x[:-1]), t)
+        elif nd >= 1 and t[1].shape[0] > 1:
+            # the operand is computed from the elements being overwritten (read before the write, in PyTorch
+            # as here): a kernel fusing the two must not read what it has already written
+            self.inplace(f"{{0}}[1:].add_({{0}}[:-1] * {c})", lambda x: x[1:].add_(x[:-1] * c), t)
         else:
             self.inplace("{}.sub_(0.5)", lambda x: x.sub_(0.5), t)
 
@@ -272,18 +280,19 @@ def _twin_slice(n, start, stop, step):
     return n - 1 - last, n - 1 - last + (last - start) + 1
 
 
-def _close(ref, got, what, prog):
+def _close(ref, got, what, prog, tol=2e-4):
+    what = f"seed {prog.seed}{' (twin)' if prog.twin else ''}: {what}"
     ref, got = ref.detach().numpy(), got.detach().cpu().numpy()
     assert ref.shape == got.shape, f"{what}: shape {got.shape} != {ref.shape}\n" + "\n".join(prog.trace)
     scale = 1.0 + (float(np.abs(ref).max()) if ref.size else 0.0)
     err = float(np.abs(ref - got).max()) if ref.size else 0.0
-    assert err <= 2e-4 * scale, f"{what}: max abs diff {err}\n" + "\n".join(prog.trace)
+    assert err <= tol * scale, f"{what}: max abs diff {err}\n" + "\n".join(prog.trace)
 
 
 def _run(seed, grad, twin=False):
+    webtorch.webgpu.synchronize()  # only the graph under test is pending below: forward (and backward) is one flush
     prog = Program(seed, grad, twin)
     prog.build()
-    webtorch.webgpu.synchronize()  # only the graph under test is pending below
     outs = list(prog.pool)
     if grad:
         loss_c = sum((o[1] * (i + 1)).sum() for i, o in enumerate(outs))
@@ -296,7 +305,8 @@ def _run(seed, grad, twin=False):
         for name, c, g in prog.leaves:
             assert (c.grad is None) == (g.grad is None), name
             if c.grad is not None:
-                _close(c.grad, g.grad, f"{name}.grad", prog)
+                # looser: backward of a normalization over 2-4 elements cancels large terms
+                _close(c.grad, g.grad, f"{name}.grad", prog, tol=1e-3)
 
 
 @pytest.mark.parametrize("first", range(0, CASES, BATCH))

@@ -6,6 +6,11 @@
 // readback. Python hands bytes over as PyProxies of its own buffers; `getBuffer()` gives a typed-array
 // view of the WASM heap at the buffer's address, so uploads and readbacks copy once, straight between
 // the heap and the GPU. Every PyBuffer is released before the call that took it returns (or settles).
+//
+// Python may hold a packed batch back and hand it to the next call (`words`, `params` trailing arguments
+// of read/write/wait/free): one FFI crossing then runs the batch and does the call, ordered after it. A
+// read that carries a batch records the copy into the batch's command encoder: one submit for both.
+// Promises of read/wait resolve to the oldest unreported device error (a string) or null.
 
 // Limits webtorch relies on; WebGPU's defaults are lower than most adapters offer, so ask for the adapter's.
 const LIMITS = [
@@ -48,6 +53,7 @@ export class Bridge {
     this.nextId = 1;
     this.pipelines = []; // pipeline id -> GPUComputePipeline
     this.compileErrors = []; // pipeline id -> Promise<string|null>
+    this.unchecked = []; // pipeline ids whose compile errors no read/wait has reported yet
     this.bindCache = new Map();
     this.arena = null; // uniform buffer holding one run's parameter bytes
     this.staging = []; // idle MAP_READ buffers, reused across readbacks
@@ -77,7 +83,8 @@ export class Bridge {
     return id;
   }
 
-  free(id) {
+  free(id, words, params) {
+    if (words) this.run(words, params);
     const b = this.buffers.get(id);
     if (!b) return;
     this.buffers.delete(id);
@@ -86,7 +93,8 @@ export class Bridge {
   }
 
   /** Copy the Python buffer `data` (a PyProxy) into buffer `id` at `offset`, straight from the WASM heap. */
-  write(id, offset, data) {
+  write(id, offset, data, words, params) {
+    if (words) this.run(words, params);
     const pb = data.getBuffer("u8");
     try {
       this.device.queue.writeBuffer(this.buffers.get(id), offset, pb.data);
@@ -96,8 +104,11 @@ export class Bridge {
     this.counters.writes++;
   }
 
-  /** Copy `nbytes` of buffer `id` at `offset` into the Python buffer `dst`; resolves when done. */
-  read(id, offset, nbytes, dst) {
+  /** Copy `nbytes` of buffer `id` at `offset` into the Python buffer `dst` (after running the batch `words`,
+   * `params` when given, in the same submit); resolves to a pending device error or null when done. */
+  read(id, offset, nbytes, dst, words, params) {
+    const enc = this.device.createCommandEncoder();
+    if (words) this.encode(enc, words, params);
     const pb = dst.getBuffer("u8"); // taken now: the argument proxy dies when this call returns
     const size = Math.max(16, Math.ceil(nbytes / 16) * 16);
     let st = null;
@@ -105,7 +116,6 @@ export class Bridge {
       if (this.staging[i].size >= size && this.staging[i].size <= 4 * size) { st = this.staging.splice(i, 1)[0]; break; }
     }
     st = st || this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    const enc = this.device.createCommandEncoder();
     enc.copyBufferToBuffer(this.buffers.get(id), offset, st, 0, nbytes);
     this.device.queue.submit([enc.finish()]);
     this.counters.submits++;
@@ -114,18 +124,21 @@ export class Bridge {
       pb.data.set(new Uint8Array(st.getMappedRange(0, size), 0, nbytes));
       st.unmap();
       if (this.staging.length < 8) this.staging.push(st); else st.destroy();
+      return this.pendingError();
     }, (e) => {
       st.destroy();
       throw new Error(this.lostMessage ? `the WebGPU device was lost: ${this.lostMessage}` : `readback failed: ${e.message}`);
     }).finally(() => pb.release());
   }
 
-  /** Resolves when every submitted batch has finished on the device. */
-  wait() {
-    return this.device.queue.onSubmittedWorkDone();
+  /** Resolves (to a pending device error or null) when every submitted batch has finished on the device. */
+  wait(words, params) {
+    if (words) this.run(words, params);
+    return this.device.queue.onSubmittedWorkDone().then(() => this.pendingError());
   }
 
-  /** Compile a WGSL module (entry point `main`); returns a pipeline id at once (see compileError). */
+  /** Compile a WGSL module (entry point `main`); returns a pipeline id at once. Its compile error is reported
+   * by compileError(id), and by the next read or wait (as "compile <id>: message"), so nobody waits per compile. */
   compile(kernelId, wgsl) {
     const dev = this.device;
     dev.pushErrorScope("validation");
@@ -135,10 +148,11 @@ export class Bridge {
     const id = this.pipelines.length;
     this.pipelines.push(pipe);
     this.compileErrors.push(Promise.all([scope, module.getCompilationInfo()]).then(([err, info]) => {
-      const msgs = info.messages.filter((m) => m.type === "error").map((m) => `${m.lineNum}:${m.linePos}: ${m.message}`);
+      const msgs = info.messages.filter((m) => m.type === "error").map((m) => `line ${m.lineNum}:${m.linePos}: ${m.message}`);
       if (msgs.length) return msgs.join("\n");
       return err ? err.message : null;
     }));
+    this.unchecked.push(id);
     this.counters.compiles++;
     return id;
   }
@@ -148,8 +162,28 @@ export class Bridge {
     return this.compileErrors[id];
   }
 
+  /** Resolves to the first error of the compiles not reported yet ("compile <id>: ..."), else the oldest
+   * device error, else null. */
+  pendingError() {
+    const ids = this.unchecked;
+    this.unchecked = [];
+    if (!ids.length) return Promise.resolve(this.takeError());
+    return Promise.all(ids.map((id) => this.compileErrors[id])).then((errs) => {
+      const i = errs.findIndex((e) => e);
+      return i >= 0 ? `compile ${ids[i]}: ${errs[i]}` : this.takeError();
+    });
+  }
+
   /** Execute a packed Batch: `words` and `params` are PyProxies of runtime.py's Batch.pack() output. */
   run(words, params) {
+    const enc = this.device.createCommandEncoder();
+    this.encode(enc, words, params);
+    this.device.queue.submit([enc.finish()]);
+    this.counters.submits++;
+  }
+
+  /** Record a packed Batch as one compute pass of the command encoder `enc`. */
+  encode(enc, words, params) {
     const wb = words.getBuffer("u8");
     let w;
     try {
@@ -170,7 +204,6 @@ export class Bridge {
       }
     }
     const n = w[0];
-    const enc = dev.createCommandEncoder();
     const pass = enc.beginComputePass();
     let p = 1;
     for (let d = 0; d < n; d++) {
@@ -185,9 +218,7 @@ export class Bridge {
       p += 5;
     }
     pass.end();
-    dev.queue.submit([enc.finish()]);
     this.counters.runs++;
-    this.counters.submits++;
     this.counters.dispatches += n;
   }
 

@@ -27,7 +27,8 @@ function writer(sink) {
  * @param {(text: string) => void} [o.stdout]  receives Python's stdout as it is written
  * @param {(text: string) => void} [o.stderr]
  * @param {boolean} [o.requireWebGPU]  reject instead of falling back to "cpu"
- * @returns {Promise<{pyodide, bridge, webgpuError, timings: {pyodideBootMs, loadMs}}>}
+ * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, loadMs}}>}  (startMs: when
+ *   loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
   pyodideOptions = {} } = {}) {
@@ -55,5 +56,5 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
       + "await pyodide.loadPackage('numpy'))\n");
   }
   pyodide.runPython("import webtorch");
-  return { pyodide, bridge, webgpuError, timings: { pyodideBootMs, loadMs: performance.now() - t0 } };
+  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, loadMs: performance.now() - t0 } };
 }

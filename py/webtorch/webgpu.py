@@ -82,20 +82,26 @@ def empty_cache():
 
 
 def stats(reset=False):
-    """Counters since start (or the last ``stats(reset=True)``): dispatches, submits, flushes,
-    host_fallbacks (and host_fallback_ops: which primitive fell back how often), kernels_compiled,
-    nodes_fused, nodes_dropped; plus the memory figures."""
+    """Counters since start (or the last ``stats(reset=True)``): dispatches, submits, flushes, readbacks
+    (device reads: item/tolist/numpy/printing and the index checks that had to look), host_fallbacks (and
+    host_fallback_ops: which primitive fell back how often), kernels_compiled, nodes_fused, nodes_dropped;
+    in the browser also bridge_calls (FFI crossings into bridge.js) and gpu_waits; plus the memory figures."""
     be = _backend()
     d = be.stats.as_dict()
+    d.update(getattr(be.rt, "counters", {}))
     d.update(memory_allocated=be.pool.allocated, max_memory_allocated=be.pool.peak,
              memory_reserved=be.pool.reserved, pending_nodes=len(be.graph.nodes), adapter=be.rt.description)
     if reset:
-        be.stats.reset()
+        reset_stats()
     return d
 
 
 def reset_stats():
-    _backend().stats.reset()
+    be = _backend()
+    be.stats.reset()
+    counters = getattr(be.rt, "counters", {})
+    for k in counters:
+        counters[k] = 0
 
 
 def host_fallback_primitives():

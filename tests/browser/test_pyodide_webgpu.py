@@ -69,3 +69,20 @@ def test_worker_runs_webgpu(webtorch_browser):
     r = _ok(webtorch_browser.run(SCRIPTS / "train_loop.py", "20", worker=True))
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["losses"][-1] < out["losses"][0]
+
+
+def test_compile_error_reported_at_next_wait(webtorch_browser):
+    r = _ok(webtorch_browser.run_source(
+        "import webtorch as torch\n"
+        "from webtorch.backends.webgpu import get_backend\n"
+        "from webtorch.backends.webgpu.runtime import ShaderCompileError\n"
+        "rt = get_backend().rt\n"
+        "rt.compile('bad_kernel', '@compute @workgroup_size(1)\\nfn main() {\\n  let x: i32 = 1.5;\\n}\\n')\n"
+        "try:\n"
+        "    torch.webgpu.synchronize()\n"
+        "except ShaderCompileError as e:\n"
+        "    print(str(e).replace('\\n', ' | '))\n"
+        "print((torch.ones(2) * 3).tolist())\n"))  # the device still works afterwards
+    first, second = r.stdout.splitlines()
+    assert "WGSL kernel 'bad_kernel' failed to compile" in first and "let x: i32 = 1.5;" in first, first
+    assert second == "[3.0, 3.0]"

@@ -419,18 +419,34 @@ def _executable(order, targets):
     return run
 
 
-def _owned(g, node, grads, outs):
-    """True when gradient g (produced by node) is referenced by nothing else, so a leaf may keep it."""
-    if not node._fresh_outputs or node._hooks or g._base is not None or not g.is_contiguous():
-        return False
-    for x in grads:
-        if x is g:
-            return False
-    n = 0
-    for x in outs:
-        if x is g:
-            n += 1
-    return n == 1
+def _root(t):
+    return t if t._base is None else t._base
+
+
+def _owned_outputs(node, grads, mine, outs):
+    """Per output gradient of node: True when nothing but the engine refers to its storage, so a leaf may
+    keep it without a copy (PyTorch's AccumulateGrad steals a gradient no one else holds). That is a new
+    tensor or a view of one, or an incoming gradient the engine alone held (``mine``: {slot: True}) or a view
+    of it -- provided no other output shares the storage. None when no output qualifies."""
+    if not node._fresh_outputs or node._hooks:
+        return None
+    roots = {}
+    for o in outs:
+        if o is not None:
+            r = id(_root(o))
+            roots[r] = roots.get(r, 0) + 1
+    for i, x in enumerate(grads):
+        if x is not None and not (mine and i in mine):
+            r = id(_root(x))
+            if r in roots:
+                roots[r] = 2  # passes on a gradient someone else may hold
+    return [o is not None and roots[id(_root(o))] == 1 for o in outs]
+
+
+def _stealable(g):
+    """A gradient the engine alone holds may become ``.grad`` as is when it is laid out as a fresh one:
+    contiguous and, if a view (a transposed mm result, a reshaped sum), over its whole storage."""
+    return g.is_contiguous() and (g._base is None or g.numel() == g._base.numel())
 
 
 def run_backward(roots, root_grads, retain_graph=None, create_graph=False, inputs=None,
@@ -444,7 +460,7 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
     if retain_graph is None:
         retain_graph = create_graph
     buffers = {}
-    owned = {}  # AccumulateGrad node -> whether its buffered gradient is exclusively ours
+    owned = {}  # node -> {slot: True} for its buffered gradients that nothing but the engine refers to
     root_nodes = []
     for k, (t, g) in enumerate(zip(roots, root_grads)):
         node, nr = edge(t)
@@ -480,31 +496,33 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
                 continue  # leads to no input: PyTorch does not evaluate it (nor its hooks)
             n = node._n_out
             grads = [slot.get(i) for i in range(n)] if n > 1 else [slot.get(0)]
+            mine = owned.pop(node, None)
             th = node._tensor_hooks
             if th:
                 for i in range(n):
                     hooks = th.get(i)
                     if hooks and grads[i] is not None:
+                        mine = None  # a hook may keep the gradient it sees
                         for fn in list(hooks.values()):
                             r = fn(grads[i])
                             if r is not None:
                                 grads[i] = r
-                                owned.pop(node, None)
             if captures is not None:
                 for i in range(n):
                     for j in captures.get((node, i), ()):
                         results[j] = grads[i]
+                        mine = None
                 if skip and not (accumulate and type(node) is AccumulateGrad):
                     continue
             if node._pre_hooks:
+                mine = None
                 for fn in list(node._pre_hooks.values()):
                     r = fn(tuple(grads))
                     if r is not None:
                         grads = list(r)
-                        owned.pop(node, None)
             if type(node) is AccumulateGrad:
                 g = grads[0]
-                node.apply(g, owned.pop(node, False))
+                node.apply(g, mine is not None and _stealable(g))
                 if node._hooks:
                     for fn in list(node._hooks.values()):
                         fn((), (g,))
@@ -526,6 +544,7 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {len(nexts)}, got {len(outs)})")
             in_meta = node._in_meta
+            own = _owned_outputs(node, grads, mine, outs)
             for i, (fn, nr) in enumerate(nexts):
                 if fn is None:
                     continue
@@ -537,17 +556,17 @@ def run_backward(roots, root_grads, retain_graph=None, create_graph=False, input
                     g = _fit(g, m, node, i)
                 slot = buffers.get(fn)
                 if slot is None:
-                    buffers[fn] = {nr: g}
-                    if type(fn) is AccumulateGrad:
-                        if g is outs[i]:
-                            owned[fn] = _owned(g, node, grads, outs)
-                        else:  # _fit made a new tensor
-                            owned[fn] = g._base is None and g.is_contiguous()
+                    buffers[fn] = slot = {nr: g}
                 elif nr in slot:
-                    slot[nr] = slot[nr] + g
-                    owned[fn] = True
+                    g = slot[nr] = slot[nr] + g  # a new tensor
                 else:
                     slot[nr] = g
+                if g is not outs[i] or (own is not None and own[i]):  # (_fit and the sum make new tensors)
+                    o = owned.get(fn)
+                    if o is None:
+                        owned[fn] = {nr: True}
+                    else:
+                        o[nr] = True
     finally:
         state.enabled = prev
 

@@ -128,6 +128,12 @@ class Backend:
     def item(self, h):
         raise NotImplementedError
 
+    def known_range(self, h):
+        """(min, max) bounds of the integer handle h's values when the backend knows them without computing or
+        reading anything (recorded at upload, by creation ops, carried through casts and gathers), else None.
+        Index/target range checks use it to skip a device read; a backend whose reads are cheap returns None."""
+        raise NotImplementedError
+
     # ---- views (return handles aliasing the same storage) -----------------------------------------
     def as_strided(self, h, shape, stride, offset):
         """View of h's storage with the given geometry (offset absolute, in elements)."""
@@ -186,7 +192,7 @@ class Backend:
         """Batched matrix product of (..., n, k) and (..., k, m) with broadcast batch dims."""
         raise NotImplementedError
 
-    # ---- indexing, gather/scatter, nonzero, flip (ops/indexing.py, ops/scatter_gather.py, ops/shape.py) --
+    # ---- indexing, gather/scatter, nonzero, flip (ops/indexing, scatter_gather, index_along_dim, masked, shape) ---
     # Index handles are integer handles (int64 or int32). Out-of-range indices raise IndexOutOfRange
     # (below) before anything is written; the op layer may reword it as PyTorch does for that op.
     # Primitives ending in ``_`` write into their first handle in place and return it; a destination

@@ -249,6 +249,9 @@ class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimM
     def item(self, h):
         return h.reshape(()).item() if h.ndim else h.item()
 
+    def known_range(self, h):
+        return None  # reading host memory is as cheap as keeping bounds
+
     # ---- views ----------------------------------------------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
         root = _root(h)

@@ -8,6 +8,12 @@ gradient check backpropagates and torch's input gradients (``check_error``: torc
 A call whose lambda reads something JSON cannot carry (a helper function, torch itself) is counted as
 ``unreplayable`` rather than silently dropped.
 
+Layers (``layercheck.check_layer``) are recorded the same way: the constructor lambda, torch's state_dict,
+and per step torch's outputs, buffers, input and parameter gradients; the replay builds the layer in webtorch,
+loads torch's weights, and compares the state_dict layout, outputs, buffers and every gradient. Optimizers:
+``optimizer_cases()`` records torch's 10-step trajectories (losses, parameters, state_dict keys and step) of
+a small regression for each optimizer, replayed from the same initial values.
+
 Replaying (Pyodide, pure Python): ``replay(case, device)`` rebuilds the lambda with ``eval``, makes the
 inputs as webtorch tensors on ``device`` and compares like optest: structure, shapes, dtypes, values within
 the case's tolerances, every input gradient; raises AssertionError naming the difference.
@@ -252,6 +258,60 @@ class Recorder:
         self._append(case, before, device)
         return exc
 
+    def check_layer(self, orig, make, *args, device="cpu", train=True, atol=1e-5, rtol=1e-4, grad=True, call=None,
+                    steps=1):
+        before = _fallbacks(device)
+        out = orig(make, *args, device=device, train=train, atol=atol, rtol=rtol, grad=grad, call=call, steps=steps)
+        if device == "cpu":
+            return out
+        try:
+            case = self._start(make, args)
+            case["call"] = capture(call) if call is not None else None
+            case.update(kind="layer", options=encode({"train": train, "atol": atol, "rtol": rtol, "grad": grad,
+                                                      "steps": steps}),
+                        **self._torch_layer(make, args, call, train, grad, steps))
+        except Unreplayable as e:
+            self._skip(str(e))
+            return out
+        self._append(case, before, device)
+        return out
+
+    def _torch_layer(self, make, args, call, train, grad, steps):
+        """torch's side of a layer case: weights, then per step outputs, buffers, gradient weights, gradients."""
+        import random
+        import torch
+        theirs = make(torch)
+        state = {k: _t_value(v) for k, v in theirs.state_dict().items()}
+        theirs.train(train)
+        call = call or (lambda layer, *xs: layer(*xs))
+        rng = random.Random(len(self.cases))
+        recorded = []
+        for _ in range(steps):
+            t_in = self.optest._inputs(torch, args, None, grad)
+            t_out = self.optest._flatten(call(theirs, *t_in))
+            step = {"outputs": [_t_value(t) for t in t_out],
+                    "buffers": [_t_value(b) for _, b in theirs.named_buffers()], "weights": [], "input_grads": [],
+                    "param_grads": []}
+            recorded.append(step)
+            if not grad:
+                continue
+            terms = []
+            for t in t_out:
+                if isinstance(t, torch.Tensor) and t.requires_grad:
+                    w = [rng.uniform(0.5, 1.5) for _ in range(t.numel())]
+                    step["weights"].append(w)
+                    terms.append((t * torch.tensor(w, dtype=t.dtype).reshape(t.shape)).sum())
+                else:
+                    step["weights"].append(None)
+            if not terms:
+                continue
+            sum(terms).backward()
+            step["input_grads"] = [_t_value(t.grad) if isinstance(t, torch.Tensor) and t.requires_grad else None
+                                   for t in t_in]
+            step["param_grads"] = [None if p.grad is None else _t_value(p.grad) for _, p in theirs.named_parameters()]
+            theirs.zero_grad()
+        return {"state": state, "layout": [[k, v["shape"], v["tensor"]] for k, v in state.items()], "steps": recorded}
+
     def _torch_side(self, fn, args, grad):
         import random
         import torch
@@ -276,6 +336,59 @@ class Recorder:
         return {"expected": expected, "weights": weights, "grads": grads}
 
 
+# ---- optimizer trajectories (the same code runs torch on the host and webtorch in the browser) -------------
+
+OPTIMIZERS = [("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}), ("SGD", {"lr": 0.05, "weight_decay": 0.01}),
+              ("Adam", {"lr": 0.05}), ("Adam", {"lr": 0.05, "foreach": False}),
+              ("AdamW", {"lr": 0.05, "amsgrad": True}), ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.5}),
+              ("Adagrad", {"lr": 0.1}), ("Adadelta", {"lr": 1.0}), ("Adamax", {"lr": 0.05}), ("NAdam", {"lr": 0.05}),
+              ("RAdam", {"lr": 0.05})]
+OPTIM_STEPS = 10
+
+
+def _regression_values(seed):
+    import random
+    r = random.Random(seed)
+
+    def mat(rows, cols):
+        return [[r.uniform(-1, 1) for _ in range(cols)] for _ in range(rows)]
+    return {"w": mat(3, 4), "b": mat(1, 3)[0], "x": mat(8, 4), "y": mat(8, 3)}
+
+
+def optimizer_trajectory(m, name, kw, values, device=None, steps=OPTIM_STEPS):
+    """``steps`` steps of optimizer ``name`` on a linear least-squares problem in library ``m`` (torch or
+    webtorch): losses, final parameters, and the state_dict's layout and step counter."""
+    w = m.tensor(values["w"], device=device, requires_grad=True)
+    b = m.tensor(values["b"], device=device, requires_grad=True)
+    x, y = m.tensor(values["x"], device=device), m.tensor(values["y"], device=device)
+    opt = getattr(m.optim, name)([w, b], **kw)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((x @ w.t() + b - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    sd = opt.state_dict()
+    state = sd["state"][0]
+    step = state.get("step")
+    return {"losses": losses, "params": [w.detach().reshape(-1).tolist(), b.detach().tolist()],
+            "state_keys": sorted(state), "group_keys": sorted(sd["param_groups"][0]),
+            "step": step.item() if hasattr(step, "item") else step}
+
+
+def optimizer_cases():
+    """torch's trajectories of every OPTIMIZERS entry as replayable cases (CPython, needs torch)."""
+    import torch
+    cases = []
+    for i, (name, kw) in enumerate(OPTIMIZERS):
+        values = _regression_values(i)
+        label = ", ".join(f"{k}={v}" for k, v in kw.items())
+        cases.append({"id": f"optim::{name}({label})", "kind": "optim", "name": name, "kw": encode(kw),
+                      "values": values, "expected": optimizer_trajectory(torch, name, kw, values), "needs_numpy": []})
+    return cases
+
+
 # ---- pytest plugin (recording) -------------------------------------------------------------------------
 
 def pytest_addoption(parser):
@@ -293,6 +406,8 @@ def pytest_configure(config):
     rec = Recorder(optest)
     optest.check = functools.partial(rec.check, optest.check)
     optest.check_error = functools.partial(rec.check_error, optest.check_error)
+    import layercheck
+    layercheck.check_layer = functools.partial(rec.check_layer, layercheck.check_layer)
     config._webtorch_oracle = (rec, out)
 
 
@@ -406,11 +521,75 @@ def build_function(case, device="webgpu"):
     return env[src.split("def ", 1)[1].split("(", 1)[0].strip()]
 
 
+def _values_close(got, want, atol, rtol, what):
+    got, want = _flatten(got), _flatten(want)
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if not _close(g, w, atol, rtol)]
+    assert len(got) == len(want) and not bad, (
+        f"{what}: {len(bad)} of {len(want)} values differ; first at {bad[0] if bad else '?'}: "
+        f"{got[bad[0]] if bad else got} vs torch {want[bad[0]] if bad else want}")
+
+
+def _replay_optim(case, device):
+    import webtorch
+    got = optimizer_trajectory(webtorch, case["name"], decode(case["kw"]), case["values"], device)
+    want = case["expected"]
+    for key in ("state_keys", "group_keys", "step"):
+        assert got[key] == want[key], f"{key}: {got[key]} != torch {want[key]}"
+    _values_close(got["losses"], want["losses"], 1e-5, 1e-4, "losses")
+    _values_close(got["params"], want["params"], 1e-5, 1e-4, "final parameters")
+
+
+def _replay_layer(case, device):
+    import webtorch
+    make = build_function(case, device)
+    call = build_function(case["call"], device) if case["call"] else (lambda layer, *xs: layer(*xs))
+    opts = decode(case["options"])
+    atol, rtol, grad = opts["atol"], opts["rtol"], opts["grad"]
+    ours = make(webtorch)
+    layout = [[k, list(v.shape), str(v.dtype)] for k, v in ours.state_dict().items()]
+    assert layout == case["layout"], f"state_dict layout {layout} != torch {case['layout']}"
+    ours.load_state_dict({k: webtorch.tensor(_nest(decode(v["data"]), v["shape"]), dtype=_dtype(v["tensor"]),
+                                             device=device) for k, v in case["state"].items()})
+    ours.to(device)
+    ours.train(opts["train"])
+    args = [decode(a) for a in case["args"]]
+    for n, step in enumerate(case["steps"]):
+        ins = [_make(a, device, grad) for a in args]
+        outs = _flatten(call(ours, *ins))
+        assert len(outs) == len(step["outputs"]), f"{len(outs)} outputs, torch gives {len(step['outputs'])}"
+        for i, (w, ref) in enumerate(zip(outs, step["outputs"])):
+            _compare(w, ref, atol, rtol, f"step {n} output {i}")
+        for (k, b), ref in zip(ours.named_buffers(), step["buffers"]):
+            _compare(b, ref, atol, rtol, f"step {n} buffer {k}")
+        terms = [(w * webtorch.tensor(wt, dtype=w.dtype, device=w.device).reshape(w.shape)).sum()
+                 for w, wt in zip(outs, step["weights"]) if wt is not None]
+        if not grad or not terms:
+            continue
+        sum(terms).backward()
+        for i, (x, ref) in enumerate(zip(ins, step["input_grads"])):
+            if ref is not None:
+                assert x.grad is not None, f"step {n}: input {i} has no gradient, torch's has"
+                _compare(x.grad, ref, atol, rtol, f"step {n} grad of input {i}")
+        for (k, p), ref in zip(ours.named_parameters(), step["param_grads"]):
+            if ref is None:
+                assert p.grad is None or not any(_flatten(p.grad.reshape(-1).tolist())), f"{k}: torch has no grad"
+                continue
+            assert p.grad is not None, f"step {n}: grad of parameter {k} missing"
+            _compare(p.grad, ref, atol, rtol, f"step {n} grad of parameter {k}")
+        ours.zero_grad()
+
+
 def replay(case, device="webgpu"):
     """Run one recorded case on webtorch (``device``) and compare with torch's recorded results."""
     import webtorch
+    if case["kind"] == "optim":
+        return _replay_optim(case, device)
     fn = build_function(case, device)
     args = [decode(a) for a in case["args"]]
+    if case["kind"] == "layer":
+        if not case.get("needs_numpy"):
+            return _replay_layer(case, device)
+        fn = lambda m, *a: _replay_layer(case, device)  # noqa: E731 -- expected to raise the error below
     if case.get("needs_numpy"):  # ran as a NumPy host fallback natively: here the clear error that says so
         try:
             fn(webtorch, *[_make(a, device, False) for a in args])

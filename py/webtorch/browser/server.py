@@ -73,6 +73,8 @@ class Server:
         if wheels_dir:
             self.roots["wheels"] = Path(wheels_dir)
         self.wheel = Path(wheel)
+        # read now: the wheel cache prunes old builds while other sessions (other checkouts' edits) build new ones
+        self._wheel_bytes = self.wheel.read_bytes()
         self.folders = dict(folders or {})  # name -> folder, served as /files/<name>.zip
         self._zips = {}
         self._lock = threading.Lock()
@@ -107,7 +109,7 @@ class Server:
             return None, None
         head, rest = parts[0], parts[1:]
         if head == "wheel" and rest == [self.wheel.name]:
-            return self.wheel.read_bytes(), _TYPES[".whl"]
+            return self._wheel_bytes, _TYPES[".whl"]
         if head == "files" and len(rest) == 1 and rest[0].endswith(".zip") and rest[0][:-4] in self.folders:
             name = rest[0][:-4]
             with self._lock:

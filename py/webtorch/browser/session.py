@@ -133,7 +133,11 @@ class BrowserSession:
                     res.timed_out = True
                     res.status = TIMEOUT_STATUS
                     break
-                page.wait_for_timeout(_POLL_MS)
+                try:
+                    page.wait_for_timeout(_POLL_MS)
+                except Exception:  # noqa: BLE001 -- the page closed under us: a crash already set the status
+                    if res.status is None:
+                        raise
         finally:
             res.seconds = time.perf_counter() - t0
             context.close()

@@ -76,7 +76,7 @@ def build_wheel(root=None, cache_dir=None):
         (f"{info}/top_level.txt", b"webtorch\n"),
     ]
     record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in files + meta)
-    tmp = out.with_suffix(".tmp")
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")  # concurrent builders of one hash never share a file
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
         for arc, data in files + meta:
             z.writestr(zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)

@@ -3,7 +3,7 @@
 The ops live in webtorch.ops (forward and backward side by side); this module gathers them under
 PyTorch's F names and signatures.
 """
-from ..ops.pointwise import relu as _relu  # noqa: F401
+from ..ops.unary_math import relu as _relu  # noqa: F401
 from ..ops.linalg import matmul as _matmul  # noqa: F401
 
 
@@ -23,14 +23,15 @@ globals().update(_loss.FUNCTIONAL)
 globals().update(_attention.FUNCTIONAL)
 
 
-# ---- convolution, pooling, resampling, padding, embedding (ops/conv.py, pooling.py, padding.py, embedding.py) --
+# ---- convolution, pooling, resampling, padding, embedding (webtorch.ops.<family>) -----------------------------
 from ..ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: E402,F401
                         conv_transpose3d, unfold, fold)
 from ..ops.pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_pool2d,  # noqa: E402,F401
                            avg_pool3d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                            adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d,
-                           max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d, pixel_shuffle,
-                           pixel_unshuffle, interpolate, upsample, upsample_nearest, upsample_bilinear)
+                           max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d)
+from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, interpolate, upsample,  # noqa: E402,F401
+                              upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
 

@@ -10,7 +10,8 @@ from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from .dispatch import norm_dim
 from .inplace import commit, scalar_type_name
-from .pointwise import where, clamp, sigmoid, tanh, erf
+from .unary_math import sigmoid, tanh, erf
+from .where_clamp import where, clamp
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

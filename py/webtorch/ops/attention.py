@@ -6,7 +6,7 @@ import math
 
 from .creation import arange
 from .dropout import dropout
-from .pointwise import where
+from .where_clamp import where
 from .softmax import softmax
 
 

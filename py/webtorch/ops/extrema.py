@@ -55,7 +55,7 @@ def selection_backward(ctx, g, g_indices=None):
 
 
 def _where(mask, g_k):
-    from .pointwise import where
+    from .where_clamp import where
     return where(mask, g_k, g_k.new_zeros(()))
 
 
@@ -138,8 +138,8 @@ def _extremum(name, full_node, along_node, result_type, binary):
 
 def _binary(name):
     def fn(a, b):
-        from . import pointwise
-        return getattr(pointwise, name)(a, b)
+        from . import where_clamp
+        return getattr(where_clamp, name)(a, b)
     return fn
 
 

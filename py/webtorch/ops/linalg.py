@@ -15,9 +15,30 @@ def _shapes_error(a, b):
                         f"{b.shape[-2]}x{b.shape[-1]})")
 
 
-def _mm_grads(g, a, b):
-    """Gradients of ``a @ b`` (2-D) for the operands saved; None for one not saved (not needed)."""
-    return (g.mm(b.t()) if b is not None else None, a.t().mm(g) if a is not None else None)
+def _save_mm(ctx, a, b, ia, ib):
+    """Save what the gradients of ``a @ b`` need: a and b are inputs ia and ib of the node."""
+    need_a, need_b = ctx.needs_input_grad[ia], ctx.needs_input_grad[ib]
+    ctx.save_for_backward(a if need_b else None, b if need_a else None)
+    ctx.layout = (need_a and _transposed(a), need_b and _transposed(b))
+
+
+def _mm_grads(ctx, g):
+    """Gradients of ``a @ b`` (2-D) saved by _save_mm; None for one not needed. Each comes in its operand's
+    layout when that is a transposed matrix (``weight.t()`` in linear), as PyTorch's mm_mat1/mat2_backward:
+    transposed back through TBackward0 it is contiguous, and AccumulateGrad keeps it without a copy."""
+    a, b = ctx.saved_tensors
+    a_t, b_t = ctx.layout
+    ga = gb = None
+    if b is not None:
+        ga = b.mm(g.t()).t() if a_t else g.mm(b.t())
+    if a is not None:
+        gb = g.t().mm(a).t() if b_t else a.t().mm(g)
+    return ga, gb
+
+
+def _transposed(x):
+    """x (2-D) is the transpose of a contiguous matrix."""
+    return x.stride() == (1, x.shape[0]) and x.shape[0] != 1 and x.shape[1] != 1
 
 
 class _SavedProduct(Node):
@@ -35,12 +56,12 @@ class MmBackward0(Node):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None)
+        _save_mm(ctx, a, b, 0, 1)
         return wrap(a._be.matmul(a._data, b._data), a)
 
     @staticmethod
     def backward(ctx, g):
-        return _mm_grads(g, *ctx.saved_tensors)
+        return _mm_grads(ctx, g)
 
 
 def mm(input, mat2, *, out=None):
@@ -58,7 +79,7 @@ class AddmmBackward0(Node):
 
     @staticmethod
     def forward(ctx, bias, a, b, beta, alpha):
-        ctx.save_for_backward(a if ctx.needs_input_grad[2] else None, b if ctx.needs_input_grad[1] else None)
+        _save_mm(ctx, a, b, 1, 2)
         ctx.ab = (beta, alpha)
         be = a._be
         prod = be.matmul(a._data, b._data)
@@ -73,7 +94,7 @@ class AddmmBackward0(Node):
     def backward(ctx, g):
         beta, alpha = ctx.ab
         gbias = g * beta if beta != 1 else g
-        ga, gb = _mm_grads(g, *ctx.saved_tensors)
+        ga, gb = _mm_grads(ctx, g)
         if alpha != 1:
             ga = ga * alpha if ga is not None else None
             gb = gb * alpha if gb is not None else None

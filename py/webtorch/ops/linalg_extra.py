@@ -3,7 +3,7 @@ baddbmm, addmv, addbmm, cross, kron, cdist; inv/det/solve where the backend has 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, wrap
-from .pointwise import where as _where
+from .where_clamp import where as _where
 
 
 def _arange(n, like):

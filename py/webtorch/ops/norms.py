@@ -5,7 +5,7 @@ import math
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dims, norm_dim, wrap
-from .pointwise import where as _where
+from .where_clamp import where as _where
 from .reduction import restore_dims
 
 

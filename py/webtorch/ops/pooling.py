@@ -1,16 +1,16 @@
-"""Pooling and resampling: max/avg/lp/adaptive pooling, max_unpool, pixel_shuffle, interpolate.
+"""Pooling: max/avg/lp/adaptive pooling and max_unpool.
 
-1-d variants run the 2-d op on an unsqueezed input, as PyTorch does (same grad_fn chain). Adaptive
-average pooling and linear/nearest/cubic interpolation are separable linear maps: one constant
-(L_in, L_out) matrix per spatial dim applied with matmul, so forward, backward (the transposed
-matrices) and double backward are GEMMs on every backend.
+1-d variants run the 2-d op on an unsqueezed input, as PyTorch does (same grad_fn chain). Adaptive average
+pooling is a separable linear map (separable_resample.py): one constant (L_in, L_out) matrix per spatial dim
+applied with matmul, so its forward, backward and double backward are GEMMs on every backend.
 """
 import math
-import struct
 
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap
 from .conv import ntuple
+from .separable_resample import constant_matrix, resample_node
+
 
 # ---------------------------------------------------------------------------------------------------
 # Shared checks
@@ -287,7 +287,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def _lp_pool(input, n, norm_type, kernel_size, stride, ceil_mode, avg):
-    from .pointwise import relu
+    from .unary_math import relu
     kernel = ntuple(kernel_size, n, "kernel_size")
     out = avg(input.pow(norm_type), kernel_size, stride, 0, ceil_mode) if stride is not None else \
         avg(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
@@ -307,69 +307,8 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Separable linear resampling: adaptive average pooling and interpolation
+# Adaptive pooling
 # ---------------------------------------------------------------------------------------------------
-
-_MATRICES = {}
-
-
-def _f32(v):
-    return struct.unpack("f", struct.pack("f", v))[0]
-
-
-def _matrix(like, key, build):
-    """Cached constant (L_in, L_out) handle on like's backend, in like's dtype."""
-    full = (id(like._be), like.dtype) + key
-    h = _MATRICES.get(full)
-    if h is None:
-        L, O = key[1], key[2]
-        vals = [0.0] * (L * O)
-        for j, o, w in build():
-            vals[j * O + o] += w
-        h = _MATRICES[full] = like._be.from_flat(vals, (L, O), like.dtype)
-    return h
-
-
-def _apply_mats(be, h, mats, dtype):
-    nd = len(be.shape(h))
-    for i, m in enumerate(mats):
-        if m is None:
-            continue
-        d = 2 + i
-        perm = tuple(k for k in range(nd) if k != d) + (d,)
-        inv = [0] * nd
-        for pos, k in enumerate(perm):
-            inv[k] = pos
-        h = be.permute(be.matmul(be.permute(h, perm), m), tuple(inv))
-    return be.contiguous(h)
-
-
-class _Resample(Node):
-    """x with a constant matrix applied along each spatial dim (None: that dim unchanged)."""
-
-    @staticmethod
-    def forward(ctx, x, mats):
-        ctx.mats = mats
-        return wrap(_apply_mats(x._be, x._data, mats, x.dtype), x)
-
-    @staticmethod
-    def backward(ctx, g):
-        be = g._be
-        for i, m in enumerate(ctx.mats):
-            if m is not None:
-                g = g.movedim(2 + i, -1).matmul(wrap(be.permute(m, (1, 0)), g)).movedim(-1, 2 + i)
-        return g
-
-
-_RESAMPLE_NODES = {}
-
-
-def _resample_node(name):
-    node = _RESAMPLE_NODES.get(name)
-    if node is None:
-        node = _RESAMPLE_NODES[name] = type(name, (_Resample,), {"__slots__": ()})
-    return node
-
 
 def _adaptive_avg_entries(L, O):
     def build():
@@ -394,9 +333,9 @@ def _adaptive_avg(input, output_size, n, name):
         raise NotImplementedError(f'"{name}" not implemented for \'{_type_name(input.dtype)}\'')
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
-    mats = tuple(None if L == O else _matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
+    mats = tuple(None if L == O else constant_matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
                  for L, O in zip(x.shape[2:], size))
-    node = _resample_node("AdaptiveAvgPool3DBackward0" if n == 3 else "AdaptiveAvgPool2DBackward0")
+    node = resample_node("AdaptiveAvgPool3DBackward0" if n == 3 else "AdaptiveAvgPool2DBackward0")
     return _unbatch(input, n, apply_op(node, x, mats))
 
 
@@ -461,198 +400,5 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, 3, return_indices, "adaptive_max_pool3d")
 
 
-# ---------------------------------------------------------------------------------------------------
-# pixel_shuffle / pixel_unshuffle
-# ---------------------------------------------------------------------------------------------------
-
-def _shuffle_handle(x, r, up):
-    be = x._be
-    shape = tuple(x.shape)
-    lead, (c, h, w) = shape[:-3], shape[-3:]
-    k = len(lead)
-    if up:
-        v = be.reshape_view(be.contiguous(x._data), lead + (c // (r * r), r, r, h, w))
-        v = be.permute(v, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
-        new = lead + (c // (r * r), h * r, w * r)
-    else:
-        v = be.reshape_view(be.contiguous(x._data), lead + (c, h // r, r, w // r, r))
-        v = be.permute(v, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
-        new = lead + (c * r * r, h // r, w // r)
-    return be.reshape_view(be.contiguous(v), new)
-
-
-class PixelShuffleBackward0(Node):
-    @staticmethod
-    def forward(ctx, x, r):
-        ctx.r = r
-        return wrap(_shuffle_handle(x, r, True), x)
-
-    @staticmethod
-    def backward(ctx, g):
-        return apply_op(PixelUnshuffleBackward0, g, ctx.r)
-
-
-class PixelUnshuffleBackward0(Node):
-    @staticmethod
-    def forward(ctx, x, r):
-        ctx.r = r
-        return wrap(_shuffle_handle(x, r, False), x)
-
-    @staticmethod
-    def backward(ctx, g):
-        return apply_op(PixelShuffleBackward0, g, ctx.r)
-
-
-def pixel_shuffle(input, upscale_factor):
-    r = int(upscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
-    if input.shape[-3] % (r * r):
-        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
-                           f"upscale_factor, but input.size(-3)={input.shape[-3]} is not divisible by {r * r}")
-    return apply_op(PixelShuffleBackward0, input, r)
-
-
-def pixel_unshuffle(input, downscale_factor):
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
-    for d, name in ((-2, "height"), (-1, "width")):
-        if input.shape[d] % r:
-            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
-                               f"input.size({d})={input.shape[d]} is not divisible by {r}")
-    return apply_op(PixelUnshuffleBackward0, input, r)
-
-
-# ---------------------------------------------------------------------------------------------------
-# interpolate
-# ---------------------------------------------------------------------------------------------------
-
-_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
-_NODE_NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
-               "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
-               "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
-
-
-def _cubic_weights(t, A=-0.75):
-    def near(x):
-        return ((A + 2) * x - (A + 3)) * x * x + 1
-
-    def far(x):
-        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
-    return (far(t + 1), near(t), near(1 - t), far(2 - t))
-
-
-def _interp_entries(mode, L, O, scale, align_corners, single):
-    """(input index, output index, weight) triples of one spatial dim, PyTorch's index arithmetic."""
-    rnd = (lambda v: v) if not single else _f32
-
-    def src_scale():
-        if align_corners:
-            return rnd((L - 1) / (O - 1)) if O > 1 else 0.0
-        return rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
-
-    def build():
-        s = src_scale()
-        for o in range(O):
-            if mode in ("nearest", "nearest-exact"):
-                s_n = rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
-                off = 0.5 if mode == "nearest-exact" else 0.0
-                yield min(int(math.floor(rnd((o + off) * s_n))), L - 1), o, 1.0
-                continue
-            if align_corners:
-                src = rnd(s * o)
-            else:
-                src = rnd(rnd(s * (o + 0.5)) - 0.5)
-                if mode != "bicubic" and src < 0:
-                    src = 0.0
-            i0 = int(math.floor(src))
-            if mode == "bicubic":
-                t = rnd(src - i0)
-                for k, w in zip(range(i0 - 1, i0 + 3), _cubic_weights(t)):
-                    yield min(max(k, 0), L - 1), o, w
-                continue
-            i1 = i0 + 1 if i0 < L - 1 else i0
-            l1 = rnd(src - i0)
-            yield i0, o, rnd(1.0 - l1)
-            yield i1, o, l1
-    return build
-
-
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
-    """F.interpolate for nearest, nearest-exact, (bi/tri)linear, bicubic and area modes."""
-    if mode in ("nearest", "area", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-    elif align_corners is None:
-        align_corners = False
-    n = input.dim() - 2
-    if n < 1 or n > 3 or (mode not in _NODE_NAMES and mode != "area"):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                  f"for the modes: {_MODES} (got {mode})")
-    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != n:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
-    if antialias:
-        raise NotImplementedError("antialias=True is not supported by webtorch; use antialias=False")
-    spatial = list(input.shape[2:])
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    if size is None and scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    scales = [None] * n
-    if size is not None:
-        out = [int(size)] * n if isinstance(size, (int, float)) else [int(s) for s in size]
-        if len(out) != n:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {spatial} and output size of {size}. Please provide input tensor "
-                             "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
-    else:
-        sf = [float(scale_factor)] * n if isinstance(scale_factor, (int, float)) else [float(s) for s in scale_factor]
-        if len(sf) != n:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
-                             f"with spatial dimensions of {spatial} and scale_factor of shape {scale_factor}. Please "
-                             "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
-                             "(s1, s2, ...,sK) format.")
-        out = [int(math.floor(s * f)) for s, f in zip(spatial, sf)]
-        if not recompute_scale_factor:
-            scales = sf
-    if mode == "area":
-        return _adaptive_avg(input, tuple(out), n, f"adaptive_avg_pool{n}d") if n > 1 else \
-            adaptive_avg_pool1d(input, out[0])
-    if any(o <= 0 for o in out):
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, spatial))}) "
-                           f"and output ({', '.join(map(str, out))})")
-    single = input.dtype.name != "float64"
-    mats = tuple(
-        None if (L == O and (align_corners or not sc or sc == 1.0)) else
-        _matrix(input, (mode, L, O, sc, bool(align_corners)),
-                _interp_entries(mode, L, O, sc, align_corners, single))
-        for L, O, sc in zip(spatial, out, scales))
-    return apply_op(_resample_node(_NODE_NAMES[mode].format(n)), input, mats)
-
-
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    return interpolate(input, size, scale_factor, mode, align_corners)
-
-
-def upsample_nearest(input, size=None, scale_factor=None):
-    return interpolate(input, size, scale_factor, mode="nearest")
-
-
-def upsample_bilinear(input, size=None, scale_factor=None):
-    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
-
-
 FUNCTIONS = {"max_pool1d": max_pool1d, "max_pool2d": max_pool2d, "max_pool3d": max_pool3d,
-             "avg_pool1d": avg_pool1d, "adaptive_avg_pool1d": adaptive_avg_pool1d,
-             "pixel_shuffle": pixel_shuffle,
-             "pixel_unshuffle": pixel_unshuffle}
+             "avg_pool1d": avg_pool1d, "adaptive_avg_pool1d": adaptive_avg_pool1d}

@@ -4,7 +4,7 @@ import builtins
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, wrap
-from .pointwise import where as _where
+from .where_clamp import where as _where
 
 
 def sum_dtype(dt):

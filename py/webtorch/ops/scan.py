@@ -3,7 +3,7 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from . import return_types
 from .dispatch import norm_dim, wrap
-from .pointwise import where as _where
+from .where_clamp import where as _where
 from .reduction import sum_dtype
 
 
@@ -145,7 +145,7 @@ def logcumsumexp(input, dim, *, out=None):
 def _inplace(fn):
     def method(self, dim, *, dtype=None):
         from .inplace import commit
-        from .pointwise import keep_original_self
+        from .elementwise import keep_original_self
         r = fn(self, dim, dtype=dtype)
         keep_original_self(r, self)
         return commit(self, r)

@@ -113,7 +113,7 @@ def _median_position(x, dim, ignore_nan):
     n_valid = x.isnan().logical_not().sum(dim=dim, keepdim=True)
     if ignore_nan:
         return ((n_valid - 1).clamp(min=0)) // 2
-    from .pointwise import where
+    from .where_clamp import where
     return where(n_valid < n, n_valid, n_valid.new_full((), (n - 1) // 2))
 
 
@@ -144,7 +144,7 @@ def _make_full_median(node_name, ignore_nan):
         # ties at the median share the gradient, as PyTorch's evenly_distribute_backward
         x, out = ctx.saved_tensors
         mask = ties_mask(x, out)
-        from .pointwise import where
+        from .where_clamp import where
         return where(mask, g / mask.sum(), g.new_zeros(()))
 
     return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})

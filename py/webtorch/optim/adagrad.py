@@ -2,7 +2,7 @@
 from .. import full_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_no_grad_scaling, _check_options,
-                        _check_singleton_lists, _decayed_grad, _get_value)
+                        _check_singleton_lists, _decayed_grad, _get_value, _update_scalar)
 
 __all__ = ["Adagrad", "adagrad"]
 
@@ -74,8 +74,7 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
 def _single_tensor_adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps, maximize):
     lr = _get_value(lr)
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
-        step_t.add_(1)
-        step = _get_value(step_t)
+        step = _update_scalar(step_t, "add", 1)
         grad = _decayed_grad(param, grad, maximize, weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
         state_sum.addcmul_(grad, grad, value=1)

@@ -3,7 +3,7 @@ from .. import maximum, zeros_like
 from .._tensor import Tensor
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_no_grad_scaling, _check_options,
-                        _check_singleton_lists, _decayed_grad, _get_value, _to_scalar)
+                        _check_singleton_lists, _decayed_grad, _get_value, _to_scalar, _update_scalar)
 
 __all__ = ["Adam", "adam"]
 
@@ -95,11 +95,10 @@ def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, s
     lr, beta1, beta2 = _get_value(lr), _get_value(beta1), _get_value(beta2)
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-        step_t.add_(1)
+        step = _update_scalar(step_t, "add", 1)
         grad = _decayed_grad(param, grads[i], maximize, weight_decay, lr, decoupled_weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        step = _get_value(step_t)
         step_size = lr / (1 - beta1 ** step)
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         if amsgrad:

@@ -2,7 +2,7 @@
 from .. import maximum, zeros_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
-                        _decayed_grad, _get_value)
+                        _decayed_grad, _get_value, _update_scalar)
 
 __all__ = ["Adamax", "adamax"]
 
@@ -64,11 +64,11 @@ def _single_tensor_adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps
     lr = _get_value(lr)
     for i, param in enumerate(params):
         exp_avg, exp_inf, step_t = exp_avgs[i], exp_infs[i], state_steps[i]
-        step_t.add_(1)
+        step = _update_scalar(step_t, "add", 1)
         grad = _decayed_grad(param, grads[i], maximize, weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
-        clr = lr / (1 - beta1 ** _get_value(step_t))
+        clr = lr / (1 - beta1 ** step)
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
 
 

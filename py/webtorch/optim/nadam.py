@@ -2,7 +2,7 @@
 from .. import zeros_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
-                        _decayed_grad, _get_value)
+                        _decayed_grad, _get_value, _update_scalar)
 
 __all__ = ["NAdam", "nadam"]
 
@@ -79,17 +79,15 @@ def _single_tensor_nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, stat
     lr = _get_value(lr)
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq, mu_product, step_t = exp_avgs[i], exp_avg_sqs[i], mu_products[i], state_steps[i]
-        step_t.add_(1)
-        step = _get_value(step_t)
+        step = _update_scalar(step_t, "add", 1)
         bias_correction2 = 1 - beta2 ** step
         grad = _decayed_grad(param, grads[i], maximize, weight_decay, lr, decoupled_weight_decay)
         mu = _mu(beta1, step, momentum_decay)
         mu_next = _mu(beta1, step + 1, momentum_decay)
-        mu_product.mul_(mu)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt()
-        mu_product_value = _get_value(mu_product)
+        mu_product_value = _update_scalar(mu_product, "mul", mu)
         mu_product_next = mu_product_value * mu_next
         denom.add_(eps)
         param.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
@@ -101,8 +99,7 @@ def _multi_tensor_nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state
     steps = _bump_steps(state_steps)
     products = []
     for mu_product, step in zip(mu_products, steps):
-        mu_product.mul_(_mu(beta1, step, momentum_decay))
-        products.append(mu_product.item())
+        products.append(_update_scalar(mu_product, "mul", _mu(beta1, step, momentum_decay)))
     fused_update("nadam_update", params, grads, exp_avgs, exp_avg_sqs, steps, products, lr=_get_value(lr),
                  beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                  decoupled=decoupled_weight_decay, maximize=maximize)

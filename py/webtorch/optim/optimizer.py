@@ -7,6 +7,7 @@ class's. The update math is a plain function per algorithm (``adam(params, grads
 path (Tensor ops) and a multi-tensor path (one fused backend primitive per parameter list, optim/_fused.py).
 """
 import functools
+import struct
 import warnings
 from collections import defaultdict
 from copy import deepcopy
@@ -56,8 +57,12 @@ def _typename(obj):
 
 
 def _get_value(x):
-    """A Python number from a number or a one-element tensor (the step counters are 0-dim tensors)."""
-    return x.item() if isinstance(x, Tensor) else x
+    """A Python number from a number or a one-element tensor (the step counters are 0-dim tensors; their
+    host-side copy answers without a device read while it is current)."""
+    if not isinstance(x, Tensor):
+        return x
+    value = _host_copy(x)
+    return x.item() if value is None else value
 
 
 def _to_scalar(x):
@@ -77,17 +82,62 @@ def _scalar_dtype(is_fused=None):
 def _new_step(p, on_param_device=False, value=0.0, fused=None):
     """A fresh 0-dim step (or mu_product) tensor: a cpu scalar, or beside the param when capturable/fused."""
     if on_param_device:
-        return _tensor(float(value), dtype=_scalar_dtype(fused), device=p.device)
-    return _tensor(float(value), dtype=_scalar_dtype())
+        t = _tensor(float(value), dtype=_scalar_dtype(fused), device=p.device)
+    else:
+        t = _tensor(float(value), dtype=_scalar_dtype())
+    _keep_host_copy(t, _rounded(t, float(value)))
+    return t
+
+
+# Host-side copies of the 0-dim state scalars (step counters, NAdam's mu_product). Where the default device
+# is webgpu (Pyodide) those tensors live on the GPU, and reading each back every step would stall the
+# training loop on the device once per parameter. The optimizer changes them only through
+# ``_update_scalar``, which computes the new value on the host exactly as the device does (same dtype
+# rounding); a copy is trusted only while the tensor's version counter (shared by its views, swapped by
+# ``.data =``) is the one it was taken at, so any other in-place write falls back to one read.
+_HOST_COPY = "_optim_host_value"
+
+
+def _rounded(t, value):
+    """``value`` rounded to t's dtype, as storing it in t rounds it."""
+    if t.dtype is D.float32:
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    return value
+
+
+def _keep_host_copy(t, value):
+    t.__dict__[_HOST_COPY] = (t._version, t._version[0], value)
+
+
+def _host_copy(t):
+    """t's value from its host-side copy, or None when there is none or t changed since."""
+    kept = t.__dict__.get(_HOST_COPY)
+    if kept is None or kept[0] is not t._version or kept[1] != t._version[0]:
+        return None
+    return kept[2]
+
+
+def _update_scalar(t, op, operand):
+    """``t.add_(operand)`` or ``t.mul_(operand)`` on a 0-dim state tensor; returns its new value as a Python
+    float without reading the device when the host-side copy is current."""
+    old = _host_copy(t)
+    if op == "add":
+        t.add_(operand)
+    else:
+        t.mul_(operand)
+    if old is None:
+        value = t.item()
+    elif op == "add":
+        value = _rounded(t, old + _rounded(t, operand))
+    else:
+        value = _rounded(t, old * _rounded(t, operand))
+    _keep_host_copy(t, value)
+    return value
 
 
 def _bump_steps(state_steps):
     """Increment every step tensor in place; returns their new values as Python floats."""
-    out = []
-    for s in state_steps:
-        s.add_(1)
-        out.append(s.item())
-    return out
+    return [_update_scalar(s, "add", 1) for s in state_steps]
 
 
 def _run_closure(closure):

@@ -2,7 +2,7 @@
 from .. import zeros_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
-                        _decayed_grad, _get_value)
+                        _decayed_grad, _get_value, _update_scalar)
 
 __all__ = ["RAdam", "radam"]
 
@@ -71,8 +71,7 @@ def _single_tensor_radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, *, b
     rho_inf = 2 / (1 - beta2) - 1
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-        step_t.add_(1)
-        step = _get_value(step_t)
+        step = _update_scalar(step_t, "add", 1)
         grad = _decayed_grad(param, grads[i], maximize, weight_decay, lr, decoupled_weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)

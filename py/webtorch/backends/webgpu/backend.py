@@ -15,6 +15,7 @@ from ..base import Backend
 from . import codegen, dtypes as T, kernels
 from .conv_family import ConvFamilyKernels
 from .graph import Graph, Node, Src, Storage, View, contiguous_strides
+from .index_bounds import keep_bounds
 from .index_kernels import WebGPUIndexMixin
 from .memory import BufferPool
 from .optim_kernels import WebGPUOptimMixin
@@ -112,7 +113,10 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         T.check(dtype)
         if dtype is D.int64:
             T.check_int_range([int(value)], dtype)
-        return self._ew("copy", [("c", value)], dtype, dtype, tuple(shape))
+        out = self._ew("copy", [("c", value)], dtype, dtype, tuple(shape))
+        if dtype in _BOUNDED:
+            keep_bounds(out, (value, value))
+        return out
 
     def arange(self, start, end, step, dtype):
         n = max(0, math.ceil((end - start) / step))
@@ -120,7 +124,11 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         if not dtype.is_floating_point:
             T.check_int_range([int(start), int(start + step * max(n - 1, 0))], D.int64)
         idx = self._ew("mul", ["iota", ("c", step)], cdt, cdt, (n,))
-        return self._ew("add", [idx, ("c", start)], cdt, dtype, (n,))
+        out = self._ew("add", [idx, ("c", start)], cdt, dtype, (n,))
+        if dtype in _BOUNDED and n:
+            last = start + step * (n - 1)
+            keep_bounds(out, (min(start, last), max(start, last)))
+        return out
 
     def linspace(self, start, end, steps, dtype):
         step = (end - start) / (steps - 1) if steps > 1 else 0.0
@@ -163,7 +171,13 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
             data = _pack(list(vals), dtype)
         else:
             data = bytes(mv)
-        return self._upload(data, tuple(shape), dtype)
+        v = self._upload(data, tuple(shape), dtype)
+        if dtype in _BOUNDED and data:  # known bounds let index checks skip a readback
+            vals = array.array("i", data)
+            if sys.byteorder == "big":
+                vals.byteswap()
+            keep_bounds(v, (min(vals), max(vals)))
+        return v
 
     def from_numpy(self, arr, copy):
         import numpy as np
@@ -201,6 +215,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         isz = T.device_itemsize(h.dtype)
         start, nbytes = h.offset * isz, h.numel * isz
         a0, a1 = start - start % 4, start + nbytes + (-(start + nbytes)) % 4
+        self.stats.readbacks += 1
         raw = self.rt.read(h.st.buf.ensure(), a0, a1 - a0)
         return raw[start - a0:start - a0 + nbytes]
 
@@ -249,6 +264,9 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     def item(self, h):
         (v,) = self._values(h)
         return v
+
+    def known_range(self, h):
+        return h.st.buf.bounds if h.dtype in _BOUNDED else None
 
     # ---- views -------------------------------------------------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
@@ -325,6 +343,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         node = Node("ew", tuple(shape), Src(out.st.buf, out.strides, out.offset, out.dtype), srcs,
                     {"op": op, "args": spec, "cdt": cdt, "dt": out.dtype, "cond": cond, "fresh": fresh})
         self.graph.record(node)
+        if fresh and op == "copy" and srcs and out.dtype in _BOUNDED and srcs[0].dtype in _BOUNDED:
+            keep_bounds(out, srcs[0].buf.bounds)  # an integer copy or cast keeps the values (int64 is i32 here)
         return out
 
     def reduce(self, op, h, dims, keepdim, dtype):
@@ -358,6 +378,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
                     Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                     {"op": op, "dims": dims, "dt": dtype})
         self.graph.record(node)
+        if op in ("argmax", "argmin") and r_len:
+            keep_bounds(out, (0, r_len - 1))
         return out
 
     def _mean_of_partials(self, part, r_len, dtype):
@@ -489,6 +511,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         T.check(dtype)
         T.check_int_range([int(low), int(high) - 1], D.int64)
         r = self._random(2, tuple(shape), int(low), int(high), rng, D.int32)
+        if high > low:
+            keep_bounds(r, (low, high - 1))
         return r if dtype is D.int32 else self.cast(r, dtype)
 
     def bernoulli(self, p, shape, dtype, rng):
@@ -498,6 +522,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
 
 _NP_DEVICE = {}
+_BOUNDED = (D.int32, D.int64)  # integer dtypes whose buffers may carry host-known bounds (index tensors)
 
 
 def _init_np_types():

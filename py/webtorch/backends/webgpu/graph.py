@@ -142,6 +142,7 @@ class Graph:
         self.nodes.append(node)
         if len(self.nodes) >= MAX_PENDING:
             self.flush()
+            self.scheduler.rt.submit()  # no read follows this flush: start the device on it now
 
     def flush(self):
         if not self.nodes:

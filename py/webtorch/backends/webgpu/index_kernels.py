@@ -3,9 +3,9 @@
 Mixed into WebGPUBackend. Every index tensor is first folded by fused elementwise ops into one int32
 "linear offset" tensor (index * the indexed dim's stride, negatives wrapped); then one dispatch of
 webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes, atomics for the reductions) moves
-the data. Index ranges must be checked before anything is written (PyTorch raises at the call), which
-costs one flush and a readback of each index tensor's min/max; nonzero reads back its count (its shape is
-data dependent). flip is a copy through negative strides (the generated elementwise kernel).
+the data. Index ranges must be checked before anything is written (PyTorch raises at the call): free when
+the index storage's bounds are known on the host (index_bounds.py), else one flush and a readback of its
+min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides (the generated elementwise kernel).
 """
 import struct
 
@@ -14,6 +14,7 @@ from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
 from . import codegen, kernels
 from .graph import View
+from .index_bounds import index_range, keep_bounds
 from .views import broadcast_strides
 
 MAX_RANK = 8
@@ -66,18 +67,12 @@ class WebGPUIndexMixin:
         from .backend import _host_array
         return self.from_numpy(_host_array(h), True)
 
-    def _index_range(self, idx):
-        """(min, max) of an index handle, read back (this flushes)."""
-        lo = self.reduce("amin", idx, (), False, idx.dtype)
-        hi = self.reduce("amax", idx, (), False, idx.dtype)
-        return self.item(lo), self.item(hi)
-
     def _check_index(self, idx, size, dim, negative):
         """Raise IndexOutOfRange unless every value lies in [-size, size) (negative) or [0, size); returns
         whether negative values occur."""
         if not idx.numel:
             return False
-        lo, hi = self._index_range(idx)
+        lo, hi = index_range(self, idx, -size if negative else 0, size - 1)
         if lo < (-size if negative else 0):
             raise IndexOutOfRange(lo, dim, size)
         if hi >= size:
@@ -128,6 +123,7 @@ class WebGPUIndexMixin:
             self._record_kernel("index_take", _source("index_take", T=_TYPE[x.dtype][0]),
                                 struct.pack("<28I", *words), codegen.grid(-(-n // 256)),
                                 [x.st.buf, lin.st.buf, out.st.buf], [x.st.buf, lin.st.buf], [out.st.buf])
+            keep_bounds(out, x.st.buf.bounds)  # every value taken is a value of x
         return out
 
     def _scatter(self, h, os, lin, ls, shape, src, mode):

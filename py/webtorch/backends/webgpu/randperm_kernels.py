@@ -11,6 +11,7 @@ import struct
 from ... import _dtype as D
 from . import codegen, dtypes as T, kernels
 from .graph import View
+from .index_bounds import keep_bounds
 
 BLOCK = 2048  # randperm_local.wgsl's MAX_BLOCK: pairs sorted per workgroup
 _KEY_RANGE = (1 << 31) - 1
@@ -56,4 +57,7 @@ class WebGPURandpermMixin:
             local(k, k, False)
             k *= 2
         first = View(vals.st, (n,), (1,), 0)
-        return self.contiguous(first) if dtype is D.int64 else self.cast(first, dtype)
+        out = self.contiguous(first) if dtype is D.int64 else self.cast(first, dtype)
+        if dtype in (D.int32, D.int64):
+            keep_bounds(out, (0, n - 1))  # a permutation of 0..n-1: index checks need no readback
+        return out

@@ -125,5 +125,10 @@ class Runtime:
         raise NotImplementedError
 
     def run(self, batch):
-        """Encode every dispatch of ``batch`` (a Batch) into one compute pass and submit it once."""
+        """Encode every dispatch of ``batch`` (a Batch) into one compute pass and submit it once. A runtime
+        that crosses an FFI may hold the batch until its next call (which then runs it first, in order) or
+        ``submit``, so a read that follows a flush costs one crossing and one submit."""
         raise NotImplementedError
+
+    def submit(self):
+        """Submit a batch ``run`` holds back now (a flush no read follows: let the device start on it)."""

@@ -1,8 +1,11 @@
 """The runtime inside Pyodide: the Python half of web/bridge.js (the browser's WebGPU).
 
-One FFI crossing per flush: ``run`` hands the packed Batch (two Python buffers) to ``bridge.run``,
-which encodes every dispatch into one command encoder and submits once. Bytes never go through
-``to_js``: the bridge takes a typed-array view of the WASM heap at each Python buffer's address.
+One FFI crossing per flush: ``run`` packs the Batch (two Python buffers) and holds it; the next bridge
+call carries it (``bridge.read/write/wait/free`` take a held batch as trailing arguments and run it first),
+or ``submit`` hands it to ``bridge.run``. So a training step that ends in ``loss.item()`` crosses into JS
+once and submits once: the step's dispatches and the copy of the loss share one command encoder. Bytes
+never go through ``to_js``: the bridge takes a typed-array view of the WASM heap at each Python buffer's
+address.
 
 Reading back needs the browser to wait for the GPU. Pyodide can block on a promise
 (``pyodide.ffi.run_sync``, JSPI) only when Python was entered asynchronously (runPythonAsync, a Web
@@ -44,9 +47,12 @@ class RuntimeBrowser(Runtime):
         # bound JS methods, proxied once (attribute lookups on a JsProxy cost a crossing each)
         self._alloc, self._free, self._write = b.alloc, b.free, b.write
         self._read, self._wait, self._compile, self._run = b.read, b.wait, b.compile, b.run
-        self._compile_error, self._take_error = b.compileError, b.takeError
         self._epoch = 0  # bumped by every device write: prefetched bytes are valid within one epoch
         self._prefetched = {}  # buffer id -> (epoch, bytearray of the buffer's first bytes)
+        self._held = ()  # (words, params) of the batch the next bridge call runs first
+        self._sources = {}  # pipeline id -> (kernel id, WGSL), to word a compile error reported later
+        # calls into bridge.js (FFI crossings that do work) and waits for the GPU (run_sync), for benchmarks
+        self.counters = {"bridge_calls": 0, "gpu_waits": 0}
 
     # ---- memory ---------------------------------------------------------------------------------
     def alloc(self, nbytes):
@@ -57,11 +63,14 @@ class RuntimeBrowser(Runtime):
 
     def free(self, buf):
         self._prefetched.pop(buf, None)
-        self._free(buf)
+        self.counters["bridge_calls"] += 1
+        self._free(buf, *self._take_held())
 
     def write(self, buf, offset, data):
         self._epoch += 1
-        self._write(buf, offset, data if isinstance(data, (bytes, bytearray, memoryview)) else memoryview(data))
+        self.counters["bridge_calls"] += 1
+        self._write(buf, offset, data if isinstance(data, (bytes, bytearray, memoryview)) else memoryview(data),
+                    *self._take_held())
 
     def read(self, buf, offset, nbytes):
         hit = self._prefetched.get(buf)
@@ -70,59 +79,78 @@ class RuntimeBrowser(Runtime):
         if not self._can_run_sync():
             raise WebGPUError(_NEEDS_ASYNC)
         out = bytearray(nbytes)
-        self._await(self._read(buf, offset, nbytes, out))
+        self.counters["bridge_calls"] += 1
+        self._await(self._read(buf, offset, nbytes, out, *self._take_held()))
         return out
 
     def wait(self):
         if not self._can_run_sync():
             raise WebGPUError(_NEEDS_ASYNC)
-        self._await(self._wait())
+        self.counters["bridge_calls"] += 1
+        self._await(self._wait(*self._take_held()))
 
     # ---- kernels --------------------------------------------------------------------------------
     def compile(self, kernel_id, wgsl):
+        # No wait here: a first training step compiles a few dozen kernels, and waiting for each would
+        # serialize them with the Python that records the step. The next read or wait reports an error.
+        self.counters["bridge_calls"] += 1
         pid = self._compile(kernel_id, wgsl)
-        if self._can_run_sync():  # otherwise a compile error surfaces as a device error at the next read
-            err = self._run_sync(self._compile_error(pid))
-            if err:
-                from .runtime_native import _compile_message
-                raise ShaderCompileError(_compile_message(kernel_id, wgsl, err))
+        self._sources[pid] = (kernel_id, wgsl)
         return pid
 
     def run(self, batch):
         if not batch.dispatches:
             return
         self._epoch += 1
+        self.submit()
         words, params = batch.pack()
-        self._run(words, params or None)
+        self._held = (words, params or None)
+
+    def submit(self):
+        if self._held:
+            self.counters["bridge_calls"] += 1
+            self._run(*self._take_held())
 
     # ---- async variants (usable everywhere in Pyodide) ---------------------------------------------
     async def prefetch_async(self, buf, nbytes):
         """Await the first ``nbytes`` of ``buf``; the next synchronous ``read`` inside them needs no wait."""
         out = bytearray(nbytes)
         epoch = self._epoch
-        await self._read(buf, 0, nbytes, out)
-        self._check_errors()
+        self.counters["bridge_calls"] += 1
+        err = await self._read(buf, 0, nbytes, out, *self._take_held())
+        self._raise_if(err)
         self._prefetched[buf] = (epoch, out)
 
     async def wait_async(self):
-        await self._wait()
-        self._check_errors()
+        self.counters["bridge_calls"] += 1
+        self._raise_if(await self._wait(*self._take_held()))
 
     # ---- internals ------------------------------------------------------------------------------
+    def _take_held(self):
+        """The held batch as trailing arguments of a bridge call (which runs it first), or none."""
+        held, self._held = self._held, ()
+        return held
+
     def _await(self, promise):
+        """Wait for a bridge promise that resolves to a device error message or null."""
         from pyodide.ffi import JsException
+        self.counters["gpu_waits"] += 1
         try:
-            self._run_sync(promise)
+            err = self._run_sync(promise)
         except JsException as e:
             raise self._error(str(e)) from None
-        self._check_errors()
+        self._raise_if(err)
 
-    def _check_errors(self):
-        err = self._take_error()
+    def _raise_if(self, err):
         if err:
             raise self._error(err)
 
     def _error(self, msg):
+        if msg.startswith("compile "):
+            pid, _, err = msg[len("compile "):].partition(": ")
+            kernel_id, wgsl = self._sources.get(int(pid), ("?", ""))
+            from .runtime_native import _compile_message
+            return ShaderCompileError(_compile_message(kernel_id, wgsl, err))
         if msg.startswith("lost: ") or "device was lost" in msg:
             return DeviceLostError(f"the WebGPU device was lost: {msg.removeprefix('lost: ')}")
         if "out of memory" in msg.lower():

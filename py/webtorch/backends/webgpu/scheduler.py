@@ -2,7 +2,9 @@
 
 Fusion rule: an elementwise node A is inlined into the node B that reads its output when
   * A created its output storage (whole, contiguous) and no tensor references that storage any more,
-  * B is the only reader of it in the queue and nothing else writes it,
+    B is the only reader of it in the queue and nothing else writes it -- or A wrote a contiguous view at
+    offset 0 in place, the next write of that buffer is elementwise over exactly the same elements, and B
+    is the only reader in between, reading once (``x.mul_(2).add_(1)``: one kernel, A's write skipped),
   * nothing recorded between A and B writes a buffer that A (with what is inlined into A) reads,
   * B's kernel would not read the buffer it writes except element-for-element in place
     (``x.add_(1)`` fuses; ``x[1:] += x[:-1]`` keeps its temporary), and
@@ -30,6 +32,7 @@ class Stats:
         self.dispatches = 0
         self.submits = 0
         self.flushes = 0
+        self.readbacks = 0
         self.host_fallbacks = 0
         self.fallback_ops = {}
         self.kernels_compiled = 0
@@ -39,6 +42,7 @@ class Stats:
 
     def as_dict(self):
         return {"dispatches": self.dispatches, "submits": self.submits, "flushes": self.flushes,
+                "readbacks": self.readbacks,
                 "host_fallbacks": self.host_fallbacks, "host_fallback_ops": dict(self.fallback_ops),
                 "kernels_compiled": self.kernels_compiled, "codegen_misses": self.codegen_misses,
                 "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped}
@@ -147,13 +151,12 @@ class Scheduler:
         """Position of the elementwise node whose output src ``s`` of node ``j`` may inline, or None."""
         buf = s.buf
         w = writers.get(id(buf))
-        if not w or len(w) != 1 or w[0] >= j or buf.alive() or len(readers[id(buf)]) != 1:
+        if not w or w[0] >= j:
             return None
-        i = w[0]
-        p = nodes[i]
-        if p.kind != "ew" or not p.attrs.get("fresh"):
-            return None
-        return i
+        if len(w) == 1 and not buf.alive() and len(readers[id(buf)]) == 1:
+            p = nodes[w[0]]
+            return w[0] if p.kind == "ew" and p.attrs.get("fresh") else None
+        return _inplace_producer(nodes, j, s, w, readers[id(buf)])
 
     @staticmethod
     def _dead(n, j, readers):
@@ -194,6 +197,30 @@ def _signature(n, inl, bufs, index):
         else:
             parts.append((buf_no(s.buf), s.strides, s.offset, s.dtype))
     return tuple(parts)
+
+
+def _inplace_producer(nodes, j, s, w, r):
+    """Position of the elementwise node that wrote (in place) what src ``s`` of node j reads, when j may
+    compute it inline and the write itself can be skipped, or None: ``x.mul_(2).add_(1)`` becomes one kernel.
+    ``w``/``r``: positions writing/reading the buffer. The next write of the buffer after the producer's is an
+    elementwise node overwriting exactly the same elements (a contiguous view at offset 0, as the producer's,
+    whose function is indexed by its flat output index), and j alone reads the buffer, once, in between."""
+    i = w[bisect.bisect_left(w, j) - 1]  # the last write before j
+    p = nodes[i]
+    after = bisect.bisect_right(w, i)
+    if p.kind != "ew" or after == len(w):
+        return None
+    m = w[after]  # the write that makes the producer's own one unobservable
+    q = nodes[m]
+    if q.kind != "ew" or q.shape != p.shape:
+        return None
+    cs = contiguous_strides(p.shape)
+    for g in (p.out, q.out):
+        if g.offset or g.strides != cs:
+            return None
+    if r[bisect.bisect_right(r, i):bisect.bisect_right(r, m)] != [j]:
+        return None
+    return i
 
 
 def _no_writes_between(writers, bufs, i, j):

@@ -1,0 +1,212 @@
+"""Spatial resampling: interpolate / upsample (nearest, nearest-exact, (bi/tri)linear, bicubic, area) and
+pixel_shuffle / pixel_unshuffle.
+
+Interpolation is a separable linear map (separable_resample.py): one constant (L_in, L_out) matrix per spatial
+dim built with PyTorch's index arithmetic; "area" mode is adaptive average pooling.
+"""
+import math
+import struct
+
+from ..autograd.graph import Node, apply_op
+from .dispatch import wrap
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from .separable_resample import constant_matrix, resample_node
+
+
+# ---------------------------------------------------------------------------------------------------
+# pixel_shuffle / pixel_unshuffle
+# ---------------------------------------------------------------------------------------------------
+
+def _shuffle_handle(x, r, up):
+    be = x._be
+    shape = tuple(x.shape)
+    lead, (c, h, w) = shape[:-3], shape[-3:]
+    k = len(lead)
+    if up:
+        v = be.reshape_view(be.contiguous(x._data), lead + (c // (r * r), r, r, h, w))
+        v = be.permute(v, tuple(range(k)) + (k, k + 3, k + 1, k + 4, k + 2))
+        new = lead + (c // (r * r), h * r, w * r)
+    else:
+        v = be.reshape_view(be.contiguous(x._data), lead + (c, h // r, r, w // r, r))
+        v = be.permute(v, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
+        new = lead + (c * r * r, h // r, w // r)
+    return be.reshape_view(be.contiguous(v), new)
+
+
+class PixelShuffleBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return wrap(_shuffle_handle(x, r, True), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(PixelUnshuffleBackward0, g, ctx.r)
+
+
+class PixelUnshuffleBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, r):
+        ctx.r = r
+        return wrap(_shuffle_handle(x, r, False), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(PixelShuffleBackward0, g, ctx.r)
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if input.shape[-3] % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={input.shape[-3]} is not divisible by {r * r}")
+    return apply_op(PixelShuffleBackward0, input, r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for d, name in ((-2, "height"), (-1, "width")):
+        if input.shape[d] % r:
+            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                               f"input.size({d})={input.shape[d]} is not divisible by {r}")
+    return apply_op(PixelUnshuffleBackward0, input, r)
+
+
+# ---------------------------------------------------------------------------------------------------
+# interpolate
+# ---------------------------------------------------------------------------------------------------
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
+_NODE_NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
+               "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+               "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
+
+_AREA = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}  # mode="area", by dims
+
+
+def _f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _cubic_weights(t, A=-0.75):
+    def near(x):
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+    return (far(t + 1), near(t), near(1 - t), far(2 - t))
+
+
+def _interp_entries(mode, L, O, scale, align_corners, single):
+    """(input index, output index, weight) triples of one spatial dim, PyTorch's index arithmetic."""
+    rnd = (lambda v: v) if not single else _f32
+
+    def src_scale():
+        if align_corners:
+            return rnd((L - 1) / (O - 1)) if O > 1 else 0.0
+        return rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
+
+    def build():
+        s = src_scale()
+        for o in range(O):
+            if mode in ("nearest", "nearest-exact"):
+                s_n = rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
+                off = 0.5 if mode == "nearest-exact" else 0.0
+                yield min(int(math.floor(rnd((o + off) * s_n))), L - 1), o, 1.0
+                continue
+            if align_corners:
+                src = rnd(s * o)
+            else:
+                src = rnd(rnd(s * (o + 0.5)) - 0.5)
+                if mode != "bicubic" and src < 0:
+                    src = 0.0
+            i0 = int(math.floor(src))
+            if mode == "bicubic":
+                t = rnd(src - i0)
+                for k, w in zip(range(i0 - 1, i0 + 3), _cubic_weights(t)):
+                    yield min(max(k, 0), L - 1), o, w
+                continue
+            i1 = i0 + 1 if i0 < L - 1 else i0
+            l1 = rnd(src - i0)
+            yield i0, o, rnd(1.0 - l1)
+            yield i1, o, l1
+    return build
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """F.interpolate for nearest, nearest-exact, (bi/tri)linear, bicubic and area modes."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    n = input.dim() - 2
+    if n < 1 or n > 3 or (mode not in _NODE_NAMES and mode != "area"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                                  f"for the modes: {_MODES} (got {mode})")
+    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != n:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
+    if antialias:
+        raise NotImplementedError("antialias=True is not supported by webtorch; use antialias=False")
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    scales = [None] * n
+    if size is not None:
+        out = [int(size)] * n if isinstance(size, (int, float)) else [int(s) for s in size]
+        if len(out) != n:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {spatial} and output size of {size}. Please provide input tensor "
+                             "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+    else:
+        sf = [float(scale_factor)] * n if isinstance(scale_factor, (int, float)) else [float(s) for s in scale_factor]
+        if len(sf) != n:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {spatial} and scale_factor of shape {scale_factor}. Please "
+                             "provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                             "(s1, s2, ...,sK) format.")
+        out = [int(math.floor(s * f)) for s, f in zip(spatial, sf)]
+        if not recompute_scale_factor:
+            scales = sf
+    if mode == "area":
+        return _AREA[n](input, tuple(out) if n > 1 else out[0])
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, spatial))}) "
+                           f"and output ({', '.join(map(str, out))})")
+    single = input.dtype.name != "float64"
+    mats = tuple(
+        None if (L == O and (align_corners or not sc or sc == 1.0)) else
+        constant_matrix(input, (mode, L, O, sc, bool(align_corners)),
+                        _interp_entries(mode, L, O, sc, align_corners, single))
+        for L, O, sc in zip(spatial, out, scales))
+    return apply_op(resample_node(_NODE_NAMES[mode].format(n)), input, mats)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+FUNCTIONS = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle}

@@ -1,0 +1,227 @@
+"""Unary math: the table of one-kernel ops (exp, log, sin, sqrt, sigmoid, relu, floor, ...) with their node
+factory, round(decimals), negative/positive, and the composite ops sinc, deg2rad, rad2deg, sgn, logit, nan_to_num;
+unary - + abs() operators.
+"""
+import math
+
+from .. import _dtype as D
+from ..autograd.graph import Node, apply_op, recording
+from .._tensor import _wrap
+from .dispatch import wrap, float_result
+from .elementwise import ew, write_out, inplace_method
+from .where_clamp import where
+
+
+# ---- unary math ---------------------------------------------------------------------------------------
+# name -> (PyTorch node name, result kind, backward(g, x, y)); kind "float": ints become default float,
+# "same": keeps dtype, "nograd": output needs no gradient (piecewise constant).
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_UNARY = {
+    "neg": ("NegBackward0", "same", lambda g, x, y: -g),
+    "abs": ("AbsBackward0", "same", lambda g, x, y: g * x.sign()),
+    "exp": ("ExpBackward0", "float", lambda g, x, y: g * y),
+    "exp2": ("Exp2Backward0", "float", lambda g, x, y: g * y * _LN2),
+    "expm1": ("Expm1Backward0", "float", lambda g, x, y: g * (y + 1)),
+    "log": ("LogBackward0", "float", lambda g, x, y: g / x),
+    "log2": ("Log2Backward0", "float", lambda g, x, y: g / (x * _LN2)),
+    "log10": ("Log10Backward0", "float", lambda g, x, y: g / (x * _LN10)),
+    "log1p": ("Log1PBackward0", "float", lambda g, x, y: g / (x + 1)),
+    "sqrt": ("SqrtBackward0", "float", lambda g, x, y: g / (2 * y)),
+    "rsqrt": ("RsqrtBackward0", "float", lambda g, x, y: -0.5 * g * y * y * y),
+    "sin": ("SinBackward0", "float", lambda g, x, y: g * x.cos()),
+    "cos": ("CosBackward0", "float", lambda g, x, y: -g * x.sin()),
+    "tan": ("TanBackward0", "float", lambda g, x, y: g * (1 + y * y)),
+    "asin": ("AsinBackward0", "float", lambda g, x, y: g * (1 - x * x).rsqrt()),
+    "acos": ("AcosBackward0", "float", lambda g, x, y: -g * (1 - x * x).rsqrt()),
+    "atan": ("AtanBackward0", "float", lambda g, x, y: g / (1 + x * x)),
+    "sinh": ("SinhBackward0", "float", lambda g, x, y: g * x.cosh()),
+    "cosh": ("CoshBackward0", "float", lambda g, x, y: g * x.sinh()),
+    "tanh": ("TanhBackward0", "float", lambda g, x, y: g * (1 - y * y)),
+    "asinh": ("AsinhBackward0", "float", lambda g, x, y: g * (x * x + 1).rsqrt()),
+    "acosh": ("AcoshBackward0", "float", lambda g, x, y: g * (x * x - 1).rsqrt()),
+    "atanh": ("AtanhBackward0", "float", lambda g, x, y: g / (1 - x * x)),
+    "sigmoid": ("SigmoidBackward0", "float", lambda g, x, y: g * y * (1 - y)),
+    "relu": ("ReluBackward0", "same", lambda g, x, y: g * (y > 0)),
+    "erf": ("ErfBackward0", "float", lambda g, x, y: g * (2 / math.sqrt(math.pi)) * (-x * x).exp()),
+    "erfc": ("ErfcBackward0", "float", lambda g, x, y: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp()),
+    "erfinv": ("ErfinvBackward0", "float", lambda g, x, y: g * (math.sqrt(math.pi) / 2) * (y * y).exp()),
+    "reciprocal": ("ReciprocalBackward0", "float", lambda g, x, y: -g * y * y),
+    "square": ("PowBackward0", "same", lambda g, x, y: g * 2 * x),
+    "frac": ("FracBackward0", "same", lambda g, x, y: g),
+    "sign": ("SignBackward0", "nograd", None),
+    "floor": ("FloorBackward0", "nograd", None),
+    "ceil": ("CeilBackward0", "nograd", None),
+    "round": ("RoundBackward0", "nograd", None),
+    "trunc": ("TruncBackward0", "nograd", None),
+}
+
+
+def _make_unary(op, node_name, kind, bwd):
+    to_float = kind == "float"
+    rounding = op in ("floor", "ceil", "round", "trunc")
+
+    def forward(ctx, x):
+        dt = float_result(x.dtype) if to_float else x.dtype
+        be = x._be
+        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device)
+        if recording(ctx):
+            ctx.save_for_backward(x, y)
+        return y
+
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        if bwd is None:
+            return g * 0
+        return bwd(g, x, y)
+
+    node = type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                     "_operands": (0,)})
+
+    def fn(input, *, out=None):
+        if rounding and not input.dtype.is_floating_point:
+            return input.clone()
+        r = apply_op(node, input)
+        return r if out is None else write_out(r, out)
+
+    fn.__name__ = op
+    return fn
+
+
+UNARY = {op: _make_unary(op, *spec) for op, spec in _UNARY.items()}
+globals().update(UNARY)
+
+
+def round_(input, *, decimals=0):
+    if decimals == 0:
+        return UNARY["round"](input)
+    s = 10.0 ** decimals
+    return UNARY["round"](input * s) / s
+
+
+def negative(input):
+    return UNARY["neg"](input)
+
+
+def positive(input):
+    return input
+
+
+# ---- composite unary ops: several primitives, one node ------------------------------------------------
+
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
+def _make_unary_composite(node_name, fwd, grad, float_out=True):
+    """A unary op built from primitives: fwd(x, dt) -> Tensor, grad(g, x, y) -> Tensor."""
+    def forward(ctx, x, *params):
+        ctx.params = params
+        dt = float_result(x.dtype) if float_out else x.dtype
+        y = fwd(x, dt, *params)
+        if recording(ctx):
+            ctx.save_for_backward(x, y)
+        return y
+
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        return grad(g, x, y, *ctx.params)
+
+    return type(node_name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward),
+                                     "_operands": (0,)})
+
+
+def _sinc_fwd(x, dt):
+    px = ew("mul", (x, math.pi), dt)
+    r = ew("div", (ew("sin", (px,), dt), px), dt)
+    return ew("where", (ew("eq", (x, 0), dt), 1, r), dt)
+
+
+def _sinc_grad(g, x, y):
+    px = x * math.pi
+    d = (px * px.cos() - px.sin()) / (px * x)
+    return g * where(x == 0, d.new_zeros(()), d)
+
+
+_Sinc = _make_unary_composite("SincBackward0", _sinc_fwd, _sinc_grad)
+_Deg2Rad = _make_unary_composite("Deg2RadBackward0", lambda x, dt: ew("mul", (x, math.pi / 180), dt),
+                                 lambda g, x, y: g * (math.pi / 180))
+_Rad2Deg = _make_unary_composite("Rad2DegBackward0", lambda x, dt: ew("mul", (x, 180 / math.pi), dt),
+                                 lambda g, x, y: g * (180 / math.pi))
+_Sgn = _make_unary_composite("SgnBackward0", lambda x, dt: ew("sign", (x,), dt), lambda g, x, y: g * 0,
+                             float_out=False)
+
+
+def _logit_fwd(x, dt, eps):
+    if eps is not None:
+        x = ew("clamp", (x, eps, 1 - eps), dt)
+    return ew("log", (ew("div", (x, ew("sub", (1, x), dt)), dt),), dt)
+
+
+def _logit_grad(g, x, y, eps):
+    d = g / (x * (1 - x))
+    if eps is None:
+        return where((x < 0).logical_or(x > 1), d.new_full((), math.nan), d)
+    return where((x < eps).logical_or(x > 1 - eps), d.new_zeros(()), d)
+
+
+_Logit = _make_unary_composite("LogitBackward0", _logit_fwd, _logit_grad)
+
+
+def _nan_to_num_fwd(x, dt, nan, posinf, neginf):
+    if not dt.is_floating_point:
+        return wrap(x._be.contiguous(x._data), x)
+    big = _FLOAT_MAX[dt.name]
+    hi = big if posinf is None else posinf
+    lo = -big if neginf is None else neginf
+    inf = ew("isinf", (x,), dt)
+    r = ew("where", (ew("isnan", (x,), dt), nan, x), dt)
+    r = ew("where", (ew("logical_and", (inf, ew("gt", (x, 0), dt)), D.bool_), hi, r), dt)
+    return ew("where", (ew("logical_and", (inf, ew("lt", (x, 0), dt)), D.bool_), lo, r), dt)
+
+
+_NanToNum = _make_unary_composite("NanToNumBackward0", _nan_to_num_fwd, lambda g, x, y, *p: g * x.isfinite(),
+                                  float_out=False)
+
+
+def sinc(input, *, out=None):
+    return write_out(apply_op(_Sinc, input), out)
+
+
+def deg2rad(input, *, out=None):
+    return write_out(apply_op(_Deg2Rad, input), out)
+
+
+def rad2deg(input, *, out=None):
+    return write_out(apply_op(_Rad2Deg, input), out)
+
+
+def sgn(input, *, out=None):
+    return write_out(apply_op(_Sgn, input), out)
+
+
+def logit(input, eps=None, *, out=None):
+    return write_out(apply_op(_Logit, input, eps), out)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    return write_out(apply_op(_NanToNum, input, nan, posinf, neginf), out)
+
+
+FUNCTIONS = dict(UNARY)
+FUNCTIONS.update({
+    "round": round_, "negative": negative, "positive": positive, "absolute": UNARY["abs"], "arcsin": UNARY["asin"],
+    "arccos": UNARY["acos"], "arctan": UNARY["atan"], "arcsinh": UNARY["asinh"], "arccosh": UNARY["acosh"],
+    "arctanh": UNARY["atanh"], "fix": UNARY["trunc"], "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg,
+    "sgn": sgn, "logit": logit, "nan_to_num": nan_to_num,
+})
+METHODS = dict(FUNCTIONS)
+for _name in ("round", "negative", "absolute", "arcsin", "arccos", "arctan", "fix", "nan_to_num", "logit", "sgn",
+              "deg2rad", "rad2deg", "sinc", "arcsinh", "arccosh", "arctanh") + tuple(UNARY):
+    METHODS[_name + "_"] = inplace_method(FUNCTIONS[_name])
+# PyTorch also has torch.<name>_ for these
+for _name in tuple(n for n in UNARY if n != "sign") + (
+        "round", "negative", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "nan_to_num",
+        "logit", "deg2rad", "rad2deg", "sinc"):
+    FUNCTIONS[_name + "_"] = METHODS[_name + "_"]
+
+DUNDERS = {"__neg__": UNARY["neg"], "__pos__": positive, "__abs__": UNARY["abs"]}
