@@ -33,6 +33,7 @@ class Program:
         # so trees of equal structure but different views meet in the generated-kernel cache
         self.pool = []  # [(name, cpu tensor, webgpu tensor)]
         self.leaves = []
+        self.reshaped = set()  # cpu storages that a reshape read or made (see op_view)
         self.trace = []
         self.n = 0
 
@@ -166,7 +167,11 @@ class Program:
             shape = tuple(self.size() if s == 1 else s for s in t[1].shape)
             return self.push(f"{{}}.expand{shape}", lambda x: x.expand(*shape), t, keep=keep)
         if keep:
-            return self.push("{}.reshape(-1)", lambda x: x.reshape(-1), t)
+            # a view or a copy depending on the layout the op that made t chose, which may differ between the
+            # devices (as between PyTorch builds): writes into either storage are not compared afterwards
+            out = self.push("{}.reshape(-1)", lambda x: x.reshape(-1), t)
+            self.reshaped.update((_storage(t[1]), _storage(out[1])))
+            return out
         return t
 
     def op_matmul(self):
@@ -213,10 +218,8 @@ class Program:
     def op_inplace(self):
         """In-place op on a tensor, or on a view of it (the write lands in the tensor's storage)."""
         t = self.pick()
-        # a reshape is a view or a copy depending on the layout an op chose, which may differ between devices
-        # (as between PyTorch builds): writing through it is defined only where both agree
-        ambiguous = (t[1]._base is None) != (t[2]._base is None)
-        if any(s == 0 and n > 1 for s, n in zip(t[1].stride(), t[1].shape)) or t in self.leaves or ambiguous:
+        if (any(s == 0 and n > 1 for s, n in zip(t[1].stride(), t[1].shape)) or t in self.leaves
+                or _storage(t[1]) in self.reshaped):
             t = self.push("{}.clone()", lambda x: x.clone(), t)
         nd = t[1].dim()
         view, vtext = (lambda x: x), ""
@@ -259,6 +262,10 @@ class Program:
             ops[self.rng.integers(len(ops))]()
             if self.rng.random() < 0.4:
                 self.drop()
+
+
+def _storage(t):
+    return t._be.storage_ptr(t._data)
 
 
 def _twin_perm(shape, perm):

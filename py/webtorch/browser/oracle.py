@@ -370,7 +370,7 @@ def optimizer_trajectory(m, name, kw, values, device=None, steps=OPTIM_STEPS):
         opt.step()
         losses.append(loss.item())
     sd = opt.state_dict()
-    state = sd["state"][0]
+    state = sd["state"].get(0, {})
     step = state.get("step")
     return {"losses": losses, "params": [w.detach().reshape(-1).tolist(), b.detach().tolist()],
             "state_keys": sorted(state), "group_keys": sorted(sd["param_groups"][0]),

@@ -93,12 +93,44 @@ HELPERS = {
   let m = max(a, b);
   return m + wt_log1p(exp(-abs(a - b)));
 }""",
+    # sin/cos with their own range reduction: the WGSL builtins need only an absolute error of 2^-11 on
+    # [-pi, pi], and some adapters use all of it (SwiftShader: ~1.5e-4 at |x| < 1, where PyTorch is exact).
+    # Cody-Waite reduction by pi/2 with a three-part constant, then Cephes' sinf/cosf polynomials on
+    # [-pi/4, pi/4] (~1e-7); past |x| = 65536 the reduction loses bits, so the builtin takes over there.
+    "wt_trig": """fn wt_trig(x: f32, cosine: bool) -> f32 {
+  if (!(abs(x) < 65536.0)) {
+    return select(select(sin(x), cos(x), cosine), wt_f32_bits(0x7fc00000u), !(abs(x) <= 3.4028235e38));
+  }
+  let j = round(x * 0.63661977236758134);
+  let r = ((x - j * 1.5703125) - j * 4.837512969970703125e-4) - j * 7.54978995489188216e-8;
+  let z = r * r;
+  let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
+  let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
+  let q = (i32(j) + select(0, 1, cosine)) & 3;
+  if (q == 0) { return s; }
+  if (q == 1) { return c; }
+  if (q == 2) { return -s; }
+  return -c;
+}""",
+    # log2 with PyTorch's edge values spelled out: WGSL leaves log of 0 and of negatives undefined
+    # (SwiftShader gives log(0) = -88.03, the log of the smallest normal, where PyTorch gives -inf)
+    "wt_log2": """fn wt_log2(x: f32) -> f32 {
+  if (x == 0.0) { return wt_f32_bits(0xff800000u); }
+  if (!(x >= 0.0)) { return wt_f32_bits(0x7fc00000u); }
+  return log2(x);
+}""",
+    "wt_log": """fn wt_log(x: f32) -> f32 {
+  if (x == 0.0) { return wt_f32_bits(0xff800000u); }
+  if (!(x >= 0.0)) { return wt_f32_bits(0x7fc00000u); }
+  return log(x);
+}""",
 }
 
 # helpers that call other helpers
 _DEPS = {"wt_pow": ("wt_f32_bits",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
          "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
-         "wt_logaddexp": ("wt_log1p",)}
+         "wt_logaddexp": ("wt_log1p",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
+         "wt_log": ("wt_f32_bits",)}
 
 
 def helper_sources(names):
@@ -205,7 +237,11 @@ def expr(op, args, ct, need):
     if op == "rsqrt":
         return f"(1.0 / sqrt({a}))"
     if op == "log10":
-        return f"(log2({a}) * 0.30102999566398120)"
+        return f"({h('wt_log2', a)} * 0.30102999566398120)"
+    if op in ("log", "log2"):
+        return h("wt_" + op, a)
+    if op in ("sin", "cos"):
+        return h("wt_trig", a, "true" if op == "cos" else "false")
     if op == "frac":
         return f"({a} - trunc({a}))"
     if op in ("expm1", "log1p", "erf", "erfc", "erfinv"):
