@@ -1,0 +1,65 @@
+"""Limits and faults of the webgpu device: oversized tensors, out-of-memory, device loss, and no buffer
+leak over 1,000 training steps."""
+import gc
+
+import pytest
+
+import webtorch
+from webtorch import nn
+import webtorch.nn.functional as F
+from webtorch.backends.webgpu import get_backend
+from webtorch.backends.webgpu.runtime import DeviceLostError, OutOfMemoryError
+
+
+def test_tensor_over_binding_limit_names_the_limit():
+    limit = get_backend().rt.limits["maxStorageBufferBindingSize"]
+    with pytest.raises(OutOfMemoryError, match="exceeds this adapter's maxStorageBufferBindingSize"):
+        t = webtorch.empty(limit // 4 + 4096, device="webgpu")
+        t.fill_(1.0)
+        t.sum().item()
+
+
+def test_failed_allocation_is_out_of_memory_naming_the_size(monkeypatch):
+    rt = get_backend().rt
+
+    def refuse(**kwargs):
+        raise RuntimeError("Not enough memory left")
+    monkeypatch.setattr(rt.device, "create_buffer", refuse)
+    with pytest.raises(OutOfMemoryError, match=r"could not allocate \d+ bytes"):
+        rt.alloc(1 << 20)
+
+
+def test_device_loss_on_readback_is_reported(monkeypatch):
+    rt = get_backend().rt
+    x = webtorch.ones(8, device="webgpu") * 2
+
+    def lost(*args, **kwargs):
+        raise RuntimeError("Parent device is lost")
+    monkeypatch.setattr(rt.device.queue, "read_buffer", lost)
+    with pytest.raises(DeviceLostError, match="the WebGPU device was lost"):
+        x.sum().item()
+
+
+def test_no_buffer_leak_over_1000_training_steps():
+    webtorch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).to("webgpu")
+    opt = webtorch.optim.Adam(model.parameters(), lr=1e-3)
+    x = webtorch.randn(8, 16, device="webgpu")
+    y = webtorch.randint(0, 4, (8,), device="webgpu")
+
+    def step():
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    first_loss = step()
+    step()
+    gc.collect()
+    baseline = webtorch.webgpu.memory_allocated()
+    for i in range(1000):
+        last = step()
+        if i % 100 == 99:
+            assert webtorch.webgpu.memory_allocated() == baseline, f"memory grew by step {i + 1}"
+    assert last < first_loss
