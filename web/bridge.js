@@ -19,7 +19,7 @@ const LIMITS = [
   "maxComputeWorkgroupSizeX", "maxComputeWorkgroupSizeY", "maxComputeWorkgroupSizeZ",
   "maxUniformBufferBindingSize", "maxBindGroups",
 ];
-const FEATURES = ["shader-f16"];
+const FEATURES = ["shader-f16", "subgroups"]; // subgroups: py/webtorch/backends/webgpu/subgroup_reduce.py
 const BIND_CACHE_MAX = 8192;
 
 export class WebGPUUnavailableError extends Error {}
@@ -170,7 +170,9 @@ export class Bridge {
     if (!ids.length) return Promise.resolve(this.takeError());
     return Promise.all(ids.map((id) => this.compileErrors[id])).then((errs) => {
       const i = errs.findIndex((e) => e);
-      return i >= 0 ? `compile ${ids[i]}: ${errs[i]}` : this.takeError();
+      if (i < 0) return this.takeError();
+      this.errors = []; // what the invalid pipeline caused in the batches that used it
+      return `compile ${ids[i]}: ${errs[i]}`;
     });
   }
 
@@ -246,10 +248,14 @@ export class Bridge {
     return bg;
   }
 
-  /** The oldest unreported device error (or the loss message), or null. */
+  /** Every unreported device error (or the loss message), or null: all at once, so that the errors one bad
+   * batch causes are reported by one read, not one by one by the reads that follow. */
   takeError() {
     if (this.lostMessage) return `lost: ${this.lostMessage}`;
-    return this.errors.length ? this.errors.shift() : null;
+    if (!this.errors.length) return null;
+    const msg = this.errors.join("\n");
+    this.errors = [];
+    return msg;
   }
 
   /** Live entries of the JS-side tables (leak checks). */

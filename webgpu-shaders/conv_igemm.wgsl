@@ -13,12 +13,17 @@
 // (outer, j0, j1, j2) over (-, J0, J1, J2); spatial dims are padded to 3 with size-1 dims. Along each
 // spatial dim d, B is read at v = (l_d * cmul_d + cadd_d) + (j_d * kmul_d + kadd_d), divided by q_d
 // (TRANSPOSED only: v must be a non-negative multiple of q_d), and is 0 unless 0 <= v / q_d < Lb_d.
-// Launch: workgroup_size (16, 16); grid (tiles % gx, tiles / gx, groups * splits) with
-// tiles = ceil(M / TM) * ceil(NC / 64); each workgroup computes a TM x 64 tile of C, each invocation a
-// (TM / 16) x 4 register block at rows ty + 16 i and columns tx + 16 j. K advances 16 at a time; the 16
-// reduction indices of a step are unravelled once per workgroup into a shared table.
+// Launch: workgroup_size (16, WG_Y); grid (tiles % gx, tiles / gx, groups * splits) with
+// tiles = ceil(M / TM) * ceil(NC / 64); each workgroup computes a TM x 64 tile of C, each invocation an
+// RM x 4 register block (RM = TM / WG_Y) at rows ty + WG_Y i and columns 4 tx .. 4 tx + 3. K advances TK
+// at a time; the TK reduction indices of a step are unravelled once per workgroup into a shared table.
+// Tiles are held as vec4 (As[row][k / 4], Bs[k][col / 4]) so the inner loop reads RM + 4 vec4 for 16 RM
+// multiply-adds (as matmul_tiled.wgsl); the gathers stay scalar. An invocation always loads the same 4
+// B columns: their unravelling is done once.
 // Split s reduces k in [s * kchunk, (s + 1) * kchunk) and writes its partial C at s * split stride.
 // Specialization: TM (rows per tile: 16, 32 or 64), TRANSPOSED, HAS_BIAS.
+// The epilogue function between the @epilogue markers stores one element of the result (bias added);
+// the scheduler may replace it with a fused elementwise chain (an activation) when splits is 1.
 // Parameters P (i32): [0] (M, NC, K, kchunk)  [1] (splits, gx, row tiles, tiles)
 //   [2] (Lc0, Lc1, Lc2, column outer stride in B)  [3] (cmul0..2, column outer stride in C)
 //   [4] (cadd0..2, -)  [5] (J0, J1, J2, k outer stride in B)  [6] (kmul0..2, k outer stride in A)
@@ -30,9 +35,12 @@ const TM: u32 = 64u;
 const TRANSPOSED: bool = false;
 const HAS_BIAS: bool = false;
 
-const TN: u32 = 64u;
-const TK: u32 = 16u;
-const RM: u32 = TM / 16u;
+const WG_Y: u32 = 8u;
+const TN4: u32 = 16u;  // vec4 columns per tile (workgroup_size x)
+const TK: u32 = 32u;
+const TK4: u32 = TK / 4u;
+const RM: u32 = TM / WG_Y;
+const NT: u32 = TN4 * WG_Y;
 
 @group(0) @binding(0) var<storage, read> A: array<f32>;
 @group(0) @binding(1) var<storage, read> B: array<f32>;
@@ -40,12 +48,18 @@ const RM: u32 = TM / 16u;
 @group(0) @binding(3) var<storage, read_write> C: array<f32>;
 @group(0) @binding(4) var<uniform> P: array<vec4<i32>, 15>;
 
-var<workgroup> As: array<f32, 1024>;  // [TK][TM]
-var<workgroup> Bs: array<f32, 1024>;  // [TK][TN]
-var<workgroup> KA: array<i32, 16>;  // per reduction index of the step: offset into A
-var<workgroup> KB: array<vec4<i32>, 16>;  // (offset into B, spatial terms j_d * kmul_d + kadd_d)
+var<workgroup> As: array<vec4<f32>, TM * TK4>;  // [TM][TK / 4]
+var<workgroup> Bs: array<vec4<f32>, TK * TN4>;  // [TK][TN / 4]
+var<workgroup> KA: array<i32, TK>;  // per reduction index of the step: offset into A
+var<workgroup> KB: array<vec4<i32>, TK>;  // (offset into B, spatial terms j_d * kmul_d + kadd_d)
 
-@compute @workgroup_size(16, 16)
+// @epilogue-begin
+fn epilogue(i: u32, v: f32) {
+  C[i] = v;
+}
+// @epilogue-end
+
+@compute @workgroup_size(16, WG_Y)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let tile = i32(wid.x + wid.y * u32(P[1].y));
   if (tile >= P[1].w) {
@@ -58,27 +72,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let g = i32(wid.z) / splits;
   let s = i32(wid.z) % splits;
   let row0 = (tile % P[1].z) * i32(TM);
-  let col0 = (tile / P[1].z) * i32(TN);
+  let col0 = (tile / P[1].z) * i32(TN4 * 4u);
   let tx = lid.x;
   let ty = lid.y;
-  let tid = ty * 16u + tx;
+  let tid = ty * TN4 + tx;
 
-  // the B column this invocation loads is the same at every step: unravel it once
-  let bc = col0 + i32(tid % TN);
-  let bc_ok = bc < NC;
-  var cb = 0;
-  var csp = vec3<i32>(0);
-  if (bc_ok) {
-    let Lc = P[2].xyz;
-    var t = bc;
-    let l2 = t % Lc.z; t = t / Lc.z;
-    let l1 = t % Lc.y; t = t / Lc.y;
-    let l0 = t % Lc.x; t = t / Lc.x;
-    cb = P[13].y + g * P[13].x + t * P[2].w;
-    csp = vec3<i32>(l0, l1, l2) * P[3].xyz + P[4].xyz;
+  // the 4 B columns this invocation loads are the same at every step: unravel them once
+  let bq = col0 + i32(tid % TN4) * 4;
+  var cb: array<i32, 4>;
+  var csp: array<vec3<i32>, 4>;
+  var cok: array<bool, 4>;
+  let Lc = P[2].xyz;
+  for (var t = 0; t < 4; t = t + 1) {
+    let bc = bq + t;
+    cok[t] = bc < NC;
+    var u = min(bc, NC - 1);
+    let l2 = u % Lc.z; u = u / Lc.z;
+    let l1 = u % Lc.y; u = u / Lc.y;
+    let l0 = u % Lc.x; u = u / Lc.x;
+    cb[t] = P[13].y + g * P[13].x + u * P[2].w;
+    csp[t] = vec3<i32>(l0, l1, l2) * P[3].xyz + P[4].xyz;
   }
-  let ar = row0 + i32(tid % TM);
-  let a_base = P[12].z + g * P[12].y + ar * P[12].x;
+  let a_base = P[12].z + g * P[12].y + row0 * P[12].x;
   let Lb = P[10].xyz;
   let q = P[11].xyz;
   let bstr = P[9].xyz;
@@ -98,36 +113,48 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       KB[tid] = vec4<i32>(t * P[5].w, j * P[6].xyz + P[7].xyz);
     }
     workgroupBarrier();
-    for (var e = tid; e < TM * TK; e = e + 256u) {
-      let kk = e / TM;
-      var v = 0.0;
-      if (ar < M && k0 + i32(kk) < k_end) {
-        v = A[a_base + KA[kk]];
+    for (var e = tid; e < TM * TK4; e = e + NT) {
+      let r = i32(e / TK4);
+      let kq = (e % TK4) * 4u;
+      var v = vec4<f32>(0.0);
+      if (row0 + r < M) {
+        let a = a_base + r * P[12].x;
+        for (var t = 0u; t < 4u; t = t + 1u) {
+          if (k0 + i32(kq + t) < k_end) {
+            v[t] = A[a + KA[kq + t]];
+          }
+        }
       }
-      As[kk * TM + e % TM] = v;
+      As[e] = v;
     }
-    for (var e = tid; e < TN * TK; e = e + 256u) {
-      let kk = e / TN;
-      var v = 0.0;
-      if (bc_ok && k0 + i32(kk) < k_end) {
+    for (var e = tid; e < TK * TN4; e = e + NT) {
+      let kk = e / TN4;
+      var v = vec4<f32>(0.0);
+      if (k0 + i32(kk) < k_end) {
         let kb = KB[kk];
-        var p = csp + kb.yzw;
-        var ok = all(p >= vec3<i32>(0));
-        if (TRANSPOSED) {
-          ok = ok && all(p % q == vec3<i32>(0));
-          p = p / q;
-        }
-        if (ok && all(p < Lb)) {
-          v = B[cb + kb.x + dot(p, bstr)];
+        for (var t = 0; t < 4; t = t + 1) {
+          var p = csp[t] + kb.yzw;
+          var ok = cok[t] && all(p >= vec3<i32>(0));
+          if (TRANSPOSED) {
+            ok = ok && all(p % q == vec3<i32>(0));
+            p = p / q;
+          }
+          if (ok && all(p < Lb)) {
+            v[t] = B[cb[t] + kb.x + dot(p, bstr)];
+          }
         }
       }
-      Bs[kk * TN + e % TN] = v;
+      Bs[e] = v;
     }
     workgroupBarrier();
-    for (var kk = 0u; kk < TK; kk = kk + 1u) {
-      let bv = vec4<f32>(Bs[kk * TN + tx], Bs[kk * TN + tx + 16u], Bs[kk * TN + tx + 32u], Bs[kk * TN + tx + 48u]);
+    for (var kq = 0u; kq < TK4; kq = kq + 1u) {
+      let b0 = Bs[(kq * 4u) * TN4 + tx];
+      let b1 = Bs[(kq * 4u + 1u) * TN4 + tx];
+      let b2 = Bs[(kq * 4u + 2u) * TN4 + tx];
+      let b3 = Bs[(kq * 4u + 3u) * TN4 + tx];
       for (var i = 0u; i < RM; i = i + 1u) {
-        acc[i] = acc[i] + As[kk * TM + ty + 16u * i] * bv;
+        let a = As[(ty + WG_Y * i) * TK4 + kq];
+        acc[i] = fma(vec4<f32>(a.x), b0, fma(vec4<f32>(a.y), b1, fma(vec4<f32>(a.z), b2, fma(vec4<f32>(a.w), b3, acc[i]))));
       }
     }
     workgroupBarrier();
@@ -136,14 +163,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let c_base = g * P[14].y + s * P[14].z;
   let Lcp = P[2].x * P[2].y * P[2].z;
   for (var i = 0u; i < RM; i = i + 1u) {
-    let r = row0 + i32(ty + 16u * i);
+    let r = row0 + i32(ty + WG_Y * i);
     if (r < M) {
       // read even without a bias (a dummy binding) so the binding is used in every variant
       let b = select(0.0, BIAS[P[14].w + g * M + r], HAS_BIAS);
-      for (var jj = 0u; jj < 4u; jj = jj + 1u) {
-        let c = col0 + i32(tx + 16u * jj);
+      for (var jj = 0; jj < 4; jj = jj + 1) {
+        let c = bq + jj;
         if (c < NC) {
-          C[c_base + r * P[14].x + (c / Lcp) * P[3].w + c % Lcp] = acc[i][jj] + b;
+          epilogue(u32(c_base + r * P[14].x + (c / Lcp) * P[3].w + c % Lcp), acc[i][jj] + b);
         }
       }
     }

@@ -7,8 +7,9 @@
 // GX is contiguous from 0. When W is absent another read-only buffer is bound in its place.
 // Launch: workgroup_size WG; RT invocations share a row (WG / RT rows per workgroup);
 // grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535. Both sums are reduced together
-// in one workgroup tree reduction.
-// Specialization: WG (64 or 256); RT (a power of two <= WG).
+// in one workgroup tree reduction (row_sum2).
+// Specialization: WG (64 or 256); RT (a power of two <= WG). subgroup_reduce.py's variant replaces
+// slot / row_sum2 with subgroup operations (the tree here is the fallback for adapters without subgroups).
 // Parameters P: [0] = (rows, C, has W, -); [1] = (G offset, X offset, W offset, -).
 
 const WG: u32 = 64u;
@@ -24,14 +25,31 @@ const RT: u32 = 64u;
 
 var<workgroup> sh: array<vec2<f32>, WG>;
 
+// This invocation's slot q in the workgroup: slot q works on local row q / RT, part q % RT of it.
+fn slot(lid: u32) -> u32 { return lid; }
+
+// The sum of the RT values of slot q's row (t = q % RT), given to each of them; every invocation calls it.
+fn row_sum2(q: u32, t: u32, v: vec2<f32>) -> vec2<f32> {
+  sh[q] = v;
+  workgroupBarrier();
+  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
+    if (t < h) {
+      sh[q] = sh[q] + sh[q + h];
+    }
+    workgroupBarrier();
+  }
+  return sh[q - t];
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let rows = P[0].x;
   let C = P[0].y;
   let has_w = P[0].z != 0u;
-  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + lid / RT;
-  let t = lid % RT;
+  let q = slot(lid);
+  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + q / RT;
+  let t = q % RT;
   let live = row < rows;
   let gb = P[1].x + row * C;
   let xb = P[1].y + row * C;
@@ -49,15 +67,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       acc = acc + vec2<f32>(gh, gh * (X[xb + j] - mean) * rstd);
     }
   }
-  sh[lid] = acc;
-  workgroupBarrier();
-  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
-    if (t < h) {
-      sh[lid] = sh[lid] + sh[lid + h];
-    }
-    workgroupBarrier();
-  }
-  let ab = sh[lid - t] / f32(C);
+  let ab = row_sum2(q, t, acc) / f32(C);
   if (live) {
     let ob = row * C;
     for (var j = t; j < C; j = j + RT) {

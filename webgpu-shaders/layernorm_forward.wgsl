@@ -7,8 +7,9 @@
 // buffer is bound in its place (flags, not specialization, so the binding layout never changes).
 // Launch: workgroup_size WG; RT invocations share a row (WG / RT rows per workgroup);
 // grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535. Both sums are workgroup tree
-// reductions over the RT partial sums of a row.
-// Specialization: WG (64 or 256); RT (a power of two <= WG).
+// reductions over the RT partial sums of a row (row_sum).
+// Specialization: WG (64 or 256); RT (a power of two <= WG). subgroup_reduce.py's variant replaces
+// slot / row_sum with subgroup operations (the tree here is the fallback for adapters without subgroups).
 // Parameters P: [0] = (rows, C, has W, has B); [1] = (X offset, W offset, B offset, bits of eps as f32).
 
 const WG: u32 = 64u;
@@ -24,17 +25,20 @@ const RT: u32 = 64u;
 
 var<workgroup> sh: array<f32, WG>;
 
-// the sum of the RT partial values of this invocation's row (every invocation of the workgroup calls it)
-fn row_sum(lid: u32, t: u32, v: f32) -> f32 {
-  sh[lid] = v;
+// This invocation's slot q in the workgroup: slot q works on local row q / RT, part q % RT of it.
+fn slot(lid: u32) -> u32 { return lid; }
+
+// The sum of the RT values of slot q's row (t = q % RT), given to each of them; every invocation calls it.
+fn row_sum(q: u32, t: u32, v: f32) -> f32 {
+  sh[q] = v;
   workgroupBarrier();
   for (var h = RT / 2u; h > 0u; h = h >> 1u) {
     if (t < h) {
-      sh[lid] = sh[lid] + sh[lid + h];
+      sh[q] = sh[q] + sh[q + h];
     }
     workgroupBarrier();
   }
-  let s = sh[lid - t];
+  let s = sh[q - t];
   workgroupBarrier();  // sh is reused by the next sum
   return s;
 }
@@ -44,8 +48,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
   let rows = P[0].x;
   let C = P[0].y;
-  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + lid / RT;
-  let t = lid % RT;
+  let q = slot(lid);
+  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + q / RT;
+  let t = q % RT;
   let live = row < rows;
   let xb = P[1].x + row * C;
   var acc = 0.0;
@@ -54,7 +59,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       acc = acc + X[xb + j];
     }
   }
-  let mean = row_sum(lid, t, acc) / f32(C);
+  let mean = row_sum(q, t, acc) / f32(C);
   acc = 0.0;
   if (live) {
     for (var j = t; j < C; j = j + RT) {
@@ -62,7 +67,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       acc = acc + d * d;
     }
   }
-  let rstd = 1.0 / sqrt(row_sum(lid, t, acc) / f32(C) + bitcast<f32>(P[1].w));
+  let rstd = 1.0 / sqrt(row_sum(q, t, acc) / f32(C) + bitcast<f32>(P[1].w));
   if (live) {
     let yb = row * C;
     for (var j = t; j < C; j = j + RT) {

@@ -4,6 +4,8 @@
 // through strides (same parameter block P as matmul_tiled.wgsl). Used for matrix-vector shapes, where a
 // 64x64 tile would idle, and as the benchmark baseline.
 // Launch: workgroup_size (16, 16); grid (ceil(N / 16), ceil(M / 16), batch).
+// The epilogue function stores one element of C (the scheduler may fuse an elementwise chain there, as in
+// matmul_tiled.wgsl).
 // Parameters P: [0] = (M, N, K, batch); [1] = batch sizes; [2] = A batch strides; [3] = B batch strides;
 //               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, -, -).
 
@@ -11,6 +13,12 @@
 @group(0) @binding(1) var<storage, read> B: array<f32>;
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> P: array<vec4<u32>, 6>;
+
+// @epilogue-begin
+fn epilogue(i: u32, v: f32) {
+  C[i] = v;
+}
+// @epilogue-end
 
 fn batch_offset(z: u32, sizes: vec4<u32>, strides: vec4<u32>) -> u32 {
   var t = z;
@@ -38,5 +46,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     a = a + P[4].y;
     b = b + P[4].z;
   }
-  C[gid.z * M * N + r * N + c] = acc;
+  epilogue(gid.z * M * N + r * N + c, acc);
 }

@@ -6,8 +6,9 @@
 // Launch: workgroup_size WG; RT invocations share a row, so a workgroup does WG / RT rows;
 // grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535.
 // Each invocation keeps an online (max, sum) pair over its strided share of the row, then the RT pairs of a
-// row merge in a workgroup tree reduction. RT = 1: each invocation reduces its row alone.
-// Specialization: LOG; WG (64 or 256); RT (a power of two <= WG).
+// row merge in a workgroup tree reduction (row_maxsum). RT = 1: each invocation reduces its row alone.
+// Specialization: LOG; WG (64 or 256); RT (a power of two <= WG). subgroup_reduce.py's variant replaces
+// slot / row_maxsum with subgroup operations (the tree here is the fallback for adapters without subgroups).
 // Parameters P: [0] = (rows, L, X dim stride, Y dim stride); [1] = kept sizes; [2] = X kept strides;
 //               [3] = Y kept strides; [4] = (X offset, Y offset, -, -).
 
@@ -19,8 +20,7 @@ const RT: u32 = 64u;
 @group(0) @binding(1) var<storage, read_write> Y: array<f32>;
 @group(0) @binding(2) var<uniform> P: array<vec4<u32>, 5>;
 
-var<workgroup> sh_m: array<f32, WG>;
-var<workgroup> sh_s: array<f32, WG>;
+var<workgroup> sh: array<vec2<f32>, WG>;
 
 // -inf from a runtime argument: a constant expression evaluating to inf (even inside a function body) is a
 // shader-creation error in Tint (Chromium); naga accepts it
@@ -44,6 +44,22 @@ fn merge(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   return vec2<f32>(m, a.y * exp(a.x - m) + b.y * exp(b.x - m));
 }
 
+// This invocation's slot q in the workgroup: slot q works on local row q / RT, part q % RT of it.
+fn slot(lid: u32) -> u32 { return lid; }
+
+// The merge of the RT pairs of slot q's row (t = q % RT), given to each of them; every invocation calls it.
+fn row_maxsum(q: u32, t: u32, v: vec2<f32>) -> vec2<f32> {
+  sh[q] = v;
+  workgroupBarrier();
+  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
+    if (t < h) {
+      sh[q] = merge(sh[q], sh[q + h]);
+    }
+    workgroupBarrier();
+  }
+  return sh[q - t];
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -51,8 +67,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let L = P[0].y;
   let xs = P[0].z;
   let ys = P[0].w;
-  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + lid / RT;
-  let t = lid % RT;
+  let q = slot(lid);
+  let row = (wid.x + wid.y * nwg.x) * (WG / RT) + q / RT;
+  let t = q % RT;
   let live = row < rows;
   var xb = 0u;
   var acc = vec2<f32>(neg_inf(), 0.0);
@@ -62,25 +79,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       acc = merge(acc, vec2<f32>(X[xb + j * xs], 1.0));
     }
   }
-  sh_m[lid] = acc.x;
-  sh_s[lid] = acc.y;
-  workgroupBarrier();
-  for (var h = RT / 2u; h > 0u; h = h >> 1u) {
-    if (t < h) {
-      let r = merge(vec2<f32>(sh_m[lid], sh_s[lid]), vec2<f32>(sh_m[lid + h], sh_s[lid + h]));
-      sh_m[lid] = r.x;
-      sh_s[lid] = r.y;
-    }
-    workgroupBarrier();
-  }
-  let m = sh_m[lid - t];
-  let s = sh_s[lid - t];
+  let ms = row_maxsum(q, t, acc);
+  let m = ms.x;
+  let s = ms.y;
   if (live) {
     let yb = P[4].y + row_offset(row, P[1], P[3]);
     let ls = log(s);
     for (var j = t; j < L; j = j + RT) {
       let z = X[xb + j * xs] - m;
-      if (LOG) {
+      if (s == 0.0) {
+        // an all -inf row: NaN, as PyTorch gives (exp(-inf - -inf) is left to the adapter: SwiftShader's is inf)
+        Y[yb + j * ys] = f32_bits(0x7fc00000u);
+      } else if (LOG) {
         Y[yb + j * ys] = z - ls;
       } else {
         Y[yb + j * ys] = exp(z) / s;

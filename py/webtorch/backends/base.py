@@ -368,7 +368,7 @@ class Backend:
         """RAdam (rectified when the variance estimate is tractable, rho_t > 5)."""
         raise NotImplementedError
 
-    # ---- nn: fused softmax and layer norm (GPU backends implement them with workgroup reductions) -------
+    # ---- nn: fused softmax, layer norm and batch norm (GPU backends: workgroup reductions) -------------
     def softmax(self, h, dim, log, dtype):
         """Numerically stable softmax (``log=False``) or log_softmax (``log=True``) of h along ``dim``,
         computed in and returned as ``dtype`` (max subtracted first; an all -inf row gives nan, as PyTorch)."""
@@ -388,6 +388,22 @@ class Backend:
     def layer_norm_backward(self, g, x, mean, rstd, weight, n, need):
         """``(grad_x, grad_weight, grad_bias)`` of layer_norm given the saved mean/rstd; ``need`` is a triple of
         bools, an entry that is False (or whose weight is None) comes back as None."""
+        raise NotImplementedError
+
+    def batch_norm(self, x, weight, bias, running_mean, running_var, momentum, eps):
+        """Training-mode batch normalization of x (N, C, *) over every dim but 1, in one pass over the batch:
+        ``(x - mean) * rstd * weight + bias`` with the batch's per-channel mean and biased variance,
+        ``rstd = 1 / sqrt(var + eps)``; weight/bias: (C,) handles or None. running_mean / running_var ((C,)
+        handles or None) are updated in place: ``r = (1 - momentum) * r + momentum * stat`` with the unbiased
+        variance (var * M / (M - 1), M = elements per channel). Returns ``(y, mean, rstd)``, mean and rstd
+        shaped (C,) in x's dtype; statistics accumulate in at least float32. A backend without it makes
+        F.batch_norm compose elementwise ops and reductions."""
+        raise NotImplementedError
+
+    def batch_norm_backward(self, g, x, mean, rstd, weight, need):
+        """``(grad_x, grad_weight, grad_bias)`` of training-mode batch_norm given its saved per-channel
+        ``mean``/``rstd``: ``grad_x = weight * rstd * (g - mean(g) - xhat * mean(g * xhat))`` (means per channel),
+        ``grad_weight = sum(g * xhat)``, ``grad_bias = sum(g)``. ``need`` as layer_norm_backward's."""
         raise NotImplementedError
 
     # ---- scans, sorting, searching, dense linear algebra (ops/scan.py, ops/sorting.py, ops/linalg_extra.py) --

@@ -1,4 +1,4 @@
-"""NumPy implementations of the fused nn primitives of backends/base.py (softmax, layer norm).
+"""NumPy implementations of the fused nn primitives of backends/base.py (softmax, layer norm, batch norm).
 
 Mixed into NumpyBackend. float16 inputs accumulate in float32 and are rounded once at the end.
 """
@@ -85,3 +85,43 @@ class NumpyNNMixin:
             gb = g2.sum(axis=0).reshape(wshape).astype(x.dtype, copy=False)
         return gx, gw, gb
 
+
+    def batch_norm(self, x, weight, bias, running_mean, running_var, momentum, eps):
+        x3 = _acc(x).reshape(x.shape[0], x.shape[1], -1)
+        m = x3.shape[0] * x3.shape[2]
+        mean = x3.mean(axis=(0, 2))
+        xc = x3 - mean[:, None]
+        var = np.einsum("ijk,ijk->j", xc, xc) / m
+        rstd = 1.0 / np.sqrt(var + eps)
+        y = xc
+        y *= rstd[:, None]
+        if weight is not None:
+            y *= _acc(weight).reshape(-1, 1)
+        if bias is not None:
+            y += _acc(bias).reshape(-1, 1)
+        if running_mean is not None:
+            running_mean *= 1 - momentum
+            running_mean += (momentum * mean).astype(running_mean.dtype, copy=False)
+        if running_var is not None:
+            running_var *= 1 - momentum
+            running_var += (momentum * var * (m / max(m - 1, 1))).astype(running_var.dtype, copy=False)
+        return (y.reshape(x.shape).astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False),
+                rstd.astype(x.dtype, copy=False))
+
+    def batch_norm_backward(self, g, x, mean, rstd, weight, need):
+        g3 = _acc(g).reshape(x.shape[0], x.shape[1], -1)
+        rstd = _acc(rstd)
+        xhat = (_acc(x).reshape(g3.shape) - _acc(mean)[:, None]) * rstd[:, None]
+        m = max(g3.shape[0] * g3.shape[2], 1)
+        sg = g3.sum(axis=(0, 2))
+        sgx = np.einsum("ijk,ijk->j", g3, xhat)
+        gx = gw = gb = None
+        if need[0]:
+            scale = rstd * _acc(weight) if weight is not None else rstd
+            gx = (g3 - (sg / m)[:, None] - xhat * (sgx / m)[:, None]) * scale[:, None]
+            gx = gx.reshape(x.shape).astype(x.dtype, copy=False)
+        if need[1] and weight is not None:
+            gw = sgx.astype(weight.dtype, copy=False)
+        if need[2]:
+            gb = sg.astype(x.dtype, copy=False)
+        return gx, gw, gb

@@ -13,7 +13,7 @@ from .dispatch import float_result
 from .elementwise import (NUMBERS, OPERAND_TYPES, ew, ew2, binary_result_type, not_for_bool, is_bool,
                           not_differentiable, write_out, checked_kernel, make_binary, binary_fn, keep_original_self,
                           inplace_method, operator_method, reflected_method)
-from .inplace import commit, scalar_type_name
+from .inplace import commit, cpp_type_name, scalar_type_name
 from .unary_math import UNARY
 from .where_clamp import where
 
@@ -241,12 +241,12 @@ def ones_like_(a):
 
 def add(input, other, *, alpha=1, out=None):
     r = apply_op(AddBackward0, input, other, alpha)
-    return r if out is None else write_out(r, out)
+    return r if out is None else write_out(r, out, (input, other))
 
 
 def sub(input, other, *, alpha=1, out=None):
     r = apply_op(SubBackward0, input, other, alpha)
-    return r if out is None else write_out(r, out)
+    return r if out is None else write_out(r, out, (input, other))
 
 
 def rsub(input, other, alpha=1):
@@ -255,7 +255,7 @@ def rsub(input, other, alpha=1):
 
 def mul(input, other, *, out=None):
     r = apply_op(MulBackward0, input, other)
-    return r if out is None else write_out(r, out)
+    return r if out is None else write_out(r, out, (input, other))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -263,7 +263,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         r = apply_op(DivBackward0, input, other)
     else:
         r = apply_op(DivBackward2, input, other, rounding_mode)
-    return r if out is None else write_out(r, out)
+    return r if out is None else write_out(r, out, (input, other))
 
 
 def true_divide(input, other):
@@ -278,10 +278,10 @@ def pow(input, exponent, *, out=None):
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         if exponent.dim() == 0 and exponent._device.type == "cpu" and input._device.type != "cpu":
             return apply_op(PowBackward0, input, exponent.item())
-        return write_out(apply_op(PowBackward1, input, exponent), out)
+        return write_out(apply_op(PowBackward1, input, exponent), out, (input, exponent))
     if isinstance(input, Tensor):
-        return write_out(apply_op(PowBackward0, input, exponent), out)
-    return write_out(apply_op(PowBackward2, input, exponent), out)
+        return write_out(apply_op(PowBackward0, input, exponent), out, (input,))
+    return write_out(apply_op(PowBackward2, input, exponent), out, (exponent,))
 
 
 # ---- remainder, fmod (the % operator) ----------------------------------------------------------------
@@ -300,7 +300,7 @@ def remainder(input, other, *, out=None):
     if isinstance(input, Tensor):
         return _remainder(input, other, out=out)
     # PyTorch's remainder(Scalar, Tensor) has no derivative
-    return write_out(not_differentiable("remainder", _fwd_remainder(input, other), other), out)
+    return write_out(not_differentiable("remainder", _fwd_remainder(input, other), other), out, (other,))
 
 
 _FmodT = make_binary("FmodBackward1", _fwd_fmod, lambda g, a, b, out: (g, -g * div(a, b, rounding_mode="trunc")))
@@ -320,7 +320,7 @@ def _float_power_(self, exponent):
                            "operation's result requires dtype Double")
     r = float_power(self, exponent)
     keep_original_self(r, self)
-    return commit(self, r)
+    return commit(self, r, (exponent,))
 
 
 # ---- addcmul, addcdiv, lerp --------------------------------------------------------------------------
@@ -375,21 +375,17 @@ class AddcdivBackward0(Node):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    return write_out(apply_op(AddcmulBackward0, input, tensor1, tensor2, value), out)
+    return write_out(apply_op(AddcmulBackward0, input, tensor1, tensor2, value), out, (input, tensor1, tensor2))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    return write_out(apply_op(AddcdivBackward0, input, tensor1, tensor2, value), out)
-
-
-_CPP_TYPE_NAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-                  "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+    return write_out(apply_op(AddcdivBackward0, input, tensor1, tensor2, value), out, (input, tensor1, tensor2))
 
 
 def _same_dtype(x, other, what):
     if isinstance(other, Tensor) and other.dtype is not x.dtype:
-        raise RuntimeError(f"expected dtype {_CPP_TYPE_NAME[x.dtype.name]} for `{what}` but got dtype "
-                           f"{_CPP_TYPE_NAME[other.dtype.name]}")
+        raise RuntimeError(f"expected dtype {cpp_type_name(x.dtype)} for `{what}` but got dtype "
+                           f"{cpp_type_name(other.dtype)}")
 
 
 class LerpBackward0(Node):
@@ -429,8 +425,8 @@ def lerp(input, end, weight, *, out=None):
     _same_dtype(input, end, "end")
     if isinstance(weight, Tensor):
         _same_dtype(input, weight, "weight")
-        return write_out(apply_op(LerpBackward1, input, end, weight), out)
-    return write_out(apply_op(LerpBackward0, input, end, weight), out)
+        return write_out(apply_op(LerpBackward1, input, end, weight), out, (input, end, weight))
+    return write_out(apply_op(LerpBackward0, input, end, weight), out, (input, end))
 
 
 # ---- Python operators --------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ def _heaviside(x, values):
 
 
 def heaviside(input, values, *, out=None):
-    return write_out(not_differentiable("heaviside", _heaviside(input, values), input, values), out)
+    return write_out(not_differentiable("heaviside", _heaviside(input, values), input, values), out, (input, values))
 
 
 FUNCTIONS = {

@@ -11,7 +11,7 @@ from .inplace import scalar_type_name
 def _cmp(op):
     def fn(input, other, *, out=None):
         dt = D.result_type(input, other)
-        return write_out(ew(op, (input, other), dt), out)
+        return write_out(ew(op, (input, other), dt), out, (input, other))
     fn.__name__ = op
     return fn
 

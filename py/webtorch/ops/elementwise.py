@@ -10,7 +10,7 @@ from ..autograd.graph import Node, apply_op, attach, recording
 from ..autograd.grad_mode import state as _grad_state
 from .._tensor import Tensor, _wrap
 from .dispatch import operands, wrap
-from .inplace import commit, check_castable, scalar_type_name
+from .inplace import store, check_castable, check_inplace_target, check_overlap, scalar_type_name
 
 NUMBERS = (bool, int, float)
 _NUMBER_TYPES = frozenset(NUMBERS)
@@ -76,9 +76,12 @@ def not_differentiable(op, result, *inputs):
     return result
 
 
-def write_out(r, out):
+def write_out(r, out, inputs=()):
+    """Copy the result r into ``out=`` (resized to r's shape); inputs: the op's operands, checked for memory overlap
+    with out first."""
     if out is None:
         return r
+    check_overlap(out, inputs)
     if tuple(out.shape) != tuple(r.shape):
         out.resize_(r.shape) if hasattr(out, "resize_") else None
     out._be.copy_(out._data, r._data)
@@ -129,7 +132,7 @@ def binary_fn(name, nodes):
         tt, ts, st = nodes
         node = tt if isinstance(input, Tensor) and isinstance(other, Tensor) else (
             ts if isinstance(input, Tensor) else st)
-        return write_out(apply_op(node, input, other), out)
+        return write_out(apply_op(node, input, other), out, (input, other))
     fn.__name__ = name
     return fn
 
@@ -149,10 +152,13 @@ def keep_original_self(result, self):
 def inplace_method(fn):
     """Tensor.<name>_ from the out-of-place fn: compute, check the result casts to self's dtype, commit."""
     def method(self, *args, **kwargs):
+        # PyTorch refuses an overlapping write before computing anything (and after autograd's leaf check)
+        check_inplace_target(self)
+        check_overlap(self, args + tuple(kwargs.values()) if kwargs else args)
         r = fn(self, *args, **kwargs)
         check_castable(r.dtype, self.dtype)
         keep_original_self(r, self)
-        return commit(self, r)
+        return store(self, r)
     method.__name__ = fn.__name__ + "_"
     return method
 

@@ -105,7 +105,7 @@ def copy_(self, src, non_blocking=False):
     if tuple(src.shape) != shape and broadcast_shapes(shape, tuple(src.shape)) != shape:
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shapes(shape, tuple(src.shape)))}")
-    return write_inplace(self, CopyBackwards, src)
+    return write_inplace(self, CopyBackwards, src, inputs=(src,))
 
 
 def _contiguous_strides(shape):

@@ -119,7 +119,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 
 def index_add_(self, dim, index, source, *, alpha=1):
     dim, index = _index_add_args(self, dim, index, source)
-    return write_inplace(self, IndexAddBackward0, dim, index, source, alpha)
+    return write_inplace(self, IndexAddBackward0, dim, index, source, alpha, inputs=(index, source), full=True)
 
 
 class IndexCopyBackward0(Node):
@@ -150,7 +150,7 @@ def index_copy(input, dim, index, source):
 
 def index_copy_(self, dim, index, source):
     dim, index = _index_copy_args(self, dim, index, source)
-    return write_inplace(self, IndexCopyBackward0, dim, index, source)
+    return write_inplace(self, IndexCopyBackward0, dim, index, source, inputs=(index, source), full=True)
 
 
 class IndexFillBackward0(Node):
@@ -191,7 +191,8 @@ def index_fill(input, dim, index, value):
 
 def index_fill_(self, dim, index, value):
     node, dim, index, value = _index_fill_args(self, dim, index, value)
-    return write_inplace(self, node, dim, index, value)
+    # PyTorch checks the index only: a Tensor value is read once, before anything is written
+    return write_inplace(self, node, dim, index, value, inputs=(index,), full=True)
 
 
 FUNCTIONS = {"index_select": index_select, "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill}

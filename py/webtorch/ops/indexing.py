@@ -9,6 +9,7 @@ from .. import _dtype as D
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
+from ..autograd.grad_mode import state as _grad_state
 from .dispatch import norm_dim, wrap
 from .inplace import new_view, write_inplace, scalar_type_name
 
@@ -196,8 +197,8 @@ def parse_key(self, key):
             bkey.append(None)
             vshape.append(1)
             name = "UnsqueezeBackward0"
-            if k is False:
-                adv.append((len(vshape) - 1, self.new_zeros((0,), dtype=D.int64)))
+            if isinstance(k, bool):  # PyTorch indexes the new dim with [] (False) or [0] (True): a copy
+                adv.append((len(vshape) - 1, self.new_zeros((1 if k else 0,), dtype=D.int64)))
             elif isinstance(k, Tensor):  # 0-dim bool: keep the new dim once (True) or not at all (False)
                 adv.append((len(vshape) - 1, k.reshape(1).nonzero()[:, 0]))
         elif isinstance(k, int):
@@ -210,10 +211,11 @@ def parse_key(self, key):
         elif isinstance(k, slice):
             size = shape[idim]
             start, stop, step = _slice_bounds(k, size)
-            length = max(0, (stop - start + step - 1) // step)
-            bkey.append(slice(start, stop, step))
-            vshape.append(length)
-            if not (start == 0 and length == size and step == 1):
+            vshape.append(max(0, (stop - start + step - 1) // step))
+            if _is_full_slice(k, size):
+                bkey.append(slice(None))
+            else:
+                bkey.append(slice(start, stop, step))
                 name = "SliceBackward0"
             idim += 1
         elif k.dtype in _MASK_DTYPES:
@@ -240,10 +242,46 @@ def parse_key(self, key):
     return p
 
 
+def _is_full_slice(k, size):
+    """PyTorch applies no view op for this slice entry of a key: written from 0 (not -size), step 1, to the end."""
+    return ((k.start is None or int(k.start) == 0) and (k.step is None or int(k.step) == 1)
+            and (k.stop is None or int(k.stop) >= size))
+
+
 def _basic_view(self, p, single_slice=False):
+    if _grad_state.enabled and self.requires_grad:
+        return _view_chain(self, p.key, single_slice)
+    # nothing records the graph: one backend view (the node name is never seen)
     if p.trivial and not single_slice:
         return apply_op(AliasBackward0, self, p.key)
     return apply_op(SliceBackward0 if single_slice and p.trivial else _NODES[p.name], self, p.key)
+
+
+def _view_chain(x, key, single_slice):
+    """x[key] for a basic key (parse_key's: ints, slices, None; full slices as ``slice(None)``) one view op at a
+    time, as PyTorch's applySlicing builds the graph: a Select/Slice/Unsqueeze node per int, non-full slice and
+    None, in key order (a lone slice key always slices); a key that applies none gives an alias."""
+    out = x
+    d = 0  # the dim of out the next entry applies to
+    for i, k in enumerate(key):
+        if isinstance(k, slice):
+            if k == _FULL and not (single_slice and i == 0):
+                d += 1
+                continue
+            node = SliceBackward0
+        else:
+            node = UnsqueezeBackward0 if k is None else SelectBackward0
+        nd = out.dim()
+        rest = nd - d - (k is not None)
+        out = apply_op(node, out, (_FULL,) * d + (k,) + (_FULL,) * rest)
+        if node is not SelectBackward0:
+            d += 1
+    if out is x:
+        out = apply_op(AliasBackward0, x, key)
+    return out
+
+
+_FULL = slice(None)
 
 
 _NODES = {"SliceBackward0": SliceBackward0, "SelectBackward0": SelectBackward0,
@@ -385,7 +423,7 @@ def index_put(input, indices, values, accumulate=False):
 
 def index_put_(self, indices, values, accumulate=False):
     indices, values = _put_args(self, indices, values)
-    return write_inplace(self, IndexPutBackward0, indices, values, accumulate)
+    return write_inplace(self, IndexPutBackward0, indices, values, accumulate, inputs=(values, *indices), full=True)
 
 
 # ---- __getitem__ / __setitem__ -----------------------------------------------------------------------

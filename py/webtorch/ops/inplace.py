@@ -14,8 +14,18 @@ _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Shor
                  "float32": "Float", "float64": "Double"}
 
 
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "uint32": "unsigned int", "bool": "bool"}
+
+
 def scalar_type_name(dt):
     return _SCALAR_NAMES[dt.name]
+
+
+def cpp_type_name(dt):
+    """The C++ type PyTorch's kernel messages name for dt ("float", "long int")."""
+    return _CPP_TYPE_NAMES[dt.name]
 
 
 def check_castable(result_dtype, self_dtype):
@@ -34,9 +44,80 @@ def check_inplace_target(self):
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def commit(self, result):
-    """Write result into self (same shape; dtype cast) and transfer autograd history. Returns self."""
+_PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.")
+_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                     "memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_overlap(out, inputs=(), full=False):
+    """PyTorch's memory-overlap checks before a write into ``out`` (an in-place op's self, an ``out=`` tensor):
+    out must not be an expanded view (several of its elements at one address), and no input may partially
+    overlap it; with ``full`` (PyTorch's assert_no_overlap, used by the index/scatter ops) not even the identical
+    view may. inputs may hold non-Tensors (skipped).
+    Kept cheap for the hot path: only a view (``_base`` set) can be expanded -- a detached alias of one keeps the
+    expanded handle, which the backends refuse to write with the same message -- and views of one storage share
+    the version counter, so an input on another storage costs one identity test."""
+    if out._base is not None:
+        be = out._be
+        strides = be.stride(out._data)
+        if 0 in strides and any(st == 0 and n > 1 for n, st in zip(be.shape(out._data), strides)):
+            raise RuntimeError(_INTERNAL_OVERLAP)
+    version = out._version
+    for t in inputs:
+        if getattr(t, "_version", None) is version and _overlap_status(out, t) in (_OVERLAP_FULL if full else
+                                                                                  _OVERLAP_PARTIAL):
+            raise RuntimeError(_PARTIAL_OVERLAP)
+
+
+_OVERLAP_PARTIAL = ("partial",)
+_OVERLAP_FULL = ("partial", "full")
+
+
+def _overlap_status(a, b):
+    """PyTorch's get_overlap_status: "full" (the same elements in the same order), "partial", "no", or "too hard"
+    when either tensor is not non-overlapping and dense (then PyTorch does not look further)."""
+    if a is b:
+        return "full"
+    na, nb = a.numel(), b.numel()
+    if na == 0 or nb == 0:
+        return "no"
+    be = a._be
+    ha, hb = a._data, b._data
+    sa, sb = be.stride(ha), be.stride(hb)
+    if not (_non_overlapping_and_dense(be.shape(ha), sa) and _non_overlapping_and_dense(be.shape(hb), sb)):
+        return "too hard"
+    if b._be is not be or be.storage_ptr(ha) != be.storage_ptr(hb):
+        return "no"
+    a0, b0 = be.data_ptr(ha), be.data_ptr(hb)
+    a1, b1 = a0 + na * a.dtype.itemsize, b0 + nb * b.dtype.itemsize
+    if a0 == b0 and a1 == b1:
+        return "full" if sa == sb else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else "no"
+
+
+def _non_overlapping_and_dense(shape, strides):
+    """PyTorch's is_non_overlapping_and_dense: some permutation of the dims is contiguous (size-1 dims ignored)."""
+    if len(shape) == 1:
+        return shape[0] < 2 or strides[0] == 1
+    expected = 1
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n > 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def commit(self, result, inputs=()):
+    """Write result into self (same shape; dtype cast) and transfer autograd history. Returns self.
+    inputs: the op's operands, checked for memory overlap with self (check_overlap) before the write."""
     check_inplace_target(self)
+    check_overlap(self, inputs)
+    return store(self, result)
+
+
+def store(self, result):
+    """commit after its checks were made (by a caller that checks before computing result)."""
     if tuple(result.shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
                            f"{list(result.shape)}")
@@ -53,12 +134,14 @@ def commit(self, result):
     return self
 
 
-def write_inplace(self, node_cls, *args):
+def write_inplace(self, node_cls, *args, inputs=(), full=False):
     """Run a writing op whose forward fills self's own storage (``forward(ctx, self, *args, inplace=True)``
     returns a Tensor around ``self._data``), then commit. For ops whose backward needs no old value of
-    self: this skips commit's copy of an out-of-place result."""
+    self: this skips commit's copy of an out-of-place result. inputs, full: the operands to check for memory
+    overlap with self before anything is written (check_overlap)."""
     check_inplace_target(self)
-    return commit(self, apply_op(node_cls, self, *args, inplace=True))
+    check_overlap(self, inputs, full)
+    return store(self, apply_op(node_cls, self, *args, inplace=True))
 
 
 class CopySlices(Node):

@@ -1,13 +1,32 @@
 """Matrix products: matmul, mm, bmm, addmm, mv, dot, outer (einsum beside them)."""
 from .. import _dtype as D
+from .._broadcast import broadcast_shapes
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap, check_same_device
+from .elementwise import write_out
+from .inplace import cpp_type_name, scalar_type_name
 
 
 def _check_dtypes(a, b, name):
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('float32', 'float')} "
-                           f"!= {b.dtype.name.replace('float32', 'float')}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(a.dtype)} != "
+                           f"{cpp_type_name(b.dtype)}")
+
+
+def _mv_size_error(rows, cols, n):
+    return RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({n})")
+
+
+def _check_mv_dtypes(mat, vec):
+    # PyTorch's mv is addmv into a result of vec's dtype: the message lists result, mat, vec
+    if mat.dtype is not vec.dtype:
+        r, m = scalar_type_name(vec.dtype), scalar_type_name(mat.dtype)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {r}, {m}, and {r}")
+
+
+def _check_bmm_dtypes(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(a.dtype)} but found {scalar_type_name(b.dtype)}")
 
 
 def _shapes_error(a, b):
@@ -71,7 +90,7 @@ def mm(input, mat2, *, out=None):
     if input.shape[1] != mat2.shape[0]:
         raise _shapes_error(input, mat2)
     _check_dtypes(input, mat2, "mm")
-    return apply_op(MmBackward0, input, mat2)
+    return write_out(apply_op(MmBackward0, input, mat2), out)
 
 
 class AddmmBackward0(Node):
@@ -108,11 +127,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1.shape[1] != mat2.shape[0]:
         raise _shapes_error(mat1, mat2)
     _check_dtypes(mat1, mat2, "addmm")
-    return apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha)
+    return write_out(apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha), out)
 
 
 def matmul(input, other, *, out=None):
     """torch.matmul: 1-D/2-D/batched with broadcasting, PyTorch's error messages."""
+    return write_out(_matmul(input, other), out)
+
+
+def _matmul(input, other):
     check_same_device(input, other)
     da, db = input.dim(), other.dim()
     if da == 0 or db == 0:
@@ -123,22 +146,71 @@ def matmul(input, other, *, out=None):
         return dot(input, other)
     if da == 2 and db == 1:
         return mv(input, other)
+    if da > 2 or db > 2:
+        _check_batched_operands(input, other)
     if da == 1:
-        return matmul(input.unsqueeze(0), other).squeeze(-2)
+        return _matmul(input.unsqueeze(0), other).squeeze(-2)
     if db == 1:
-        if input.shape[-1] != other.shape[0]:
-            raise RuntimeError(f"size mismatch, got input ({input.shape[-2]}x{input.shape[-1]}), vec ({other.shape[0]})")
-        return matmul(input, other.unsqueeze(-1)).squeeze(-1)
-    if input.shape[-1] != other.shape[-2]:
-        if da == 3 and db == 3:
-            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                               f"[{other.shape[0]}, {input.shape[-1]}] but got: [{other.shape[0]}, {other.shape[-2]}].")
-        raise _shapes_error(input, other)
-    _check_dtypes(input, other, "matmul")
+        return _matmul(input, other.unsqueeze(-1)).squeeze(-1)
     if db == 2 and da > 2:  # fold batch into rows: one GEMM (PyTorch does the same)
         lead = tuple(input.shape[:-1])
         return mm(input.reshape(-1, input.shape[-1]), other).reshape(lead + (other.shape[-1],))
     return apply_op(BmmBackward0 if da == db == 3 else MatmulBackward0, input, other)
+
+
+def _check_batched_operands(a, b):
+    """PyTorch's error for matmul operands (one of them at least 3-D) that do not fit. Its wording follows the path
+    PyTorch's _matmul_impl takes: the larger operand folded into a matrix for one mm/mv (_should_fold), else the
+    batch dims broadcast for bmm."""
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    da, db = len(sa), len(sb)
+    if _should_fold(a, b):
+        if db > da:  # PyTorch folds other.mT and multiplies by input.t() (or the vector input)
+            t1, t2 = sb[:-2] + (sb[-1], sb[-2]), (sa[1], sa[0]) if da == 2 else sa
+        else:
+            t1, t2 = sa, sb
+        rows = 1
+        for n in t1[:-1]:
+            rows *= n
+        k = t1[-1]
+        if k != t2[0]:
+            raise (_mv_size_error(rows, k, t2[0]) if len(t2) == 1 else
+                   RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {t2[0]}x{t2[1]})"))
+        if len(t2) == 1:
+            _check_mv_dtypes(a if da > db else b, b if da > db else a)
+        else:
+            _check_dtypes(b if db > da else a, a if db > da else b, "matmul")
+        return
+    batch = 1
+    for n in broadcast_shapes(sa[:-2], sb[:-2]):
+        batch *= n
+    m1, m2 = sa[-1], sb[-2] if db > 1 else sb[0]
+    if m1 != m2:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {m1}] but got: "
+                           f"[{batch}, {m2}].")
+    _check_bmm_dtypes(a, b)
+
+
+def _should_fold(a, b):
+    """PyTorch's should_fold: whether matmul multiplies the larger operand (>= 3-D) folded into a matrix by the
+    other (<= 2-D) with one mm/mv instead of a bmm -- always when the smaller one requires grad, else when the
+    fold is a view."""
+    a_larger = a.dim() >= b.dim()
+    t1 = a if a_larger else b
+    small = b if a_larger else a
+    if t1.dim() < 3 or small.dim() > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if a.dim() == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, strides = tuple(t1.shape), t1.stride()
+    if not a_larger:  # other.mT
+        shape = shape[:-2] + (shape[-1], shape[-2])
+        strides = strides[:-2] + (strides[-1], strides[-2])
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 2))
 
 
 class MatmulBackward0(_SavedProduct):
@@ -161,8 +233,8 @@ def bmm(input, mat2, *, out=None):
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
                            f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    _check_dtypes(input, mat2, "bmm")
-    return apply_op(BmmBackward0, input, mat2)
+    _check_bmm_dtypes(input, mat2)
+    return write_out(apply_op(BmmBackward0, input, mat2), out)
 
 
 class DotBackward0(_SavedProduct):
@@ -175,14 +247,14 @@ class DotBackward0(_SavedProduct):
 def dot(input, tensor, *, out=None):
     if input.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{scalar_type_name(input.dtype)} and {scalar_type_name(tensor.dtype)}")
     if input.shape[0] != tensor.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
                            f"and {tensor.shape[0]} elements respectively")
-    if input.dtype is not tensor.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.name.capitalize()} "
-                           f"and {tensor.dtype.name.capitalize()}")
-    return apply_op(DotBackward0, input, tensor)
+    return write_out(apply_op(DotBackward0, input, tensor), out)
 
 
 class MvBackward0(_SavedProduct):
@@ -196,12 +268,13 @@ def mv(input, vec, *, out=None):
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {vec.dim()}")
     if input.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}x{input.shape[1]}), vec ({vec.shape[0]})")
-    return apply_op(MvBackward0, input, vec)
+        raise _mv_size_error(input.shape[0], input.shape[1], vec.shape[0])
+    _check_mv_dtypes(input, vec)
+    return write_out(apply_op(MvBackward0, input, vec), out)
 
 
 def outer(input, vec2, *, out=None):
-    return input.unsqueeze(1) * vec2.unsqueeze(0)
+    return write_out(input.unsqueeze(1) * vec2.unsqueeze(0), out)
 
 
 FUNCTIONS = {"mm": mm, "addmm": addmm, "matmul": matmul, "bmm": bmm, "dot": dot, "mv": mv, "outer": outer,

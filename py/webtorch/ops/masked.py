@@ -72,7 +72,8 @@ def _check_inplace_broadcast(self, other):
 def masked_fill_(self, mask, value):
     node, mask, value = _masked_fill_args(self, mask, value)
     _check_inplace_broadcast(self, mask)
-    return write_inplace(self, node, mask, value)
+    # PyTorch checks the mask only, and lets it be self itself
+    return write_inplace(self, node, mask, value, inputs=(mask,))
 
 
 def _mask_coords(mask):

@@ -7,6 +7,7 @@ is being built for double backward the same formula runs as Tensor ops, recomput
 so that second derivatives see their dependence on x.
 """
 from ..autograd.graph import Node, apply_op, recording
+from ..backends.base import Backend
 from ..autograd.grad_mode import state, no_grad
 from .dispatch import wrap, broadcast_shapes
 from .inplace import commit
@@ -137,11 +138,35 @@ def _affine(xhat, weight, bias):
     return xhat
 
 
+def _fused(be, name):
+    """Whether backend ``be`` implements the primitive ``name`` (else the op composes other ops)."""
+    return getattr(type(be), name, None) is not getattr(Backend, name)
+
+
+def _handle(t):
+    return None if t is None else t._data
+
+
 class NativeBatchNormBackward0(Node):
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
         nd = x.dim()
         dims = (0,) + tuple(range(2, nd))
+        fused = training and x.numel() > 0 and _fused(x._be, "batch_norm")
+        if fused:  # one kernel: statistics, running-stat updates and the normalized output
+            y, mean, rstd = x._be.batch_norm(x._data, _handle(weight), _handle(bias), _handle(running_mean),
+                                             _handle(running_var), momentum, eps)
+            for r in (running_mean, running_var):
+                if r is not None:
+                    r._version[0] += 1
+            y, mean, rstd = wrap(y, x), wrap(mean, x), wrap(rstd, x)
+            if recording(ctx):
+                ctx.save_for_backward(x, weight)
+                ctx.stats = (_channel_view(mean, nd), _channel_view(rstd, nd))
+                ctx.flat_stats = (mean, rstd)  # for batch_norm_backward
+                ctx.meta = (training, eps, weight is not None, bias is not None)
+                ctx.n_running = (running_mean is not None) + (running_var is not None)
+            return y
         if training:
             mean, var = _moments(x, dims)
             if running_mean is not None or running_var is not None:
@@ -169,6 +194,12 @@ class NativeBatchNormBackward0(Node):
         nd = x.dim()
         dims = (0,) + tuple(range(2, nd))
         nig = ctx.needs_input_grad
+        if training and not state.enabled and getattr(ctx, "flat_stats", None) is not None:
+            need = (nig[0], has_w and nig[1], has_b and nig[1 + has_w])
+            hs = x._be.batch_norm_backward(g._data, x._data, ctx.flat_stats[0]._data, ctx.flat_stats[1]._data,
+                                           _handle(weight), need)
+            gx, gw, gb = (wrap(h, x) if h is not None else None for h in hs)
+            return (gx,) + ((gw,) if has_w else ()) + ((gb,) if has_b else ()) + (None,) * ctx.n_running
         gh = g * _channel_view(weight, nd) if has_w else g
         if training:
             xhat, rstd = _normalized(x, dims, eps, mean, rstd)

@@ -3,6 +3,7 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from . import return_types
 from .dispatch import norm_dim, wrap
+from .elementwise import write_out
 from .where_clamp import where as _where
 from .reduction import sum_dtype
 
@@ -35,9 +36,8 @@ def _cumsum(x, dim, reverse):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
-    if dtype is not None and input.dtype is not dt:
-        input = input.to(dt)
-    return apply_op(CumsumBackward0, input, _dim(input, dim), dt)
+    x = input.to(dt) if dtype is not None and input.dtype is not dt else input
+    return write_out(apply_op(CumsumBackward0, x, _dim(x, dim), dt), out, (input,))
 
 
 class CumprodBackward0(Node):
@@ -71,9 +71,8 @@ class CumprodBackward0(Node):
 
 def cumprod(input, dim, *, dtype=None, out=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
-    if dtype is not None and input.dtype is not dt:
-        input = input.to(dt)
-    return apply_op(CumprodBackward0, input, _dim(input, dim), dt)
+    x = input.to(dt) if dtype is not None and input.dtype is not dt else input
+    return write_out(apply_op(CumprodBackward0, x, _dim(x, dim), dt), out, (input,))
 
 
 def _make_cumext(op, node_name):
@@ -139,7 +138,7 @@ def logcumsumexp(input, dim, *, out=None):
     if not input.dtype.is_floating_point:
         from .inplace import scalar_type_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
-    return apply_op(LogcumsumexpBackward0, input, _dim(input, dim))
+    return write_out(apply_op(LogcumsumexpBackward0, input, _dim(input, dim)), out, (input,))
 
 
 def _inplace(fn):

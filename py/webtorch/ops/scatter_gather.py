@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import IndexOutOfRange
 from .dispatch import norm_dim, wrap
-from .inplace import commit, write_inplace
+from .inplace import check_overlap, commit, write_inplace
 
 INDEX_DTYPES = (D.int64, D.int32)
 
@@ -182,7 +182,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
 
 def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
     node, dim, src = _scatter_args(self, dim, index, src, value, reduce)
-    return write_inplace(self, node, dim, index, src, reduce)
+    return write_inplace(self, node, dim, index, src, reduce, inputs=(index, src), full=True)
 
 
 class ScatterAddBackward0(Node):
@@ -210,7 +210,8 @@ def scatter_add(input, dim, index, src):
 
 
 def scatter_add_(self, dim, index, src):
-    return write_inplace(self, ScatterAddBackward0, _scatter_add_args(self, dim, index, src), index, src)
+    return write_inplace(self, ScatterAddBackward0, _scatter_add_args(self, dim, index, src), index, src,
+                         inputs=(index, src), full=True)
 
 
 _REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "amin": "amin",
@@ -285,6 +286,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     # backward needs self's old values: it reads a copy, as PyTorch saves the original self
+    check_overlap(self, (index, src), full=True)
     return commit(self, scatter_reduce(self.clone(), dim, index, src, reduce, include_self=include_self))
 
 

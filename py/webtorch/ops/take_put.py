@@ -95,7 +95,7 @@ def put(input, index, source, accumulate=False):
 
 def put_(self, index, source, accumulate=False):
     index, source = _put_args(self, index, source)
-    return write_inplace(self, PutBackward0, index, source, accumulate)
+    return write_inplace(self, PutBackward0, index, source, accumulate, inputs=(index, source), full=True)
 
 
 FUNCTIONS = {"take": take, "put": put}

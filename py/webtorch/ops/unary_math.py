@@ -82,7 +82,7 @@ def _make_unary(op, node_name, kind, bwd):
         if rounding and not input.dtype.is_floating_point:
             return input.clone()
         r = apply_op(node, input)
-        return r if out is None else write_out(r, out)
+        return r if out is None else write_out(r, out, (input,))
 
     fn.__name__ = op
     return fn
@@ -184,27 +184,27 @@ _NanToNum = _make_unary_composite("NanToNumBackward0", _nan_to_num_fwd, lambda g
 
 
 def sinc(input, *, out=None):
-    return write_out(apply_op(_Sinc, input), out)
+    return write_out(apply_op(_Sinc, input), out, (input,))
 
 
 def deg2rad(input, *, out=None):
-    return write_out(apply_op(_Deg2Rad, input), out)
+    return write_out(apply_op(_Deg2Rad, input), out, (input,))
 
 
 def rad2deg(input, *, out=None):
-    return write_out(apply_op(_Rad2Deg, input), out)
+    return write_out(apply_op(_Rad2Deg, input), out, (input,))
 
 
 def sgn(input, *, out=None):
-    return write_out(apply_op(_Sgn, input), out)
+    return write_out(apply_op(_Sgn, input), out, (input,))
 
 
 def logit(input, eps=None, *, out=None):
-    return write_out(apply_op(_Logit, input, eps), out)
+    return write_out(apply_op(_Logit, input, eps), out, (input,))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    return write_out(apply_op(_NanToNum, input, nan, posinf, neginf), out)
+    return write_out(apply_op(_NanToNum, input, nan, posinf, neginf), out, (input,))
 
 
 FUNCTIONS = dict(UNARY)

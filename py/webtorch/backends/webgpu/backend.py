@@ -27,9 +27,8 @@ from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_st
 
 CHUNK_MIN = 1 << 15  # rows longer than this are reduced in two passes (more workgroups in flight)
 CHUNK_LEN = 1 << 12
-_EXPANDED_WRITE = ("unsupported operation: the destination is an expanded (broadcast) view; more than one "
-                   "element of the written-to tensor refers to a single memory location. Please clone() the "
-                   "tensor before performing the operation.")
+_EXPANDED_WRITE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                   "memory location. Please clone() the tensor before performing the operation.")  # PyTorch's
 
 
 def _numel(shape):
@@ -55,6 +54,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     def __init__(self, runtime):
         self.rt = runtime
         T.features.f16 = "shader-f16" in runtime.features
+        T.features.subgroups = "subgroups" in runtime.features
         self.pool = BufferPool(runtime)
         self.stats = Stats()
         self.scheduler = Scheduler(runtime, self.stats)
@@ -440,28 +440,32 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset, 0, 0)
         params = struct.pack("<24I", *words)
         if kernel is None:
-            kernel = "matmul_tiled" if m >= 16 and n >= 16 else "matmul_naive"
+            kernel = "matmul_tiled" if m >= 4 and n >= 4 else "matmul_naive"
         if kernel == "matmul_tiled":
-            a_vec = acs == 1 and k % 4 == 0 and all(x % 4 == 0 for x in a_bs + (ars, a.offset))
-            b_vec = bcs == 1 and n % 4 == 0 and all(x % 4 == 0 for x in b_bs + (brs, b.offset))
-            src = _tiled_source(a_vec, b_vec)
-            groups = ((n + 63) // 64, (m + 63) // 64, nb)
+            a_mode = _operand_mode(acs, ars, k, m, a_bs, a.offset)
+            b_mode = _operand_mode(bcs, brs, n, k, b_bs, b.offset)
+            wg_x, wg_y, rm = _tile_shape(m, n)
+            src = _tiled_source(a_mode, b_mode, wg_x, wg_y, rm)
+            groups = (-(-n // (4 * wg_x)), -(-m // (wg_y * rm)), nb)
         else:
             src = kernels.template("matmul_naive")
             groups = ((n + 15) // 16, (m + 15) // 16, nb)
         bufs = [a.st.buf, b.st.buf, out.st.buf]
         node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
-                    {"name": kernel, "source": src, "params": params, "groups": groups, "buffers": bufs})
+                    {"name": kernel, "source": src, "params": params, "groups": groups, "buffers": bufs,
+                     "epilogue": True})
         self.graph.record(node)
 
-    def _record_kernel(self, name, source, params, groups, buffers, reads, writes):
+    def _record_kernel(self, name, source, params, groups, buffers, reads, writes, epilogue_shape=None):
         """Record one template-kernel dispatch: ``buffers`` (Buffers) bound in order, ``reads`` the Buffers it
-        reads, ``writes`` those it writes (writes[0] is the node's out; several are fine)."""
+        reads, ``writes`` those it writes (writes[0] is the node's out; several are fine). ``epilogue_shape``:
+        the kernel stores its whole contiguous out of this shape through ``fn epilogue`` (epilogue.py)."""
         out = writes[0]
-        node = Node("kernel", (), Src(out, (), 0, D.float32), [Src(b, (), 0, D.float32) for b in reads],
+        node = Node("kernel", epilogue_shape or (), Src(out, (), 0, D.float32),
+                    [Src(b, (), 0, D.float32) for b in reads],
                     {"name": name, "source": source, "params": params, "groups": groups,
-                     "buffers": list(buffers), "writes": tuple(writes[1:])})
+                     "buffers": list(buffers), "writes": tuple(writes[1:]), "epilogue": epilogue_shape is not None})
         self.graph.record(node)
 
     # ---- random --------------------------------------------------------------------------------------------
@@ -567,11 +571,32 @@ def _nest(vals, shape):
 _SOURCES = {}
 
 
-def _tiled_source(a_vec, b_vec):
-    key = ("tiled", a_vec, b_vec)
+def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
+    """A_MODE / B_MODE of matmul_tiled.wgsl for an operand whose shared tile is vec4 ``along`` one dim
+    (A: K, B: N): 1 when contiguous along it, 2 when contiguous across it (a transposed matrix), each
+    only when every other stride, the offset and the contiguous dim's size are multiples of 4; else 0."""
+    rest = batch_strides + (offset,)
+    if along == 1 and n_along % 4 == 0 and across % 4 == 0 and all(x % 4 == 0 for x in rest):
+        return 1
+    if across == 1 and n_across % 4 == 0 and along % 4 == 0 and all(x % 4 == 0 for x in rest):
+        return 2
+    return 0
+
+
+def _tile_shape(m, n):
+    """(WG_X, WG_Y, RM) of matmul_tiled.wgsl: a 64 x 64 tile of 8 x 4 register blocks (128 invocations),
+    narrowed for few rows (a small batch) or few columns (a classifier head) so fewer lanes idle."""
+    wg_x = 16 if n > 32 else (8 if n > 16 else 4)
+    wg_y, rm = (8, 8) if m > 32 else ((8, 4) if m > 16 else (4, 4))
+    return wg_x, wg_y, rm
+
+
+def _tiled_source(a_mode, b_mode, wg_x, wg_y, rm):
+    key = ("tiled", a_mode, b_mode, wg_x, wg_y, rm)
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("matmul_tiled", A_VEC4=a_vec, B_VEC4=b_vec)
+        s = _SOURCES[key] = kernels.specialize("matmul_tiled", A_MODE=f"{a_mode}u", B_MODE=f"{b_mode}u",
+                                               WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u", TK="32u")
     return s
 
 

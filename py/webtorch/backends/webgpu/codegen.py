@@ -13,7 +13,7 @@ first (coalescing), so the usual contiguous case is a plain ``off + i``.
 import struct
 
 from ... import _dtype as D
-from . import dtypes as T
+from . import dtypes as T, subgroup_reduce
 from .wgsl_ops import expr as op_expr, helper_sources
 
 WG = 256  # invocations per workgroup of generated kernels
@@ -55,6 +55,7 @@ class KernelSource:
         self.nfn = 0
         self.nvar = 0
         self.f16 = False  # the source uses the f16 type (needs ``enable f16;``)
+        self.subgroups = False  # the source uses subgroup operations (needs ``enable subgroups;``)
 
     # ---- parameters and bindings --------------------------------------------------------------------
     def param(self, value):
@@ -176,7 +177,7 @@ class KernelSource:
         if self.words:
             n = (len(self.words) + 3) // 4
             decls.append(f"@group(0) @binding({len(self.bind)}) var<uniform> P: array<vec4<u32>, {n}>;")
-        head = "enable f16;\n" if f16 else ""
+        head = ("enable f16;\n" if f16 else "") + (subgroup_reduce.ENABLE + "\n" if self.subgroups else "")
         return (head + "\n".join(decls) + "\n" + extra_decls + helper_sources(self.helpers) + "\n"
                 + "\n".join(self.fns) + "\n" + body)
 
@@ -345,7 +346,7 @@ def reduce_kernel(node, inl):
             fin = "  let acc = sh[0];\n"
             save = "sh[lid] = acc;"
             extra = f"var<workgroup> sh: array<{ct}, {WG}>;\n"
-        body = (f"@compute @workgroup_size({WG})\n"
+        head = (f"@compute @workgroup_size({WG})\n"
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
                 "@builtin(local_invocation_index) lid: u32) {\n"
                 "  let og = wid.x + wid.y * nwg.x;\n"
@@ -355,10 +356,16 @@ def reduce_kernel(node, inl):
                    f"  let o = og;\n  let r0 = 0u;\n  let r1 = {r_p};\n")
                 + "  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
                 f"  var acc = {_init(op, ct, need)};\n{init_i}"
-                f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n"
-                f"  {save}\n  workgroupBarrier();\n"
-                f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{\n"
-                f"    if (lid < s) {{\n      {tree}\n    }}\n    workgroupBarrier();\n  }}\n"
-                f"  if (lid == 0u) {{\n{fin}    {result.replace('[o]', '[og]')}\n  }}\n}}\n")
+                f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n")
+        if subgroup_reduce.enabled() and not is_arg:  # arg-reductions keep the tree (index tie-breaks)
+            k.subgroups = True
+            extra, tail = subgroup_reduce.reduce_tail(op, ct, WG, lambda x, y: _combine(op, ct, x, y, need),
+                                                      result.replace("[o]", "[og]"), need)
+            body = head + tail + "}\n"
+        else:
+            body = (head + f"  {save}\n  workgroupBarrier();\n"
+                    f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{\n"
+                    f"    if (lid < s) {{\n      {tree}\n    }}\n    workgroupBarrier();\n  }}\n"
+                    f"  if (lid == 0u) {{\n{fin}    {result.replace('[o]', '[og]')}\n  }}\n}}\n")
         groups = grid(n_out * chunks)
     return k.source(body, extra), k.buffers(), k.params(), groups

@@ -14,7 +14,7 @@ from . import codegen, kernels
 from .fallback import host_fallback
 from .graph import View
 
-TK = 16
+TK = 32  # conv_igemm.wgsl's reduction step
 TN = 64
 SPLIT_TARGET = 64  # split the reduction until about this many workgroups are in flight
 _sources = {}
@@ -149,8 +149,8 @@ class ConvKernels:
         tiles = row_tiles * -(-NC // TN)
         steps = -(-K // TK)
         splits = 1
-        if tiles * groups < SPLIT_TARGET and steps >= 16:
-            splits = min(-(-SPLIT_TARGET // (tiles * groups)), steps // 8)
+        if tiles * groups < SPLIT_TARGET and steps >= 8:
+            splits = min(-(-SPLIT_TARGET // (tiles * groups)), steps // 4)
         kchunk = -(-steps // splits) * TK
         splits = -(-K // kchunk)
         gx = min(tiles, 65535)
@@ -171,7 +171,8 @@ class ConvKernels:
         bias_buf = bias.st.buf if fuse_bias else a_view.st.buf
         reads = [a_view.st.buf, b_view.st.buf] + ([bias_buf] if fuse_bias else [])
         self._record_kernel("conv_igemm", src, params, (gx, -(-tiles // gx), groups * splits),
-                            [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf])
+                            [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf],
+                            epilogue_shape=shape if splits == 1 else None)
         if splits == 1:
             return target
         out = self.reduce("sum", target, (0,), False, D.float32)

@@ -21,6 +21,7 @@ _TYPES = {
 
 class _Features:
     f16 = False
+    subgroups = False  # row reductions use subgroup operations (subgroup_reduce.py)
 
 
 features = _Features()

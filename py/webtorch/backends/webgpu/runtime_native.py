@@ -16,6 +16,7 @@ _LIMITS = {
     "maxUniformBufferBindingSize": "max-uniform-buffer-binding-size",
 }
 _BIND_CACHE_MAX = 8192
+_FEATURE_NAMES = {"subgroup": "subgroups"}  # wgpu-native's name -> WebGPU's (the name the backend checks)
 
 
 def request_adapter():
@@ -40,10 +41,10 @@ class RuntimeNative(Runtime):
                               "(Debian: apt-get install mesa-vulkan-drivers)")
         alim = adapter.limits
         required = {v: alim[v] for v in _LIMITS.values() if v in alim}
-        feats = [f for f in ("shader-f16",) if f in adapter.features]
+        feats = [f for f in ("shader-f16", "subgroup") if f in adapter.features]
         self.device = adapter.request_device_sync(required_features=feats, required_limits=required)
         self.limits = {k: int(self.device.limits[v]) for k, v in _LIMITS.items() if v in self.device.limits}
-        self.features = frozenset(feats)
+        self.features = frozenset(_FEATURE_NAMES.get(f, f) for f in feats)
         info = adapter.info
         self.description = f"{info.get('device', '?')} ({info.get('backend_type', '?')}, wgpu-native)"
         self._usage = (wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
@@ -91,6 +92,8 @@ class RuntimeNative(Runtime):
 
     # ---- kernels ----------------------------------------------------------------------------------
     def compile(self, kernel_id, wgsl):
+        # naga has subgroup operations but rejects the standard directive that enables them (Tint requires it)
+        wgsl = wgsl.replace("enable subgroups;", "")
         try:
             module = self.device.create_shader_module(label=kernel_id, code=wgsl)
             pipe = self.device.create_compute_pipeline(

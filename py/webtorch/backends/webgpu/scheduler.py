@@ -14,7 +14,7 @@ Nodes whose output no tensor and no later node can read are dropped.
 """
 import bisect
 
-from . import codegen
+from . import codegen, epilogue
 from .graph import contiguous_strides
 from .runtime import Batch
 
@@ -116,10 +116,11 @@ class Scheduler:
                 rd |= reads[children[k]] if k in children else {id(s.buf)}
             reads[j] = rd
             bufsets[j] = bs
+        chains, absorbed = epilogue.plan(nodes, inl, inlined, writers, readers, reads, self.max_buffers)
         batch = Batch()
         keep = []  # Buffers must outlive the submit of the batch that uses them
         for j, n in enumerate(nodes):
-            if j in inlined:
+            if j in inlined or j in absorbed:
                 self.stats.nodes_fused += 1
                 continue
             if self._dead(n, j, readers):
@@ -134,6 +135,8 @@ class Scheduler:
             else:  # "kernel": a template kernel with ready parameters
                 name, src, params, groups = n.attrs["name"], n.attrs["source"], n.attrs["params"], n.attrs["groups"]
                 bufs = n.attrs["buffers"]
+                if j in chains:
+                    src, bufs, params = self._with_epilogue(n, chains[j], nodes, inl)
             if groups[0] == 0 or groups[1] == 0 or groups[2] == 0:
                 continue
             ids = [b.ensure() for b in bufs]
@@ -145,6 +148,30 @@ class Scheduler:
             self.stats.submits += 1
         self.stats.flushes += 1
         del keep
+
+    def _with_epilogue(self, n, chain, nodes, inl):
+        """(source, buffers, params) of template kernel n with the elementwise ``chain`` fused into its store
+        (epilogue.py), the generated source cached per structure like fused elementwise kernels."""
+        bufs = []
+        index = {}
+        for b in n.attrs["buffers"]:
+            _signature_buf(b, bufs, index)
+        key = ("epilogue", n.attrs["source"], tuple(_signature(nodes[k], inl, bufs, index) for k, _ in chain),
+               tuple(tuple((i, _signature_buf(q.srcs[i].buf, bufs, index)) for q, i in leaves)
+                     for _, leaves in chain))
+        hit = self.generated.get(key)
+        if hit is None:
+            src, extra, params = epilogue.splice(n.attrs["source"], len(n.attrs["buffers"]), chain, nodes, inl)
+            slot = {id(b): i for i, b in enumerate(bufs)}
+            hit = (src, tuple(slot[id(b)] for b in extra), params)
+            if len(self.generated) >= GENERATED_MAX:
+                self.generated.clear()
+            self.generated[key] = hit
+            self.stats.codegen_misses += 1
+        src, slots, params = hit
+        first = nodes[chain[0][0]].out.buf
+        tb = [first if b is n.out.buf else b for b in n.attrs["buffers"]]
+        return src, tb + [bufs[i] for i in slots], n.attrs["params"] + params
 
     @staticmethod
     def _producer(nodes, j, s, writers, readers):
@@ -170,16 +197,21 @@ class Scheduler:
         return True
 
 
+def _signature_buf(b, bufs, index):
+    """Number of buffer b in order of first appearance (appended to ``bufs`` when new)."""
+    i = index.get(id(b))
+    if i is None:
+        i = index[id(b)] = len(bufs)
+        bufs.append(b)
+    return i
+
+
 def _signature(n, inl, bufs, index):
     """Hashable description of everything code generation reads from node n and the producers inlined into
     it: attributes, geometry, dtypes, and which operands share a buffer (buffers are numbered in order of
     first appearance and collected into ``bufs``)."""
     def buf_no(b):
-        i = index.get(id(b))
-        if i is None:
-            i = index[id(b)] = len(bufs)
-            bufs.append(b)
-        return i
+        return _signature_buf(b, bufs, index)
 
     parts = [n.kind, n.shape, buf_no(n.out.buf), n.out.strides, n.out.offset, n.out.dtype]
     for k, v in n.attrs.items():

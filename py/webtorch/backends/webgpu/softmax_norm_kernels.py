@@ -1,15 +1,18 @@
-"""softmax / log_softmax, their backward, layer_norm and its backward as WGSL row kernels (webgpu).
+"""softmax / log_softmax, layer_norm, batch_norm (training) and their backward as WGSL row kernels (webgpu).
 
 One row (the softmax dim, or the flattened normalized dims) is reduced by RT cooperating invocations of
 a workgroup (webgpu-shaders/softmax_*.wgsl, layernorm_*.wgsl): short rows get few invocations each (many
 rows per workgroup), long rows a whole workgroup. Everything is recorded lazily like any other kernel.
 The weight and bias gradients of layer_norm are column sums: recorded as elementwise nodes feeding a
-reduction, which the scheduler fuses into one kernel each.
+reduction, which the scheduler fuses into one kernel each. batch_norm reduces per channel (one workgroup per
+channel over N and the spatial dims): statistics, running-stat updates and the output in one kernel; the
+backward's three gradients in one more. With the adapter's subgroups every reduction helper is swapped for its
+subgroup version (subgroup_reduce.py).
 """
 import struct
 
 from ... import _dtype as D
-from . import kernels
+from . import kernels, subgroup_reduce
 from .codegen import coalesce, grid
 from .graph import View, contiguous_strides
 
@@ -23,10 +26,13 @@ def _record(be, name, source, params, groups, reads, outs):
 
 
 def _source(name, **spec):
-    key = (name,) + tuple(sorted(spec.items()))
+    """The specialized kernel, in its subgroup variant when subgroups are enabled (subgroup_reduce.py)."""
+    sg = subgroup_reduce.enabled()
+    key = (name, sg) + tuple(sorted(spec.items()))
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize(name, **spec)
+        s = kernels.specialize(name, **spec)
+        s = _SOURCES[key] = subgroup_reduce.specialize(s) if sg else s
     return s
 
 
@@ -59,8 +65,32 @@ def _f32(be, h):
     return h if h.dtype is D.float32 else be.cast(h, D.float32)
 
 
+def _packed(be, h):
+    """h as float32 elements contiguous in C order (from any offset; a copy only when they are not)."""
+    h = _f32(be, h)
+    return h if h.is_contiguous() else be.contiguous(h)
+
+
+def _dense(be, h):
+    """h as float32 elements contiguous from offset 0 of their buffer (a copy only when they are not)."""
+    h = _packed(be, h)
+    return h if h.offset == 0 else be.contiguous(h)
+
+
+def _stride0(v):
+    return v.strides[0] if v.shape and v.shape[0] > 1 else 0
+
+
+def _channel_param(be, h, fallback):
+    """(float32 view, stride) of a per-channel (C,) parameter, or (fallback, 0) to bind in its place."""
+    if h is None:
+        return fallback, 0
+    h = _f32(be, h)
+    return h, _stride0(h)
+
+
 class SoftmaxNormKernels:
-    """Mixin of WebGPUBackend: the "nn: fused softmax and layer norm" primitives of backends/base.py."""
+    """Mixin of WebGPUBackend: the "nn: fused softmax, layer norm and batch norm" primitives of backends/base.py."""
 
     def softmax(self, h, dim, log, dtype):
         x = _f32(self, h)
@@ -105,8 +135,8 @@ class SoftmaxNormKernels:
             mean, rstd = self.full(stat_shape, float("nan"), dt), self.full(stat_shape, float("nan"), dt)
             return self.cast(x, dt), mean, rstd
         if rows:
-            w = self.contiguous(_f32(self, weight)) if weight is not None else x2
-            b = self.contiguous(_f32(self, bias)) if bias is not None else x2
+            w = _packed(self, weight) if weight is not None else x2
+            b = _packed(self, bias) if bias is not None else x2
             wg, rt, groups = _launch(rows, cols)
             params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
                                  b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
@@ -119,13 +149,13 @@ class SoftmaxNormKernels:
     def layer_norm_backward(self, g, x, mean, rstd, weight, n, need):
         x2, rows, cols = self._norm_rows(x, n)
         g2, _, _ = self._norm_rows(g, n)
-        mean2 = self.reshape_view(self.contiguous(_f32(self, mean)), (rows, 1))
-        rstd2 = self.reshape_view(self.contiguous(_f32(self, rstd)), (rows, 1))
+        mean2 = self.reshape_view(_dense(self, mean), (rows, 1))
+        rstd2 = self.reshape_view(_dense(self, rstd), (rows, 1))
         gx = gw = gb = None
         if need[0]:
             gx = self._new(x.shape, D.float32)
             if rows and cols:
-                w = self.contiguous(_f32(self, weight)) if weight is not None else x2
+                w = _packed(self, weight) if weight is not None else x2
                 wg, rt, groups = _launch(rows, cols)
                 params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
                 _record(self, "layernorm_backward", _source("layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
@@ -140,6 +170,64 @@ class SoftmaxNormKernels:
         if need[2]:
             gb = self.reshape_view(self.reduce("sum", g2, (0,), False, x.dtype), wshape)
         return gx, gw, gb
+
+    def batch_norm(self, x, weight, bias, running_mean, running_var, momentum, eps):
+        dt = x.dtype
+        c = x.shape[1]
+        x3, (n, s) = self._channel_geometry(_f32(self, x))
+        y = self._new(x.shape, D.float32)
+        mean, rstd = self._new((c,), D.float32), self._new((c,), D.float32)
+        w, ws = _channel_param(self, weight, x3)
+        b, bs = _channel_param(self, bias, x3)
+        running = []  # (the float32 view the kernel updates, the caller's handle when that is a copy)
+        for r in (running_mean, running_var):
+            if r is None:
+                running.append((self._new((1,), D.float32), None))  # bound, never written
+            else:
+                running.append((r, None) if r.dtype is D.float32 else (self.cast(r, D.float32), r))
+        (rm, _), (rv, _) = running
+        flags = (weight is not None) | (bias is not None) << 1 | (running_mean is not None) << 2 | \
+            (running_var is not None) << 3
+        params = struct.pack("<16I", c, n, s, flags, x3.offset, *x3.strides, w.offset, ws, b.offset, bs,
+                             rm.offset, _stride0(rm), rv.offset, _stride0(rv)) + struct.pack("<2f", eps, momentum) \
+            + b"\0" * 8
+        bufs = [x3.st.buf, w.st.buf, b.st.buf, y.st.buf, mean.st.buf, rstd.st.buf, rm.st.buf, rv.st.buf]
+        self._record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c), bufs,
+                            bufs[:3] + bufs[6:], bufs[3:])
+        for view, caller in running:
+            if caller is not None:
+                self.copy_(caller, view)
+        if dt is not D.float32:
+            return self.cast(y, dt), self.cast(mean, dt), self.cast(rstd, dt)
+        return y, mean, rstd
+
+    def batch_norm_backward(self, g, x, mean, rstd, weight, need):
+        c = x.shape[1]
+        x3, (n, s) = self._channel_geometry(_f32(self, x))
+        g3, _ = self._channel_geometry(_f32(self, g))
+        mean, rstd = _dense(self, mean), _dense(self, rstd)
+        w, ws = _channel_param(self, weight, x3)
+        gx = self._new(x.shape, D.float32) if need[0] else self._new((1,), D.float32)
+        gw, gb = self._new((c,), D.float32), self._new((c,), D.float32)
+        params = struct.pack("<16I", c, n, s, (weight is not None) | bool(need[0]) << 1, g3.offset, *g3.strides,
+                             x3.offset, *x3.strides, w.offset, ws, 0, 0)
+        bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
+        self._record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c), bufs, bufs[:5],
+                            bufs[5:])
+        gx = (gx if x.dtype is D.float32 else self.cast(gx, x.dtype)) if need[0] else None
+        gw = (gw if weight.dtype is D.float32 else self.cast(gw, weight.dtype)) if need[1] and weight is not None \
+            else None
+        gb = (gb if x.dtype is D.float32 else self.cast(gb, x.dtype)) if need[2] else None
+        return gx, gw, gb
+
+    def _channel_geometry(self, h):
+        """h (N, C, *) as an (N, C, S) view (a contiguous copy when the spatial dims do not flatten), (N, S)."""
+        n, c = h.shape[0], h.shape[1]
+        s = h.numel // (n * c) if n * c else 0
+        v = self.reshape_view(h, (n, c, s))
+        if v is None:
+            v = self.reshape_view(self.contiguous(h), (n, c, s))
+        return v, (n, s)
 
     def _norm_rows(self, h, n):
         """h as a float32 (rows, cols) view with contiguous rows (copied when it has to be), rows, cols."""

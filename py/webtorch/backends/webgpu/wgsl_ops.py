@@ -98,8 +98,9 @@ HELPERS = {
     # Cody-Waite reduction by pi/2 with a three-part constant, then Cephes' sinf/cosf polynomials on
     # [-pi/4, pi/4] (~1e-7); past |x| = 65536 the reduction loses bits, so the builtin takes over there.
     "wt_trig": """fn wt_trig(x: f32, cosine: bool) -> f32 {
-  if (!(abs(x) < 65536.0)) {
-    return select(select(sin(x), cos(x), cosine), wt_f32_bits(0x7fc00000u), !(abs(x) <= 3.4028235e38));
+  if (!(abs(x) < 65536.0)) {  // large, inf or NaN (sin/cos of inf: NaN, which WGSL leaves undefined)
+    return select(select(sin(x), cos(x), cosine), wt_f32_bits(0x7fc00000u),
+                  (bitcast<u32>(x) & 0x7fffffffu) >= 0x7f800000u);
   }
   let j = round(x * 0.63661977236758134);
   let r = ((x - j * 1.5703125) - j * 4.837512969970703125e-4) - j * 7.54978995489188216e-8;
@@ -242,6 +243,8 @@ def expr(op, args, ct, need):
         return h("wt_" + op, a)
     if op in ("sin", "cos"):
         return h("wt_trig", a, "true" if op == "cos" else "false")
+    if op == "tanh":  # |x| > 10 rounds to +-1 in f32; some adapters' tanh overflows to NaN there (SwiftShader)
+        return f"select(tanh({a}), sign({a}), abs({a}) > 10.0)"
     if op == "frac":
         return f"({a} - trunc({a}))"
     if op in ("expm1", "log1p", "erf", "erfc", "erfinv"):
