@@ -13,15 +13,16 @@
 // (outer, j0, j1, j2) over (-, J0, J1, J2); spatial dims are padded to 3 with size-1 dims. Along each
 // spatial dim d, B is read at v = (l_d * cmul_d + cadd_d) + (j_d * kmul_d + kadd_d), divided by q_d
 // (TRANSPOSED only: v must be a non-negative multiple of q_d), and is 0 unless 0 <= v / q_d < Lb_d.
-// Launch: workgroup_size (16, WG_Y); grid (tiles % gx, tiles / gx, groups * splits) with
-// tiles = ceil(M / TM) * ceil(NC / 64); each workgroup computes a TM x 64 tile of C, each invocation an
+// Launch: workgroup_size (TN4, WG_Y); grid (tiles % gx, tiles / gx, groups * splits) with
+// tiles = ceil(M / TM) * ceil(NC / TN), TN = 4 TN4; each workgroup computes a TM x TN tile of C, each invocation an
 // RM x 4 register block (RM = TM / WG_Y) at rows ty + WG_Y i and columns 4 tx .. 4 tx + 3. K advances TK
 // at a time; the TK reduction indices of a step are unravelled once per workgroup into a shared table.
 // Tiles are held as vec4 (As[row][k / 4], Bs[k][col / 4]) so the inner loop reads RM + 4 vec4 for 16 RM
 // multiply-adds (as matmul_tiled.wgsl); the gathers stay scalar. An invocation always loads the same 4
 // B columns: their unravelling is done once.
 // Split s reduces k in [s * kchunk, (s + 1) * kchunk) and writes its partial C at s * split stride.
-// Specialization: TM (rows per tile: 16, 32 or 64), TRANSPOSED, HAS_BIAS.
+// Specialization: TM (rows per tile), TN4 (vec4 columns per tile), WG_Y (TN4 WG_Y >= TK, TM a multiple of
+// WG_Y), TRANSPOSED, HAS_BIAS.
 // The epilogue function between the @epilogue markers stores one element of the result (bias added);
 // the scheduler may replace it with a fused elementwise chain (an activation) when splits is 1.
 // Parameters P (i32): [0] (M, NC, K, kchunk)  [1] (splits, gx, row tiles, tiles)
@@ -35,8 +36,8 @@ const TM: u32 = 64u;
 const TRANSPOSED: bool = false;
 const HAS_BIAS: bool = false;
 
-const WG_Y: u32 = 8u;
 const TN4: u32 = 16u;  // vec4 columns per tile (workgroup_size x)
+const WG_Y: u32 = 8u;
 const TK: u32 = 32u;
 const TK4: u32 = TK / 4u;
 const RM: u32 = TM / WG_Y;
@@ -59,7 +60,7 @@ fn epilogue(i: u32, v: f32) {
 }
 // @epilogue-end
 
-@compute @workgroup_size(16, WG_Y)
+@compute @workgroup_size(TN4, WG_Y)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let tile = i32(wid.x + wid.y * u32(P[1].y));
   if (tile >= P[1].w) {

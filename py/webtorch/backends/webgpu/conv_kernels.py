@@ -15,7 +15,6 @@ from .fallback import host_fallback
 from .graph import View
 
 TK = 32  # conv_igemm.wgsl's reduction step
-TN = 64
 SPLIT_TARGET = 64  # split the reduction until about this many workgroups are in flight
 _sources = {}
 
@@ -45,6 +44,16 @@ def float_kernel(be, fn, *args):
         up = [be.cast(a, D.float32) if isinstance(a, View) else a for a in args]
         return be.cast(fn(*up), D.float16)
     return None
+
+
+def igemm_tile(M, NC):
+    """(TM, TN4, WG_Y) of conv_igemm.wgsl for an M x NC product: the smallest tile covering few rows (a
+    first layer's channels) or few columns (a weight gradient's kernel taps) so fewer lanes compute padding;
+    the workgroup keeps at least TK invocations (they unravel the step's reduction indices)."""
+    tm = 64 if M > 32 else (32 if M > 16 else (16 if M > 8 else 8))
+    tn4 = 16 if NC > 32 else (8 if NC > 16 else 4)
+    wg_y = 8 if tm >= 16 else max(TK // tn4, 4)
+    return tm, tn4, wg_y
 
 
 def grid256(total):
@@ -144,9 +153,9 @@ class ConvKernels:
         if not numel(shape) or not K:  # nothing to compute, or an empty reduction: zeros (plus bias)
             out = self.full(shape, 0.0, D.float32)
             return out if bias is None or not numel(shape) else self._add_channel_bias(out, bias)
-        tm = 64 if M > 32 else (32 if M > 16 else 16)
+        tm, tn4, wg_y = igemm_tile(M, NC)
         row_tiles = -(-M // tm)
-        tiles = row_tiles * -(-NC // TN)
+        tiles = row_tiles * -(-NC // (4 * tn4))
         steps = -(-K // TK)
         splits = 1
         if tiles * groups < SPLIT_TARGET and steps >= 8:
@@ -167,7 +176,8 @@ class ConvKernels:
                  Lb + (0,), (q or (1, 1, 1)) + (0,), (a_rs, a_gs, a_off, 0), (b_gs, b_off, 0, 0),
                  (c_rs, c_gs, total, bias.offset if fuse_bias else 0))
         params = pack(words)
-        src = source("conv_igemm", TM=f"{tm}u", TRANSPOSED=q is not None, HAS_BIAS=fuse_bias)
+        src = source("conv_igemm", TM=f"{tm}u", TN4=f"{tn4}u", WG_Y=f"{wg_y}u", TRANSPOSED=q is not None,
+                     HAS_BIAS=fuse_bias)
         bias_buf = bias.st.buf if fuse_bias else a_view.st.buf
         reads = [a_view.st.buf, b_view.st.buf] + ([bias_buf] if fuse_bias else [])
         self._record_kernel("conv_igemm", src, params, (gx, -(-tiles // gx), groups * splits),
