@@ -51,7 +51,7 @@ def test_every_row_kernel_variant_compiles_on_naga_both_ways():
         src = kernels.specialize(name, **spec)
         rt.compile(name, src)
         sg = subgroup_reduce.specialize(src)
-        assert sg.startswith(subgroup_reduce.ENABLE) and "subgroupBroadcastFirst" in sg
+        assert sg.startswith(subgroup_reduce.ENABLE) and "subgroupExclusiveAdd" in sg
         rt.compile(name + "_subgroups", sg)
 
 
@@ -63,13 +63,14 @@ def test_specialize_rejects_a_kernel_without_row_helpers():
 @pytest.mark.parametrize("subgroups", [False, True])
 def test_softmax_and_layer_norm_every_row_shape(subgroups):
     # RT = 1, 2, 4 (inside any subgroup), 8 .. 128 (butterfly + shared memory), 256 (whole subgroups)
+    before = webtorch.webgpu.stats()["host_fallbacks"]
     with subgroup_reduce.forced(_be(), subgroups):
         for rows, length in ((5, 3), (7, 12), (3, 30), (9, 70), (2, 300), (3, 900), (2, 2100)):
             x = rand(rows, length, low=-5, high=5)
             check(lambda m, x: (m.softmax(x, 1), m.log_softmax(x, 1)), x, device=DEV)
             check(lambda m, x, w, b: m.nn.functional.layer_norm(x, (length,), w, b), x, rand(length), rand(length),
                   device=DEV)
-        assert webtorch.webgpu.stats()["host_fallbacks"] == 0
+        assert webtorch.webgpu.stats()["host_fallbacks"] == before
 
 
 @pytest.mark.parametrize("subgroups", [False, True])

@@ -26,14 +26,17 @@ def test_row_kernel_variants_compile_on_tint(webtorch_browser):
         "        err = run_sync(b.compileError(b.compile(name, s)))\n"
         "        if err:\n"
         "            errors[f'{name} {spec} {label}'] = err\n"
-        "x = webtorch.randn(3, 700, device='webgpu')\n"
-        "for on in (False, True):\n"
+        "x = ((webtorch.arange(2100, device='webgpu') * 5) % 7).float().reshape(3, 700)\n"
+        "for on in (False, True):\n"  # the generated reductions, both ways
         "    with subgroup_reduce.forced(get_backend(), on):\n"
-        "        x.sum(1).tolist(); x.amax(1).tolist()\n"  # the generated reductions, both ways
+        "        print(json.dumps([x.sum(1).tolist(), x.amax(1).tolist(), (x - 3).amin(1).tolist()]))\n"
         "print(json.dumps({'n': len(variants), 'errors': errors}))\n")
     assert r.status == 0, f"{r.stdout}\n{r.stderr}"
     lines = r.stdout.strip().splitlines()
-    assert "subgroups" in json.loads(lines[-2])
+    assert "subgroups" in json.loads(lines[-4])
+    x = ((torch.arange(2100) * 5) % 7).float().reshape(3, 700)
+    want = [x.sum(1).tolist(), x.amax(1).tolist(), (x - 3).amin(1).tolist()]
+    assert json.loads(lines[-3]) == want and json.loads(lines[-2]) == want
     out = json.loads(lines[-1])
     assert out["n"] == len(row_kernel_variants())
     assert out["errors"] == {}, json.dumps(out["errors"], indent=1)

@@ -241,12 +241,12 @@ def ones_like_(a):
 
 def add(input, other, *, alpha=1, out=None):
     r = apply_op(AddBackward0, input, other, alpha)
-    return r if out is None else write_out(r, out, (input, other))
+    return r if out is None else write_out(r, out, (input, other), "add")
 
 
 def sub(input, other, *, alpha=1, out=None):
     r = apply_op(SubBackward0, input, other, alpha)
-    return r if out is None else write_out(r, out, (input, other))
+    return r if out is None else write_out(r, out, (input, other), "sub")
 
 
 def rsub(input, other, alpha=1):
@@ -255,7 +255,7 @@ def rsub(input, other, alpha=1):
 
 def mul(input, other, *, out=None):
     r = apply_op(MulBackward0, input, other)
-    return r if out is None else write_out(r, out, (input, other))
+    return r if out is None else write_out(r, out, (input, other), "mul")
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -263,7 +263,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         r = apply_op(DivBackward0, input, other)
     else:
         r = apply_op(DivBackward2, input, other, rounding_mode)
-    return r if out is None else write_out(r, out, (input, other))
+    return r if out is None else write_out(r, out, (input, other), "div")
 
 
 def true_divide(input, other):
@@ -278,10 +278,10 @@ def pow(input, exponent, *, out=None):
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
         if exponent.dim() == 0 and exponent._device.type == "cpu" and input._device.type != "cpu":
             return apply_op(PowBackward0, input, exponent.item())
-        return write_out(apply_op(PowBackward1, input, exponent), out, (input, exponent))
+        return write_out(apply_op(PowBackward1, input, exponent), out, (input, exponent), "pow")
     if isinstance(input, Tensor):
-        return write_out(apply_op(PowBackward0, input, exponent), out, (input,))
-    return write_out(apply_op(PowBackward2, input, exponent), out, (exponent,))
+        return write_out(apply_op(PowBackward0, input, exponent), out, (input,), "pow")
+    return write_out(apply_op(PowBackward2, input, exponent), out, (exponent,), "pow")
 
 
 # ---- remainder, fmod (the % operator) ----------------------------------------------------------------
@@ -375,11 +375,13 @@ class AddcdivBackward0(Node):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    return write_out(apply_op(AddcmulBackward0, input, tensor1, tensor2, value), out, (input, tensor1, tensor2))
+    return write_out(apply_op(AddcmulBackward0, input, tensor1, tensor2, value), out, (input, tensor1, tensor2),
+                     "addcmul")
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    return write_out(apply_op(AddcdivBackward0, input, tensor1, tensor2, value), out, (input, tensor1, tensor2))
+    return write_out(apply_op(AddcdivBackward0, input, tensor1, tensor2, value), out, (input, tensor1, tensor2),
+                     "addcdiv")
 
 
 def _same_dtype(x, other, what):
@@ -425,8 +427,8 @@ def lerp(input, end, weight, *, out=None):
     _same_dtype(input, end, "end")
     if isinstance(weight, Tensor):
         _same_dtype(input, weight, "weight")
-        return write_out(apply_op(LerpBackward1, input, end, weight), out, (input, end, weight))
-    return write_out(apply_op(LerpBackward0, input, end, weight), out, (input, end))
+        return write_out(apply_op(LerpBackward1, input, end, weight), out, (input, end, weight), "lerp")
+    return write_out(apply_op(LerpBackward0, input, end, weight), out, (input, end), "lerp")
 
 
 # ---- Python operators --------------------------------------------------------------------------------

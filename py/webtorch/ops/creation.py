@@ -5,6 +5,7 @@ from .. import _dtype as D
 from .._device import device as _device_cls, backend_for
 from .._tensor import Tensor, _wrap, default_backend
 from .dispatch import shape_arg
+from .out_arg import ANY, RESIZED, Rule, floating, takes_out
 
 
 def _finish(t, requires_grad):
@@ -143,20 +144,29 @@ def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros
     return _make(h, be, dev, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def _factory(name, warn=False):
+    """out= of a creation op: out supplies dtype and device, and is resized (silently, but for arange)."""
+    return takes_out(name, ANY, factory=True, warn=warn)
+
+
+@_factory("aten::zeros")
+def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _filled(size, 0, dtype, device, requires_grad, name="zeros")
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+@_factory("aten::ones")
+def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _filled(size, 1, dtype, device, requires_grad, name="ones")
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+@_factory(RESIZED)
+def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     return _filled(size, None, dtype, device, requires_grad, name="empty")
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@_factory("aten::full")
+def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = D.scalar_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
     if isinstance(fill_value, Tensor):
@@ -196,7 +206,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(flat.as_strided(size, stride), requires_grad)
 
 
-def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@_factory("aten::arange", warn=True)
+def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -212,13 +223,15 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device
     return _make(be.arange(start, end, step, dt), be, dev, requires_grad)
 
 
+@_factory("aten::range")
 def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """torch.range (deprecated in PyTorch): includes end."""
     return arange(start, end + step / 2 if isinstance(step, float) else end + step, step,
                   dtype=dtype or D.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@_factory("aten::linspace")
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     be, dev = default_backend(device)
     start = start.item() if isinstance(start, Tensor) else start
@@ -226,6 +239,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _make(be.linspace(start, end, int(steps), dt), be, dev, requires_grad)
 
 
+@_factory("aten::logspace")
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     t = linspace(start, end, steps, dtype=D.float64 if dtype is None or dtype.is_floating_point else dtype,
                  device=device)
@@ -233,7 +247,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return _finish(r, requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@_factory("aten::eye")
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     be, dev = default_backend(device)
     return _make(be.eye(n, n if m is None else m, dt), be, dev, requires_grad)
@@ -325,17 +340,20 @@ def _random(kind, size, generator, dtype, device, requires_grad, *params):
     return _make(h, be, dev, requires_grad)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+@_factory("aten::rand")
+def rand(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     return _random("uniform", size, generator, dtype, device, requires_grad, 0.0, 1.0)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+@_factory(RESIZED)
+def randn(*size, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     return _random("normal", size, generator, dtype, device, requires_grad, 0.0, 1.0)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+@_factory("aten::randint")
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None, device=None,
             requires_grad=False):
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
@@ -346,7 +364,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     return _random("randint", (tuple(size),), generator, dtype or D.int64, device, requires_grad, int(low), int(high))
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+@_factory("aten::randperm")
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
     be, dev = default_backend(device)
     return _make(be.randperm(int(n), D.to_dtype(dtype or D.int64), rng_for(generator, dev)), be, dev, requires_grad)
 
@@ -372,13 +391,24 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        ref = mean if isinstance(mean, Tensor) else std
-        from .dispatch import broadcast_shapes
-        shape = broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
-        z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
-        return z * std + mean
+        return _normal_tensors(mean, std, generator=generator, out=out)
     if size is None:
         raise TypeError("normal() with float mean and std needs a size")
+    return _normal_sized(mean, std, size, generator=generator, out=out, dtype=dtype, device=device,
+                         requires_grad=requires_grad)
+
+
+@takes_out("normal", Rule(floating, "\"normal_kernel_cpu\" not implemented for '{o}'", NotImplementedError))
+def _normal_tensors(mean, std, *, generator=None):
+    ref = mean if isinstance(mean, Tensor) else std
+    from .dispatch import broadcast_shapes
+    shape = broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
+    z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
+    return z * std + mean
+
+
+@_factory("aten::normal")
+def _normal_sized(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
     return _random("normal", (tuple(size),), generator, dtype, device, requires_grad, float(mean), float(std))
 
 

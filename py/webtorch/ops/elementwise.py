@@ -11,6 +11,7 @@ from ..autograd.grad_mode import state as _grad_state
 from .._tensor import Tensor, _wrap
 from .dispatch import operands, wrap
 from .inplace import store, check_castable, check_inplace_target, check_overlap, scalar_type_name
+from .out_arg import write_out  # noqa: F401 (the elementwise modules import it from here)
 
 NUMBERS = (bool, int, float)
 _NUMBER_TYPES = frozenset(NUMBERS)
@@ -76,19 +77,6 @@ def not_differentiable(op, result, *inputs):
     return result
 
 
-def write_out(r, out, inputs=()):
-    """Copy the result r into ``out=`` (resized to r's shape); inputs: the op's operands, checked for memory overlap
-    with out first."""
-    if out is None:
-        return r
-    check_overlap(out, inputs)
-    if tuple(out.shape) != tuple(r.shape):
-        out.resize_(r.shape) if hasattr(out, "resize_") else None
-    out._be.copy_(out._data, r._data)
-    out._version[0] += 1
-    return out
-
-
 def float_only(name, dt):
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type_name(dt)}'")
@@ -132,7 +120,7 @@ def binary_fn(name, nodes):
         tt, ts, st = nodes
         node = tt if isinstance(input, Tensor) and isinstance(other, Tensor) else (
             ts if isinstance(input, Tensor) else st)
-        return write_out(apply_op(node, input, other), out, (input, other))
+        return write_out(apply_op(node, input, other), out, (input, other), name)
     fn.__name__ = name
     return fn
 

@@ -7,6 +7,7 @@ from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from . import return_types
 from .dispatch import norm_dim, norm_dims, wrap
+from .out_arg import SAME, Rule, castable, takes_out
 from .reduction import restore_dims
 
 
@@ -122,24 +123,34 @@ MinBackward0 = _make_along("amin", "argmin", "MinBackward0")
 AmaxBackward0, AminBackward0 = _make_amax("amax", "AmaxBackward0"), _make_amax("amin", "AminBackward0")
 
 
+# max/min without dim: PyTorch's check has no better message
+_CAN_CAST = Rule(castable, "Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) "
+                           "to be true, but got false.  (Could this error message be improved?  If so, please report "
+                           "an enhancement request to PyTorch.)")
+
+
 def _extremum(name, full_node, along_node, result_type, binary):
     def fn(input, dim=None, keepdim=False, *, out=None):
         if isinstance(dim, Tensor):  # max(input, other): elementwise
-            return binary(input, dim)
+            return binary(input, dim, out=out)
+        return reduce(input, dim, keepdim, out=out)
+
+    def reduce(input, dim, keepdim):
         if dim is None:
             _whole_nonempty(name, input)
             return apply_op(full_node, input)
         d = norm_dim(dim, input.dim())
         _nonempty(name, input, (d,) if input.dim() else ())
         return result_type(*apply_op(along_node, input, d, keepdim))
-    fn.__name__ = name
+    fn.__name__ = reduce.__name__ = name
+    reduce = takes_out(name, _CAN_CAST, (SAME, SAME))(reduce)
     return fn
 
 
 def _binary(name):
-    def fn(a, b):
+    def fn(a, b, out=None):
         from . import where_clamp
-        return getattr(where_clamp, name)(a, b)
+        return getattr(where_clamp, name)(a, b, out=out)
     return fn
 
 
@@ -147,15 +158,19 @@ max = _extremum("max", MaxBackward1, MaxBackward0, return_types.max, _binary("ma
 min = _extremum("min", MinBackward1, MinBackward0, return_types.min, _binary("minimum"))  # noqa: A001
 
 
+_SAME_AS_INPUT = Rule(lambda r, o: r is o, "Expected the dtype for input and out to match, but got {r} for input's "
+                                          "dtype and {o} for out's dtype.")
+
+
 def _amax_fn(name, node):
-    def fn(input, dim=(), keepdim=False, *, out=None):
+    def fn(input, dim=(), keepdim=False):
         dims = norm_dims(dim if dim != () else None, input.dim())
         _nonempty(name, input, dims)
         if input.dim() == 0 and input.numel() == 0:
             _whole_nonempty(name, input)
         return apply_op(node, input, dims, keepdim)
     fn.__name__ = name
-    return fn
+    return takes_out(name, _SAME_AS_INPUT)(fn)
 
 
 amax = _amax_fn("amax", AmaxBackward0)

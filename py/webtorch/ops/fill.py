@@ -124,6 +124,11 @@ def resize_(self, *sizes, memory_format=None):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    return resize_storage(self, shape)
+
+
+def resize_storage(self, shape):
+    """resize_ without its autograd check (PyTorch's kernels resize an ``out=`` tensor below autograd)."""
     if tuple(self.shape) == shape:
         return self
     be, h = self._be, self._data

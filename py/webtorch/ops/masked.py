@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap
 from .inplace import write_inplace, scalar_type_name
+from .out_arg import Rule, same, takes_out
 from .scatter_gather import handle_or_number, to_device_of, fill_value
 
 
@@ -163,12 +164,19 @@ def masked_scatter_(self, mask, source):
 
 
 def nonzero(input, *, out=None, as_tuple=False):
-    r = wrap(input._be.nonzero(input._data), input)
     if not as_tuple:
-        return r
+        return _nonzero(input, out=out)
+    if out is not None:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    r = wrap(input._be.nonzero(input._data), input)
     if input.dim() == 0:
         return (wrap(input._be.nonzero(input._be.reshape_view(input._data, (1,))), input)[:, 0],)
     return tuple(r[:, j] for j in range(input.dim()))
+
+
+@takes_out(None, Rule(same, "nonzero: Expected out tensor to have scalar type Long but got scalar type{o}"))
+def _nonzero(input):
+    return wrap(input._be.nonzero(input._data), input)
 
 
 def argwhere(input):

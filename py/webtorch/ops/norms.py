@@ -7,6 +7,7 @@ from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dims, norm_dim, wrap
 from .where_clamp import where as _where
 from .reduction import restore_dims
+from .out_arg import COPIED, SAME, Rule, same, takes_out
 
 
 class LinalgVectorNormBackward0(Node):
@@ -57,7 +58,8 @@ class LinalgVectorNormBackward0(Node):
         return _where(out_k == 0, z, d) if ord > 1 else d
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+@takes_out("linalg_vector_norm", SAME)
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
         from .inplace import scalar_type_name
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
@@ -77,7 +79,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return apply_op(LinalgVectorNormBackward0, x, float(ord) if ord not in (1, 2, 0) else ord, dims, keepdim)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+# composite in PyTorch: out is written by copy_, and only out's requires_grad is refused
+@takes_out(COPIED, Rule(same, "linalg.matrix_norm expected out tensor dtype {r} but got: {o}"), check_inputs=False)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     r, c = (norm_dim(d, A.dim()) for d in dim)
@@ -101,7 +105,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return red if keepdim else red.squeeze(max(r, c)).squeeze(min(r, c))
 
 
-def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+@takes_out(COPIED, Rule(same, "linalg.norm expected out tensor dtype {r} but got: {o}"), check_inputs=False)
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if isinstance(dim, int):
         dim = (dim,)
     if ord is None:
@@ -125,10 +130,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p == "fro" or p is None:
         p = 2
     elif p == "nuc":
-        return matrix_norm(input, "nuc", dim or (-2, -1), keepdim, dtype=dtype)
+        return matrix_norm(input, "nuc", dim or (-2, -1), keepdim, dtype=dtype, out=out)
     if isinstance(dim, int):
         dim = (dim,)
-    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
 FUNCTIONS = {"norm": norm}

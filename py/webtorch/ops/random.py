@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from .creation import rng_for
 from .dispatch import wrap
 from .inplace import check_inplace_target, commit, scalar_type_name
+from .out_arg import ANY, Rule, same, takes_out
 
 
 def _fill(self, h):
@@ -131,8 +132,16 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
+        if out is not None:
+            raise TypeError("bernoulli(): out= takes no p (PyTorch has no such overload); use bernoulli_(p)")
         _check_p(p, "bernoulli_")
         return bernoulli_(input.detach().clone(), p, generator=generator)
+    return _bernoulli_p_in(input, generator=generator, out=out)
+
+
+# out= is filled by sampling in its own dtype, whatever it is
+@takes_out("bernoulli", ANY, warn=False)
+def _bernoulli_p_in(input, *, generator=None):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(input.dtype)}'")
     lo_hi = input.detach()
@@ -142,7 +151,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return wrap(h, input)
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+@takes_out(None, Rule(same, "multinomial expects Long tensor out, got: {o}"), warn=False)
+def multinomial(input, num_samples, replacement=False, *, generator=None):
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:

@@ -4,6 +4,7 @@ import builtins
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, wrap
+from .out_arg import SAME, Rule, floating, takes_out
 from .where_clamp import where as _where
 
 
@@ -56,6 +57,7 @@ class SumBackward1(SumBackward0):
     pass
 
 
+@takes_out("sum", SAME, dtype_from_out=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     if dim is None:
@@ -82,6 +84,7 @@ class MeanBackward1(MeanBackward0):
     pass
 
 
+@takes_out("mean")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else input.dtype
     if not dt.is_floating_point:
@@ -138,6 +141,7 @@ def _prod_dims(x, dims, keepdim):
     return apply_op(ProdBackward1, x, dims, keepdim, x.dtype)
 
 
+@takes_out("prod", SAME, dtype_from_out=True)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     if dtype is not None and input.dtype is not dt:
@@ -255,14 +259,14 @@ class StdMeanBackward0(Node):
 
 
 def _var_family(node, name):
-    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return apply_op(node, input, *_var_args(input, dim, unbiased, keepdim, correction, name))
     fn.__name__ = name
     return fn
 
 
-var = _var_family(VarBackward0, "var")
-std = _var_family(StdBackward0, "std")
+var = takes_out("var")(_var_family(VarBackward0, "var"))
+std = takes_out("std")(_var_family(StdBackward0, "std"))
 _var_mean = _var_family(VarMeanBackward0, "var_mean")
 _std_mean = _var_family(StdMeanBackward0, "std_mean")
 
@@ -304,7 +308,8 @@ class LogsumexpBackward0(Node):
         return restore_dims(g, shape, dims, keepdim) * (x - restore_dims(out, shape, dims, keepdim)).exp()
 
 
-def logsumexp(input, dim, keepdim=False, *, out=None):
+@takes_out("logsumexp", Rule(floating, "logsumexp(): Expected floating point type for result tensor, but got: {o}"))
+def logsumexp(input, dim, keepdim=False):
     if not input.dtype.is_floating_point:
         input = input.to(D.get_default_dtype())
     return apply_op(LogsumexpBackward0, input, norm_dims(dim, input.dim()), keepdim)
@@ -313,12 +318,14 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 # ---- logical reductions, counting, NaN-ignoring sums ------------------------------------------------------
 
 def _logical_reduce(op):
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim=False):
         dims = norm_dims(dim, input.dim()) if dim is not None else tuple(range(input.dim()))
         r = wrap(input._be.reduce(op, input._data, dims, keepdim if dim is not None else False, D.bool_), input)
         return r.to(D.uint8) if input.dtype is D.uint8 else r  # PyTorch keeps uint8 for uint8 inputs
     fn.__name__ = op
-    return fn
+    # uint8 inputs reduce to uint8: out may be bool or uint8
+    return takes_out(None, Rule(lambda r, o: o in (D.bool_, D.uint8),
+                                f"{op} only supports bool tensor for result, got: {{o}}"))(fn)
 
 
 all = _logical_reduce("all")  # noqa: A001 (PyTorch's names)
@@ -346,6 +353,7 @@ class NansumBackward0(Node):
         return expand_back(g, *ctx.meta) * x.isnan().logical_not()
 
 
+@takes_out("nansum", SAME, dtype_from_out=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     if dim is None:

@@ -37,7 +37,7 @@ def _cumsum(x, dim, reverse):
 def cumsum(input, dim, *, dtype=None, out=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     x = input.to(dt) if dtype is not None and input.dtype is not dt else input
-    return write_out(apply_op(CumsumBackward0, x, _dim(x, dim), dt), out, (input,))
+    return write_out(apply_op(CumsumBackward0, x, _dim(x, dim), dt), out, (input,), "cumsum")
 
 
 class CumprodBackward0(Node):
@@ -72,7 +72,7 @@ class CumprodBackward0(Node):
 def cumprod(input, dim, *, dtype=None, out=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     x = input.to(dt) if dtype is not None and input.dtype is not dt else input
-    return write_out(apply_op(CumprodBackward0, x, _dim(x, dim), dt), out, (input,))
+    return write_out(apply_op(CumprodBackward0, x, _dim(x, dim), dt), out, (input,), "cumprod")
 
 
 def _make_cumext(op, node_name):
@@ -138,7 +138,8 @@ def logcumsumexp(input, dim, *, out=None):
     if not input.dtype.is_floating_point:
         from .inplace import scalar_type_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
-    return write_out(apply_op(LogcumsumexpBackward0, input, _dim(input, dim)), out, (input,))
+    return write_out(apply_op(LogcumsumexpBackward0, input, _dim(input, dim)), out, (input,),
+                     "logcumsumexp")
 
 
 def _inplace(fn):

@@ -13,6 +13,7 @@ from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import IndexOutOfRange
 from .dispatch import norm_dim, wrap
 from .inplace import check_overlap, commit, write_inplace
+from .out_arg import SAME, takes_out
 
 INDEX_DTYPES = (D.int64, D.int32)
 
@@ -108,7 +109,8 @@ class GatherBackward0(Node):
         return g.new_zeros(shape).scatter_add(dim, index, g), None
 
 
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+@takes_out("gather", SAME)
+def gather(input, dim, index, *, sparse_grad=False):
     dim = _check_index_args("gather", input, dim, index)
     return apply_op(GatherBackward0, input, dim, index)
 
@@ -292,7 +294,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 
 def take_along_dim(input, indices, dim=None, *, out=None):
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
+        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
@@ -302,7 +304,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     shape = broadcast_shapes(tuple(xs), tuple(indices.shape))
     xs = list(shape)
     xs[dim] = input.shape[dim]
-    return gather(input.broadcast_to(tuple(xs)), dim, indices.broadcast_to(shape))
+    return gather(input.broadcast_to(tuple(xs)), dim, indices.broadcast_to(shape), out=out)
 
 
 FUNCTIONS = {

@@ -11,6 +11,7 @@ from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, shape_arg, check_same_device, wrap
 from .indexing import SliceBackward0, narrow
 from .inplace import new_view
+from .out_arg import Rule, castable, takes_out
 
 
 # ---- cat / stack -------------------------------------------------------------------------------------
@@ -91,7 +92,12 @@ def _tensor_list(tensors, name):
     return tensors
 
 
-def cat(tensors, dim=0, *, out=None):
+# PyTorch's cat checks out= itself (a TypeError); stack writes through it
+_CAT_OUT = Rule(castable, "torch.cat(): input types can't be cast to the desired output type {o}", TypeError)
+
+
+@takes_out("cat", _CAT_OUT)
+def cat(tensors, dim=0):
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -122,7 +128,8 @@ class StackBackward0(Node):
         return g.unbind(ctx.dim)
 
 
-def stack(tensors, dim=0, *, out=None):
+@takes_out("stack", _CAT_OUT)
+def stack(tensors, dim=0):
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -170,20 +177,20 @@ def _atleast(tensors, f):
 
 def hstack(tensors, *, out=None):
     ts = atleast_1d(*_tensor_list(tensors, "hstack"))
-    return cat(ts, 0 if ts[0].dim() == 1 else 1)
+    return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
 
 
 def vstack(tensors, *, out=None):
-    return cat(atleast_2d(*_tensor_list(tensors, "vstack")), 0)
+    return cat(atleast_2d(*_tensor_list(tensors, "vstack")), 0, out=out)
 
 
 def dstack(tensors, *, out=None):
-    return cat(atleast_3d(*_tensor_list(tensors, "dstack")), 2)
+    return cat(atleast_3d(*_tensor_list(tensors, "dstack")), 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
     ts = [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in _tensor_list(tensors, "column_stack")]
-    return cat(ts, 1)
+    return cat(ts, 1, out=out)
 
 
 # ---- views: unbind, split, chunk, tensor_split ----------------------------------------------------------

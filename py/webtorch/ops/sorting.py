@@ -7,6 +7,8 @@ from .._tensor import Tensor
 from . import return_types
 from .dispatch import norm_dim, wrap
 from .extrema import selection_backward, ties_mask
+from .inplace import scalar_type_name
+from .out_arg import SAME, Rule, same, takes_out
 
 
 def _dim(input, dim):
@@ -36,7 +38,8 @@ class SortBackward0(Node):
         return _scatter_back(g, idx, shape, dim)
 
 
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+@takes_out("sort", None, (SAME, SAME))
+def sort(input, dim=-1, descending=False, stable=False):
     if isinstance(dim, bool):  # sort(input, stable, dim=..., descending=...) keyword form of PyTorch
         stable, dim = dim, -1
     return return_types.sort(*apply_op(SortBackward0, input, _dim(input, dim), bool(descending), bool(stable)))
@@ -61,7 +64,8 @@ class TopkBackward0(SortBackward0):
         return values, idx
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+@takes_out("topk", None, (SAME, SAME))
+def topk(input, k, dim=-1, largest=True, sorted=True):
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 0 <= k <= n:
@@ -122,7 +126,9 @@ MedianBackward1 = _make_select("MedianBackward1", lambda x, dim: _median_positio
 NanmedianBackward1 = _make_select("NanmedianBackward1", lambda x, dim: _median_position(x, dim, True))
 
 
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+@takes_out("kthvalue", None, (Rule(same, "output values must be of same type as input"),
+                              Rule(same, "output indices must be of scalar type Long")))
+def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 1 <= k <= n:
@@ -154,8 +160,15 @@ MedianBackward0 = _make_full_median("MedianBackward0", False)
 NanmedianBackward0 = _make_full_median("NanmedianBackward0", True)
 
 
+# PyTorch's checks of median's/nanmedian's out= tensors
+_MEDIAN_OUT = (Rule(same, "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but "
+                          "type {ot} does not equal {rt} (while checking arguments for median)"),
+               Rule(same, "Expected tensor for argument #1 'indices' to have scalar type Long; but got {ot} instead "
+                          "(while checking arguments for median)"))
+
+
 def _median_fn(name, full_node, dim_node, result):
-    def fn(input, dim=None, keepdim=False, *, out=None):
+    def fn(input, dim=None, keepdim=False):
         if dim is None:
             return apply_op(full_node, input)
         d = _dim(input, dim)
@@ -163,7 +176,7 @@ def _median_fn(name, full_node, dim_node, result):
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         return result(*apply_op(dim_node, input, d, keepdim))
     fn.__name__ = name
-    return fn
+    return takes_out(name, None, _MEDIAN_OUT)(fn)
 
 
 median = _median_fn("median", MedianBackward0, MedianBackward1, return_types.median)
@@ -181,7 +194,14 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+def _searchsorted_dtype_message(r, o):
+    return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+            f"on whether out_int32 flag is True, but we got output tensor's dtype {scalar_type_name(o)} and out_int32 "
+            f"flag is {r is D.int32}")
+
+
+@takes_out(None, Rule(same, _searchsorted_dtype_message))
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -210,7 +230,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
 FUNCTIONS = {"sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,

@@ -82,7 +82,7 @@ def _make_unary(op, node_name, kind, bwd):
         if rounding and not input.dtype.is_floating_point:
             return input.clone()
         r = apply_op(node, input)
-        return r if out is None else write_out(r, out, (input,))
+        return r if out is None else write_out(r, out, (input,), op)
 
     fn.__name__ = op
     return fn
@@ -184,27 +184,27 @@ _NanToNum = _make_unary_composite("NanToNumBackward0", _nan_to_num_fwd, lambda g
 
 
 def sinc(input, *, out=None):
-    return write_out(apply_op(_Sinc, input), out, (input,))
+    return write_out(apply_op(_Sinc, input), out, (input,), "sinc")
 
 
 def deg2rad(input, *, out=None):
-    return write_out(apply_op(_Deg2Rad, input), out, (input,))
+    return write_out(apply_op(_Deg2Rad, input), out, (input,), "deg2rad")
 
 
 def rad2deg(input, *, out=None):
-    return write_out(apply_op(_Rad2Deg, input), out, (input,))
+    return write_out(apply_op(_Rad2Deg, input), out, (input,), "rad2deg")
 
 
 def sgn(input, *, out=None):
-    return write_out(apply_op(_Sgn, input), out, (input,))
+    return write_out(apply_op(_Sgn, input), out, (input,), "sgn")
 
 
 def logit(input, eps=None, *, out=None):
-    return write_out(apply_op(_Logit, input, eps), out, (input,))
+    return write_out(apply_op(_Logit, input, eps), out, (input,), "logit")
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    return write_out(apply_op(_NanToNum, input, nan, posinf, neginf), out, (input,))
+    return write_out(apply_op(_NanToNum, input, nan, posinf, neginf), out, (input,), "nan_to_num")
 
 
 FUNCTIONS = dict(UNARY)

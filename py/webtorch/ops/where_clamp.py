@@ -29,7 +29,7 @@ class WhereBackward0(Node):
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
-    return write_out(apply_op(WhereBackward0, condition, input, other), out, (condition, input, other))
+    return write_out(apply_op(WhereBackward0, condition, input, other), out, (condition, input, other), "where")
 
 
 class ClampBackward1(Node):
@@ -91,8 +91,8 @@ class ClampBackward0(Node):
 
 def clamp(input, min=None, max=None, *, out=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return write_out(apply_op(ClampBackward0, input, min, max), out, (input, min, max))
-    return write_out(apply_op(ClampBackward1, input, min, max), out, (input,))
+        return write_out(apply_op(ClampBackward0, input, min, max), out, (input, min, max), "clamp")
+    return write_out(apply_op(ClampBackward1, input, min, max), out, (input,), "clamp")
 
 
 def clamp_min(input, min):

@@ -54,6 +54,7 @@ def _root(nodes, k, parent, numel, buf):
 def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
     """{position of a GEMM kernel node: [(root position, leaves, store?) ...]} for every GEMM whose result
     feeds a fusable elementwise chain, and the set of chain root positions (dispatched inside the GEMM)."""
+    from .scheduler import _no_writes_between  # the scheduler imports this module
     parent = {}
     pos = {id(n): j for j, n in enumerate(nodes)}
     for (pid, k), child in inl.items():
@@ -83,7 +84,7 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
             if any(at < p < k for p in w):  # the previous result changes before this node reads it
                 break
             others = reads[k] - chain_bufs
-            if not _untouched(writers, others, j, k) or _reads_chain_elsewhere(root, inl, chain_bufs, leaves):
+            if not _no_writes_between(writers, others, j, k) or _reads_chain_elsewhere(root, inl, chain_bufs, leaves):
                 break
             out = root.out.buf
             grown = epi | others | {id(out)}
@@ -100,15 +101,6 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
         if chain:
             chains[j] = chain
     return chains, absorbed
-
-
-def _untouched(writers, bufs, i, j):
-    """Nothing recorded strictly between positions i and j writes any of ``bufs`` (ids)."""
-    for b in bufs:
-        for p in writers.get(b, ()):
-            if i < p < j:
-                return False
-    return True
 
 
 def _reads_chain_elsewhere(root, inl, chain_bufs, leaves):

@@ -8,12 +8,14 @@ for rows shorter than a subgroup, ``subgroupAdd`` / ``subgroupMax`` when a row s
 across subgroups through shared memory once. ``reduce_tail`` is the same step for the generated reductions of
 codegen.py (one output per workgroup).
 
-Nothing assumes how subgroups map onto ``local_invocation_index`` (WebGPU guarantees no relation): slots are
-numbered by subgroup (an atomic counter) and by rank inside it, so every row's invocations are whole aligned
-blocks of one subgroup or whole subgroups. Assumed: the subgroups of a workgroup are equally sized (true of
-every driver for a 1-D workgroup whose size is a multiple of the subgroup size, which is a power of two in
-[4, 128]). Control flow around subgroup operations and barriers depends on constants only, as Tint's
-uniformity analysis demands; naga rejects the standard ``enable subgroups;`` directive (runtime_native drops it).
+Slots are numbered by subgroup and by rank inside it (``subgroupExclusiveAdd``), so every row's invocations are
+an aligned block of one subgroup or whole subgroups, whatever the order of lanes inside a subgroup. Assumed
+(WebGPU leaves it open; every implementation does it for a 1-D workgroup, lavapipe and SwiftShader included):
+each subgroup is an aligned block of ``local_invocation_index`` values, all of one size (a power of two in
+[4, 128]). Numbering subgroups with a workgroup atomic instead would need no assumption, but SwiftShader returns
+the same value to every subgroup's atomicAdd. Control flow around subgroup operations and barriers depends on
+constants only, as Tint's uniformity analysis demands; naga rejects the standard ``enable subgroups;``
+directive (runtime_native drops it).
 """
 import re
 from contextlib import contextmanager
@@ -27,21 +29,13 @@ _DECLS = f"""
 const SG_MIN: u32 = {SG_MIN}u;
 const SG_MAX: u32 = {SG_MAX}u;
 var<private> sg_n: u32;  // invocations in a subgroup
-var<workgroup> sg_count: atomic<u32>;
 var<workgroup> sg_part: array<vec2<f32>, WG>;  // one partial per (row, subgroup)
 """
 
-# Slot q = subgroup number * subgroup size + rank in the subgroup. The counter's first value is whatever the
-# workgroup memory held (wgpu-native does not zero it), but consecutive values modulo the number of subgroups
-# (a power of two) still number them 0, 1, ...
+# Slot q = subgroup number * subgroup size + rank in the subgroup.
 _SLOT = """fn slot(lid: u32) -> u32 {
   sg_n = subgroupAdd(1u);
-  let lane = subgroupExclusiveAdd(1u);
-  var k = 0u;
-  if (lane == 0u) {
-    k = atomicAdd(&sg_count, 1u);
-  }
-  return (subgroupBroadcastFirst(k) % (WG / sg_n)) * sg_n + lane;
+  return (lid / sg_n) * sg_n + subgroupExclusiveAdd(1u);
 }
 """
 
@@ -170,11 +164,11 @@ def _subgroup_op(op, ct, need):
 def reduce_tail(op, ct, wg, combine, result, need):
     """(declarations, body) replacing the shared-memory tree of a generated reduction: ``acc`` is reduced in
     its subgroup, one partial per subgroup goes to ``sh``, invocation 0 combines them and runs ``result``."""
-    decls = f"var<workgroup> sh: array<{ct}, {wg}>;\nvar<workgroup> sg_count: atomic<u32>;\n"
+    decls = f"var<workgroup> sh: array<{ct}, {wg}>;\n"
     body = (f"  let sg_n = subgroupAdd(1u);\n"
             f"  let lane = subgroupExclusiveAdd(1u);\n"
             f"  acc = {_subgroup_op(op, ct, need)};\n"
-            f"  if (lane == 0u) {{\n    sh[atomicAdd(&sg_count, 1u) % ({wg}u / sg_n)] = acc;\n  }}\n"
+            f"  if (lane == 0u) {{\n    sh[lid / sg_n] = acc;\n  }}\n"
             f"  workgroupBarrier();\n"
             f"  if (lid == 0u) {{\n    acc = sh[0];\n"
             f"    for (var i = 1u; i < {wg}u / sg_n; i = i + 1u) {{\n      acc = {combine('acc', 'sh[i]')};\n    }}\n"
