@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import DEVICES
+from devices import DEVICES
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench")
 HAS_WEBGPU = "webgpu" in DEVICES

@@ -3,6 +3,7 @@ baddbmm, addmv, addbmm, cross, kron, cdist; inv/det/solve where the backend has 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, wrap
+from .out_arg import CAST, SAME, Rule, same, takes_out
 from .where_clamp import where as _where
 
 
@@ -147,11 +148,13 @@ TrilBackward0 = _make_tri("TrilBackward0", True)
 TriuBackward0 = _make_tri("TriuBackward0", False)
 
 
-def tril(input, diagonal=0, *, out=None):
+@takes_out("tril", SAME)
+def tril(input, diagonal=0):
     return apply_op(TrilBackward0, input, int(diagonal))
 
 
-def triu(input, diagonal=0, *, out=None):
+@takes_out("triu", SAME)
+def triu(input, diagonal=0):
     return apply_op(TriuBackward0, input, int(diagonal))
 
 
@@ -182,7 +185,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return apply_op(DiagEmbedBackward0, input, int(offset), dim1, dim2)
 
 
-def diag(input, diagonal=0, *, out=None):
+# PyTorch writes it through diagonal_copy/diag_embed, not differentiated: only out's requires_grad is refused
+@takes_out("aten::diagonal_copy", SAME, check_inputs=False)
+def diag(input, diagonal=0):
     if input.dim() == 1:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
@@ -220,17 +225,20 @@ def _scaled_sum(input, prod, beta, alpha):
     return (input * beta if beta != 1 else input) + prod
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+@takes_out("baddbmm", SAME)
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     from .linalg import bmm
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+@takes_out("addmv", SAME)
+def addmv(input, mat, vec, *, beta=1, alpha=1):
     from .linalg import mv
     return _scaled_sum(input, mv(mat, vec), beta, alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+@takes_out("addbmm", Rule(same, "self and mat2 must have the same dtype, but got {o} and {r}"))
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3 else "batch2 must be a 3D tensor")
     b, n, k = batch1.shape
@@ -256,7 +264,8 @@ class LinalgCrossBackward0(Node):
                 apply_op(LinalgCrossBackward0, g, a, d) if ctx.needs_input_grad[1] else None)
 
 
-def linalg_cross(input, other, *, dim=-1, out=None):
+@takes_out("linalg_cross", SAME)
+def linalg_cross(input, other, *, dim=-1):
     from .dispatch import broadcast_shapes
     shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
     d = norm_dim(dim, len(shape))
@@ -276,10 +285,11 @@ def cross(input, other, dim=None, *, out=None):
             raise RuntimeError("no dimension of size 3 in input")
     if input.dim() != other.dim():
         raise RuntimeError(f"inconsistent tensors dimensions input: {input.dim()} other: {other.dim()}")
-    return linalg_cross(input, other, dim=dim)
+    return linalg_cross(input, other, dim=dim, out=out)
 
 
-def kron(input, other, *, out=None):
+@takes_out("mul", CAST)  # PyTorch's kron writes out= through mul
+def kron(input, other):
     nd = max(input.dim(), other.dim())
     a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
     b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
@@ -332,7 +342,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
 
 
-def vecdot(x, y, *, dim=-1, out=None):
+_VECDOT_OUT = Rule(same, "linalg.vecdot: Expected out of dtype{r} but found {o}")  # PyTorch's text, sic
+
+
+@takes_out("sum", _VECDOT_OUT)
+def vecdot(x, y, *, dim=-1):
     return (x * y).sum(dim)
 
 
@@ -370,12 +384,14 @@ class LinalgInvExBackward0(Node):
         return -it.matmul(g).matmul(it)
 
 
-def inv(A, *, out=None):
+@takes_out("linalg_inv_ex", SAME)
+def inv(A):
     _square(A, "linalg.inv")
     return apply_op(LinalgInvExBackward0, A)
 
 
-def inv_ex(A, *, check_errors=False, out=None):
+@takes_out("linalg_inv_ex", None, (SAME, SAME))
+def inv_ex(A, *, check_errors=False):
     from .creation import zeros
     return inv(A), zeros(tuple(A.shape[:-2]), dtype=D.int32, device=A.device)
 
@@ -393,7 +409,8 @@ class LinalgDetBackward0(Node):
         return (g * det_).unsqueeze(-1).unsqueeze(-1) * inv(A).transpose(-1, -2)
 
 
-def det(A, *, out=None):
+@takes_out("_linalg_det", SAME)
+def det(A):
     _square(A, "linalg.det")
     return apply_op(LinalgDetBackward0, A)
 
@@ -415,7 +432,8 @@ class LinalgSolveExBackward0(Node):
         return -gb_m.matmul(X.transpose(-1, -2)), gb
 
 
-def solve(A, B, *, left=True, out=None):
+@takes_out("_linalg_solve_ex", SAME)
+def solve(A, B, *, left=True):
     _square(A, "linalg.solve")
     if not left:
         return solve(A.transpose(-1, -2), B.transpose(-1, -2)).transpose(-1, -2)

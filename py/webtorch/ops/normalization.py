@@ -354,6 +354,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """F.normalize: input / max(||input||_p over dim, eps)."""
     denom = norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is not None:  # PyTorch's F.normalize writes out= through div
+        from .arithmetic import div
+        return div(input, denom, out=out)
     return input / denom
 
 

@@ -1,0 +1,20 @@
+"""The devices every op/module/optimizer suite runs on: "cpu", plus "webgpu" when an adapter exists
+(required when WEBTORCH_REQUIRE_WEBGPU=1, as in CI: a missing adapter is an install failure, not a skip)."""
+import os
+
+
+def available_devices():
+    devs = ["cpu"]
+    try:
+        from webtorch.backends import webgpu
+        if webgpu.is_available():
+            devs.append("webgpu")
+    except ImportError:
+        pass
+    if "webgpu" not in devs and os.environ.get("WEBTORCH_REQUIRE_WEBGPU") == "1":
+        raise RuntimeError("WEBTORCH_REQUIRE_WEBGPU=1 but no WebGPU adapter was found: install wgpu "
+                           "(pip) and mesa-vulkan-drivers (apt), as scripts/setup.sh does")
+    return devs
+
+
+DEVICES = available_devices()
