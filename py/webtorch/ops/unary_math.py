@@ -79,9 +79,8 @@ def _make_unary(op, node_name, kind, bwd):
                                      "_operands": (0,)})
 
     def fn(input, *, out=None):
-        if rounding and not input.dtype.is_floating_point:
-            return input.clone()
-        r = apply_op(node, input)
+        # rounding an integer is the identity (a copy, as PyTorch)
+        r = input.clone() if rounding and not input.dtype.is_floating_point else apply_op(node, input)
         return r if out is None else write_out(r, out, (input,), op)
 
     fn.__name__ = op

@@ -28,6 +28,8 @@ class WhereBackward0(Node):
 
 def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
+        if out is not None:
+            raise TypeError("where(): where(condition) takes no out= (PyTorch has no such overload)")
         return condition.nonzero(as_tuple=True)
     return write_out(apply_op(WhereBackward0, condition, input, other), out, (condition, input, other), "where")
 
