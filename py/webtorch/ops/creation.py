@@ -5,6 +5,7 @@ from .. import _dtype as D
 from .._device import device as _device_cls, backend_for
 from .._tensor import Tensor, _wrap, default_backend
 from .dispatch import shape_arg
+from .inplace import scalar_type_name
 from .out_arg import ANY, RESIZED, Rule, floating, takes_out
 
 
@@ -131,6 +132,11 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=No
     return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, requires_grad)
 
 
+def _refuse_dtype(kernel, dt):
+    """PyTorch's error for a creation kernel that has no version for dt (reachable through dtype= or out=)."""
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dt)}'")
+
+
 def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros"):
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
@@ -206,7 +212,13 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(flat.as_strided(size, stride), requires_grad)
 
 
-@_factory("aten::arange", warn=True)
+def _arange_resize_warning(out, shape):
+    return (f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} which does not "
+            f"match the computed number of elements {shape[0]}. Note that this may occur as a result of rounding "
+            f"error. The out tensor will be resized to a tensor of shape {shape}.")
+
+
+@_factory("aten::arange", warn=_arange_resize_warning)
 def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
@@ -219,6 +231,8 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dt = D.to_dtype(dtype)
+    if dt is D.bool_:
+        _refuse_dtype("arange_cpu", dt)
     be, dev = default_backend(device)
     return _make(be.arange(start, end, step, dt), be, dev, requires_grad)
 
@@ -233,6 +247,8 @@ def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 @_factory("aten::linspace")
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    if dt is D.bool_:
+        _refuse_dtype("linspace_cpu", dt)
     be, dev = default_backend(device)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
@@ -241,7 +257,11 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
 
 @_factory("aten::logspace")
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
-    t = linspace(start, end, steps, dtype=D.float64 if dtype is None or dtype.is_floating_point else dtype,
+    if dtype is D.bool_:
+        _refuse_dtype("logspace_cpu", dtype)
+    # computed in float64 where the device has it (webgpu has not)
+    wide = D.float64 if default_backend(device)[1].type == "cpu" else D.float32
+    t = linspace(start, end, steps, dtype=wide if dtype is None or dtype.is_floating_point else dtype,
                  device=device)
     r = (base ** t).to(dtype or D.get_default_dtype())
     return _finish(r, requires_grad)
@@ -336,6 +356,11 @@ def _random(kind, size, generator, dtype, device, requires_grad, *params):
     shape = shape_arg(size)
     be, dev = default_backend(device)
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    if kind == "randint":
+        if dt is D.bool_:
+            raise RuntimeError("to - 1 is out of bounds for bool")
+    elif not dt.is_floating_point:
+        _refuse_dtype("check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu", dt)
     h = getattr(be, kind)(shape, *params, dt, rng_for(generator, dev))
     return _make(h, be, dev, requires_grad)
 
@@ -366,8 +391,11 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
 
 @_factory("aten::randperm")
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False):
+    dt = D.to_dtype(dtype or D.int64)
+    if dt is D.bool_:
+        _refuse_dtype("randperm", dt)
     be, dev = default_backend(device)
-    return _make(be.randperm(int(n), D.to_dtype(dtype or D.int64), rng_for(generator, dev)), be, dev, requires_grad)
+    return _make(be.randperm(int(n), dt, rng_for(generator, dev)), be, dev, requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -391,6 +419,9 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if isinstance(out, Tensor) and not isinstance(std, Tensor):  # PyTorch broadcasts mean with out's shape
+            from .dispatch import broadcast_shapes
+            broadcast_shapes(tuple(mean.shape), tuple(out.shape))
         return _normal_tensors(mean, std, generator=generator, out=out)
     if size is None:
         raise TypeError("normal() with float mean and std needs a size")

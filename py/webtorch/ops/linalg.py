@@ -4,6 +4,7 @@ from .._broadcast import broadcast_shapes
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap, check_same_device
 from .elementwise import write_out
+from .out_arg import SAME, Rule, same
 from .inplace import cpp_type_name, scalar_type_name
 
 
@@ -90,7 +91,7 @@ def mm(input, mat2, *, out=None):
     if input.shape[1] != mat2.shape[0]:
         raise _shapes_error(input, mat2)
     _check_dtypes(input, mat2, "mm")
-    return write_out(apply_op(MmBackward0, input, mat2), out, (), "mm")
+    return write_out(apply_op(MmBackward0, input, mat2), out, (), "mm", SAME)
 
 
 class AddmmBackward0(Node):
@@ -127,12 +128,12 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat1.shape[1] != mat2.shape[0]:
         raise _shapes_error(mat1, mat2)
     _check_dtypes(mat1, mat2, "addmm")
-    return write_out(apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha), out, (), "addmm")
+    return write_out(apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha), out, (), "addmm", SAME)
 
 
 def matmul(input, other, *, out=None):
     """torch.matmul: 1-D/2-D/batched with broadcasting, PyTorch's error messages."""
-    return write_out(_matmul(input, other), out, (), "matmul")
+    return write_out(_matmul(input, other), out, (), "matmul", SAME)
 
 
 def _matmul(input, other):
@@ -234,7 +235,7 @@ def bmm(input, mat2, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
                            f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
     _check_bmm_dtypes(input, mat2)
-    return write_out(apply_op(BmmBackward0, input, mat2), out, (), "bmm")
+    return write_out(apply_op(BmmBackward0, input, mat2), out, (), "bmm", SAME)
 
 
 class DotBackward0(_SavedProduct):
@@ -254,7 +255,8 @@ def dot(input, tensor, *, out=None):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
                            f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
                            f"and {tensor.shape[0]} elements respectively")
-    return write_out(apply_op(DotBackward0, input, tensor), out, (), "dot")
+    return write_out(apply_op(DotBackward0, input, tensor), out, (), "dot",
+                     Rule(same, "result dtype {o} does not match input dtype {r}"))
 
 
 class MvBackward0(_SavedProduct):
@@ -270,7 +272,7 @@ def mv(input, vec, *, out=None):
     if input.shape[1] != vec.shape[0]:
         raise _mv_size_error(input.shape[0], input.shape[1], vec.shape[0])
     _check_mv_dtypes(input, vec)
-    return write_out(apply_op(MvBackward0, input, vec), out, (), "mv")
+    return write_out(apply_op(MvBackward0, input, vec), out, (), "mv", SAME)
 
 
 def outer(input, vec2, *, out=None):

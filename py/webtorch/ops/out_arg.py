@@ -99,7 +99,8 @@ def write_out(r, out, inputs=(), grad=None, rule=CAST, warn=True):
     """Copy the result r into ``out=`` and return out (r itself when out is None). inputs: the op's operands,
     checked for memory overlap with out; grad: the op name of PyTorch's autograd refusal (check_grad; r's
     requires_grad stands for the inputs'); rule: the op's out-dtype Rule; warn: PyTorch's deprecation warning
-    when an out with elements is resized (its factories resize silently)."""
+    when an out with elements is resized (False: its factories resize silently; or warn(out, shape) -> the op's
+    own text)."""
     if out is None:
         return r
     if not isinstance(out, Tensor):
@@ -112,7 +113,8 @@ def write_out(r, out, inputs=(), grad=None, rule=CAST, warn=True):
     shape = tuple(r.shape)
     if tuple(out.shape) != shape:
         if warn and out.numel():
-            warnings.warn(_RESIZE_WARNING.format(list(out.shape), list(shape)), UserWarning, stacklevel=3)
+            text = warn(out, shape) if callable(warn) else _RESIZE_WARNING.format(list(out.shape), list(shape))
+            warnings.warn(text, UserWarning, stacklevel=3)
         resize_storage(out, shape)
     if grad is COPIED:
         return out.copy_(r)
@@ -188,6 +190,8 @@ def takes_out(grad, rule=CAST, rules=None, *, check_inputs=True, warn=True, fact
                 r = fn(*args, **kwargs)
             finally:
                 _grad_state.enabled = prev
+            if factory and isinstance(first, Tensor) and first.grad_fn is None:
+                first.requires_grad = False  # PyTorch's factories leave out a plain tensor (only under no_grad)
             if isinstance(r, tuple):
                 if rules is None:
                     raise TypeError(f"{name}() received an invalid combination of arguments: this overload takes "
@@ -198,7 +202,7 @@ def takes_out(grad, rule=CAST, rules=None, *, check_inputs=True, warn=True, fact
                 return type(r)(*outs) if hasattr(r, "_fields") else outs
             if rule is None:
                 raise TypeError(f"{name}() received an invalid combination of arguments: this overload takes no "
-                                "out= (give dim)")
+                                "out=")
             return write_out(r, _as_outs(out, 1, name)[0], tensors, grad if grad is COPIED else None, rule, warn)
         return with_out
     return decorate

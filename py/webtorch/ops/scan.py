@@ -4,6 +4,7 @@ from ..autograd.graph import Node, apply_op
 from . import return_types
 from .dispatch import norm_dim, wrap
 from .elementwise import write_out
+from .out_arg import SAME, Rule, same, takes_out
 from .where_clamp import where as _where
 from .reduction import sum_dtype
 
@@ -34,10 +35,11 @@ def _cumsum(x, dim, reverse):
     return apply_op(CumsumBackward0, x, dim, x.dtype, reverse)
 
 
-def cumsum(input, dim, *, dtype=None, out=None):
+@takes_out("cumsum", SAME, dtype_from_out=True)
+def cumsum(input, dim, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     x = input.to(dt) if dtype is not None and input.dtype is not dt else input
-    return write_out(apply_op(CumsumBackward0, x, _dim(x, dim), dt), out, (input,), "cumsum")
+    return apply_op(CumsumBackward0, x, _dim(x, dim), dt)
 
 
 class CumprodBackward0(Node):
@@ -69,10 +71,11 @@ class CumprodBackward0(Node):
         return _where(before, grad_before, _where(first_zero, prefix * tail, z))
 
 
-def cumprod(input, dim, *, dtype=None, out=None):
+@takes_out("cumprod", SAME, dtype_from_out=True)
+def cumprod(input, dim, *, dtype=None):
     dt = D.to_dtype(dtype) if dtype is not None else sum_dtype(input.dtype)
     x = input.to(dt) if dtype is not None and input.dtype is not dt else input
-    return write_out(apply_op(CumprodBackward0, x, _dim(x, dim), dt), out, (input,), "cumprod")
+    return apply_op(CumprodBackward0, x, _dim(x, dim), dt)
 
 
 def _make_cumext(op, node_name):
@@ -138,8 +141,8 @@ def logcumsumexp(input, dim, *, out=None):
     if not input.dtype.is_floating_point:
         from .inplace import scalar_type_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
-    return write_out(apply_op(LogcumsumexpBackward0, input, _dim(input, dim)), out, (input,),
-                     "logcumsumexp")
+    return write_out(apply_op(LogcumsumexpBackward0, input, _dim(input, dim)), out, (input,), "logcumsumexp",
+                     Rule(same, "expected scalar_type {r} but found {o}"))
 
 
 def _inplace(fn):

@@ -6,6 +6,7 @@ from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from .comparison import isnan
 from .elementwise import ew, write_out, make_binary, binary_fn, inplace_method
+from .out_arg import Rule, same
 
 
 class WhereBackward0(Node):
@@ -31,7 +32,8 @@ def where(condition, input=None, other=None, *, out=None):
         if out is not None:
             raise TypeError("where(): where(condition) takes no out= (PyTorch has no such overload)")
         return condition.nonzero(as_tuple=True)
-    return write_out(apply_op(WhereBackward0, condition, input, other), out, (condition, input, other), "where")
+    return write_out(apply_op(WhereBackward0, condition, input, other), out, (condition, input, other), "where",
+                     Rule(same, "Expected out type to be {r} but got {o}"))
 
 
 class ClampBackward1(Node):
@@ -94,7 +96,8 @@ class ClampBackward0(Node):
 def clamp(input, min=None, max=None, *, out=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return write_out(apply_op(ClampBackward0, input, min, max), out, (input, min, max), "clamp")
-    return write_out(apply_op(ClampBackward1, input, min, max), out, (input,), "clamp")
+    return write_out(apply_op(ClampBackward1, input, min, max), out, (input,), "clamp",
+                     Rule(same, "Found dtype {o} but expected {r}"))
 
 
 def clamp_min(input, min):
@@ -120,7 +123,7 @@ def _make_extremum(op, node_name, pick):
                                      "_operands": (0, 1)})
 
     def fn(input, other, *, out=None):
-        return write_out(apply_op(node, input, other), out, (input, other))
+        return write_out(apply_op(node, input, other), out, (input, other), op)
     fn.__name__ = op
     return fn
 
