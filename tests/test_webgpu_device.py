@@ -30,10 +30,7 @@ def test_shader_specializations_compile():
     from webtorch.backends.webgpu import kernels
     rt = wg.get_backend().rt
     from webtorch.backends.webgpu.backend import _tiled_source
-    for a in range(3):
-        for b in range(3):
-            for wg_x, wg_y, rm in ((16, 8, 8), (4, 4, 4)):
-                rt.compile("matmul_tiled", _tiled_source(a, b, wg_x, wg_y, rm))
+    rt.compile("matmul_tiled", _tiled_source())
     for kind, out in ((1, "f32"), (2, "i32")):
         rt.compile("random_philox", kernels.specialize("random_philox", KIND=f"{kind}u", OutT=out))
 

@@ -1,6 +1,6 @@
 """The tiled matmul kernel on the webgpu device: every operand layout (loaded as vec4 along the tile, vec4
-across it with an in-register transpose, or scalar), tile shapes for small and large problems, batched and
-broadcast operands, and the fused elementwise epilogue (bias, activation) -- against NumPy."""
+across it with an in-register transpose, or scalar) served by one compiled pipeline, batched and broadcast
+operands, and the fused elementwise epilogue (bias, activation) -- against NumPy."""
 import numpy as np
 import pytest
 
@@ -63,6 +63,20 @@ def _inputs(*shapes):
     rng = np.random.default_rng(3)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     return arrays, [webtorch.tensor(a, device="webgpu") for a in arrays]
+
+
+def test_every_layout_and_shape_shares_one_pipeline():
+    # operand modes are uniforms and the tile shape is fixed: building a pipeline costs seconds on SwiftShader
+    a, b = np.random.default_rng(3).standard_normal((2, 40, 36), np.float32)
+    products = [(a, b.T, False, True), (a.T, b, True, False), (a[:10], b.T[:, :6], False, False)]
+    be, sources = webtorch.zeros(1, device="webgpu")._be, set()
+    for x, y, tx, ty in products:
+        out = be._new((x.shape[0], y.shape[1]), webtorch.float32)
+        wx, wy = _layout(x, tx, 0), _layout(y, ty, 3)
+        be._record_matmul(wx._data, wy._data, out, (), x.shape[0], y.shape[1], x.shape[1])
+        sources.add(be.graph.nodes[-1].attrs["source"])
+        np.testing.assert_allclose(be.to_numpy(out), x @ y, rtol=1e-4, atol=1e-4)
+    assert len(sources) == 1
 
 
 def test_linear_bias_relu_is_one_dispatch():

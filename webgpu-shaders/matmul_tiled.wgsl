@@ -10,20 +10,20 @@
 // row) and Bs[k][col / 4] (4 consecutive columns of one k), so the inner loop reads RM + 4 vec4 for
 // 16 RM multiply-adds; consecutive invocations read consecutive Bs vec4s (no bank conflicts) and the
 // same As vec4 (a broadcast).
-// Specialization (set by the loader from the operands' strides; A_MODE / B_MODE):
+// Operand load modes (runtime, uniform: P[5].z for A, P[5].w for B, chosen by the loader from strides):
 //   0: any strides, one scalar load per element;
 //   1: contiguous along the vec4 direction of the shared tile (A along K, B along N): one vec4 load;
 //   2: contiguous across it (A along M, B along K, e.g. a transposed weight): an invocation loads a
 //      4 x 4 block as four vec4 and transposes it in registers.
 //   Modes 1 and 2 need every stride but the contiguous one, the offset, and the contiguous dim's size
-//   to be multiples of 4. WG_X, WG_Y, RM, TK: tile shape (TK a multiple of 4).
+//   to be multiples of 4. They are uniform branches, not constants, so one pipeline serves every operand
+//   layout: each pipeline costs 1-3 s to build on SwiftShader, the branch costs little per tile.
+// WG_X, WG_Y, RM, TK: tile shape (TK a multiple of 4); the loader uses one shape for every product.
 // The epilogue function between the @epilogue markers stores one element of C; the scheduler may
 // replace it with a fused elementwise chain (bias add, activation) that reads v and stores elsewhere.
 // Parameters P: [0] = (M, N, K, batch); [1] = batch sizes; [2] = A batch strides; [3] = B batch strides;
-//               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, -, -).
+//               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, A mode, B mode).
 
-const A_MODE: u32 = 0u;
-const B_MODE: u32 = 0u;
 const WG_X: u32 = 16u;
 const WG_Y: u32 = 16u;
 const RM: u32 = 4u;
@@ -75,6 +75,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let a_cs = P[4].y;
   let b_rs = P[4].z;
   let b_cs = P[4].w;
+  let a_mode = P[5].z;
+  let b_mode = P[5].w;
   let row0 = wid.y * TM;
   let col0 = wid.x * TN4 * 4u;
   let tx = lid.x;
@@ -82,7 +84,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let tid = ty * WG_X + tx;
   var acc: array<vec4<f32>, RM>;
   for (var k0 = 0u; k0 < K; k0 = k0 + TK) {
-    if (A_MODE == 2u) {
+    if (a_mode == 2u) {
       // 4 rows x 4 k per invocation: vec4 loads along M, transposed into 4 As slots
       for (var e = tid; e < TM * TK4 / 4u; e = e + NT) {
         let r = (e % (TM / 4u)) * 4u;
@@ -108,7 +110,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         var v = vec4<f32>(0.0);
         if (row0 + r < M) {
           let a = a_base + (row0 + r) * a_rs + k * a_cs;
-          if (A_MODE == 1u) {
+          if (a_mode == 1u) {
             if (k < K) {
               v = A[a >> 2u];
             }
@@ -123,7 +125,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         As[e] = v;
       }
     }
-    if (B_MODE == 2u) {
+    if (b_mode == 2u) {
       // 4 k x 4 columns per invocation: vec4 loads along K, transposed into 4 Bs slots
       for (var e = tid; e < TK * TN4 / 4u; e = e + NT) {
         let kq = e % TK4;
@@ -148,7 +150,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         var v = vec4<f32>(0.0);
         if (k0 + kk < K) {
           let b = b_base + (k0 + kk) * b_rs + c * b_cs;
-          if (B_MODE == 1u) {
+          if (b_mode == 1u) {
             if (c < N) {
               v = B[b >> 2u];
             }

@@ -437,19 +437,19 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
         ars, acs = a.strides[-2:]
         brs, bcs = b.strides[-2:]
-        words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset, 0, 0)
-        params = struct.pack("<24I", *words)
         if kernel is None:
             kernel = "matmul_tiled" if m >= 4 and n >= 4 else "matmul_naive"
+        modes = (0, 0)
         if kernel == "matmul_tiled":
-            a_mode = _operand_mode(acs, ars, k, m, a_bs, a.offset)
-            b_mode = _operand_mode(bcs, brs, n, k, b_bs, b.offset)
-            wg_x, wg_y, rm = _tile_shape(m, n)
-            src = _tiled_source(a_mode, b_mode, wg_x, wg_y, rm)
+            modes = (_operand_mode(acs, ars, k, m, a_bs, a.offset), _operand_mode(bcs, brs, n, k, b_bs, b.offset))
+            wg_x, wg_y, rm = _TILE
+            src = _tiled_source()
             groups = (-(-n // (4 * wg_x)), -(-m // (wg_y * rm)), nb)
         else:
             src = kernels.template("matmul_naive")
             groups = ((n + 15) // 16, (m + 15) // 16, nb)
+        words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset) + modes
+        params = struct.pack("<24I", *words)
         bufs = [a.st.buf, b.st.buf, out.st.buf]
         node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
@@ -572,7 +572,7 @@ _SOURCES = {}
 
 
 def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
-    """A_MODE / B_MODE of matmul_tiled.wgsl for an operand whose shared tile is vec4 ``along`` one dim
+    """Load mode of matmul_tiled.wgsl (P[5].z for A, P[5].w for B) for an operand whose shared tile is vec4 ``along`` one dim
     (A: K, B: N): 1 when contiguous along it, 2 when contiguous across it (a transposed matrix), each
     only when every other stride, the offset and the contiguous dim's size are multiples of 4; else 0."""
     rest = batch_strides + (offset,)
@@ -583,20 +583,21 @@ def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
     return 0
 
 
-def _tile_shape(m, n):
-    """(WG_X, WG_Y, RM) of matmul_tiled.wgsl: a 64 x 64 tile of 8 x 4 register blocks (128 invocations),
-    narrowed for few rows (a small batch) or few columns (a classifier head) so fewer lanes idle."""
-    wg_x = 16 if n > 32 else (8 if n > 16 else 4)
-    wg_y, rm = (8, 8) if m > 32 else ((8, 4) if m > 16 else (4, 4))
-    return wg_x, wg_y, rm
+# (WG_X, WG_Y, RM) of matmul_tiled.wgsl: a 64 x 64 tile of 8 x 4 register blocks (128 invocations), for
+# every product: each matmul_tiled pipeline takes 1-3 s to build on SwiftShader, so a
+# narrower tile for a small batch or a classifier head (fewer idle lanes in a product that is cheap
+# anyway) costs far more at cold start than it saves per step. TK 16, not 32: SwiftShader unrolls the K loop
+# (TK / 4 steps of RM vec4 FMAs), and TK 32 doubles its build time (MLP first step 7.3 s -> 3.9 s at 16,
+# 2.4 s at 8) for about 13% more GFLOP/s on lavapipe (8 costs another 16%).
+_TILE = (16, 8, 8)
 
 
-def _tiled_source(a_mode, b_mode, wg_x, wg_y, rm):
-    key = ("tiled", a_mode, b_mode, wg_x, wg_y, rm)
-    s = _SOURCES.get(key)
+def _tiled_source():
+    s = _SOURCES.get("tiled")
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("matmul_tiled", A_MODE=f"{a_mode}u", B_MODE=f"{b_mode}u",
-                                               WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u", TK="32u")
+        wg_x, wg_y, rm = _TILE
+        s = _SOURCES["tiled"] = kernels.specialize("matmul_tiled", WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u",
+                                                   TK="16u")
     return s
 
 
