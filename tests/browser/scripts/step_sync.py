@@ -16,9 +16,21 @@ WARMUP, MEASURED, BATCH = 2, 5, 32
 
 
 def main():
+    previous = torch.get_default_device()
+    torch.set_default_device("webgpu")  # Pyodide has no NumPy for "cpu"; natively this matches the browser's
+    try:
+        return _run("webgpu")
+    finally:
+        torch.set_default_device(previous)
+
+
+def _fallback_counts():
+    return dict(torch.webgpu.stats()["host_fallback_ops"])
+
+
+def _run(dev):
     torch.manual_seed(0)
-    dev = "webgpu"
-    torch.set_default_device(dev)  # Pyodide has no NumPy for "cpu"; natively this matches the browser's layout
+    fallbacks_before = _fallback_counts()
     n = 256
     x = torch.randn(n, 16)
     y = torch.tensor([i % 10 for i in range(n)])  # uploaded from the host: its bounds are known
@@ -40,7 +52,8 @@ def main():
                              ("readbacks", "flushes", "submits", "bridge_calls", "gpu_waits") if k in after})
     steps = [opt.state[p]["step"].item() for p in model.parameters()]
     return {"per_step": per_step, "losses": losses, "steps": steps, "platform": sys.platform,
-            "fallbacks": torch.webgpu.stats()["host_fallback_ops"]}
+            "fallbacks": {k: v - fallbacks_before.get(k, 0) for k, v in _fallback_counts().items()
+                          if v != fallbacks_before.get(k, 0)}}
 
 
 if __name__ == "__main__":
