@@ -102,9 +102,16 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     # ---- creation ------------------------------------------------------------------------------------------
     def _new(self, shape, dtype):
-        T.check(dtype)
-        shape = tuple(int(s) for s in shape)
-        return View(Storage(_numel(shape), dtype, self.pool), shape, contiguous_strides(shape), 0)
+        if dtype is not D.float32:  # always supported: skip the check on the common dtype
+            T.check(dtype)
+        try:  # the per-op hot path: geometry cached per shape (an equal shape of other int types hits too)
+            numel, strides, shape = _GEOM[shape]
+        except (KeyError, TypeError):  # a new shape, or an unhashable (list) one
+            shape = tuple([int(s) for s in shape])
+            if len(_GEOM) >= _GEOM_MAX:
+                _GEOM.clear()
+            numel, strides, shape = _GEOM[shape] = (_numel(shape), contiguous_strides(shape), shape)
+        return View(Storage(numel, dtype, self.pool), shape, strides, 0)
 
     def empty(self, shape, dtype):
         return self._new(shape, dtype)
@@ -313,13 +320,17 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     # ---- compute -------------------------------------------------------------------------------------------
     def elementwise(self, op, args, dtype, out=None):
-        T.check(dtype)
-        shapes = [a.shape for a in args if isinstance(a, View)]
-        shape = broadcast_shapes(*shapes) if shapes else ()
+        if dtype is not D.float32:
+            T.check(dtype)
+        shapes = [a.shape for a in args if type(a) is View]
+        n = len(shapes)
+        if n == 1 or (n == 2 and shapes[0] == shapes[1]):
+            shape = shapes[0]
+        else:
+            shape = broadcast_shapes(*shapes) if shapes else ()
         if out is not None:
-            shape = out.shape
-        rdt = D.bool_ if op in codegen.BOOL_RESULT else dtype
-        return self._ew(op, list(args), dtype, rdt if out is None else out.dtype, shape, out=out)
+            return self._ew(op, args, dtype, out.dtype, out.shape, out=out)
+        return self._ew(op, args, dtype, D.bool_ if op in codegen.BOOL_RESULT else dtype, shape)
 
     def _ew(self, op, args, cdt, dt, shape, out=None):
         """Record one elementwise node: args are Views, ("c", value) constants, Python scalars, "iota" or
@@ -327,23 +338,27 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         fresh = out is None
         if fresh:
             out = self._new(shape, dt)
+        shape = out.shape
+        out_st = out.st
         srcs, spec, cond = [], [], -1
         for i, a in enumerate(args):
-            if isinstance(a, View):
-                if a.st is out.st and (a.strides != out.strides or a.offset != out.offset) and not fresh:
+            if type(a) is View:
+                if not fresh and a.st is out_st and (a.strides != out.strides or a.offset != out.offset):
                     a = self.contiguous(a)  # reading what this kernel overwrites elsewhere: snapshot first
-                if op == "where" and i == 0:
+                if i == 0 and op == "where":
                     cond = len(srcs)
                 spec.append(len(srcs))
-                srcs.append(Src(a.st.buf, broadcast_strides(a.shape, a.strides, shape), a.offset, a.dtype))
+                st = a.st
+                srcs.append(Src(st.buf, a.strides if a.shape == shape else
+                                broadcast_strides(a.shape, a.strides, shape), a.offset, st.dtype))
             elif a is None or a == "iota" or isinstance(a, tuple):
                 spec.append(a)
             else:
                 spec.append(("c", a))
-        node = Node("ew", tuple(shape), Src(out.st.buf, out.strides, out.offset, out.dtype), srcs,
-                    {"op": op, "args": spec, "cdt": cdt, "dt": out.dtype, "cond": cond, "fresh": fresh})
-        self.graph.record(node)
-        if fresh and op == "copy" and srcs and out.dtype in _BOUNDED and srcs[0].dtype in _BOUNDED:
+        dt = out_st.dtype
+        self.graph.record(Node("ew", shape, Src(out_st.buf, out.strides, out.offset, dt), srcs,
+                               {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
+        if fresh and op == "copy" and srcs and dt in _BOUNDED and srcs[0].dtype in _BOUNDED:
             keep_bounds(out, srcs[0].buf.bounds)  # an integer copy or cast keeps the values (int64 is i32 here)
         return out
 
@@ -430,31 +445,17 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         return out
 
     def _record_matmul(self, a, b, out, batch, m, n, k, kernel=None):
-        nb = _numel(batch)
-        pad = (1,) * (4 - len(batch))
-        sizes = pad + batch
-        a_bs = (0,) * (4 - len(batch)) + broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
-        b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
-        ars, acs = a.strides[-2:]
-        brs, bcs = b.strides[-2:]
-        if kernel is None:
-            kernel = "matmul_tiled" if m >= 4 and n >= 4 else "matmul_naive"
-        modes = (0, 0)
-        if kernel == "matmul_tiled":
-            modes = (_operand_mode(acs, ars, k, m, a_bs, a.offset), _operand_mode(bcs, brs, n, k, b_bs, b.offset))
-            wg_x, wg_y, rm = _TILE
-            src = _tiled_source()
-            groups = (-(-n // (4 * wg_x)), -(-m // (wg_y * rm)), nb)
-        else:
-            src = kernels.template("matmul_naive")
-            groups = ((n + 15) // 16, (m + 15) // 16, nb)
-        words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset) + modes
-        params = struct.pack("<24I", *words)
-        bufs = [a.st.buf, b.st.buf, out.st.buf]
+        key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel)
+        plan = _MATMUL_PLANS.get(key)
+        if plan is None:  # a training step repeats the same products: build each launch plan once
+            if len(_MATMUL_PLANS) >= _GEOM_MAX:
+                _MATMUL_PLANS.clear()
+            plan = _MATMUL_PLANS[key] = _matmul_plan(a, b, batch, m, n, k, kernel)
+        kernel, src, params, groups = plan
         node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
-                    {"name": kernel, "source": src, "params": params, "groups": groups, "buffers": bufs,
-                     "epilogue": True})
+                    {"name": kernel, "source": src, "params": params, "groups": groups,
+                     "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": True})
         self.graph.record(node)
 
     def _record_kernel(self, name, source, params, groups, buffers, reads, writes, epilogue_shape=None):
@@ -526,6 +527,9 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
 
 _NP_DEVICE = {}
+_GEOM = {}  # shape -> (numel, contiguous strides, shape as a tuple of ints) of fresh outputs
+_GEOM_MAX = 4096  # dynamic shapes (varying sequence lengths) must not grow it without bound
+_MATMUL_PLANS = {}  # (operand geometries, batch, kernel) -> _matmul_plan
 _BOUNDED = (D.int32, D.int64)  # integer dtypes whose buffers may carry host-known bounds (index tensors)
 
 
@@ -569,6 +573,30 @@ def _nest(vals, shape):
 
 
 _SOURCES = {}
+
+
+def _matmul_plan(a, b, batch, m, n, k, kernel):
+    """(kernel name, WGSL source, params, workgroups) of one product's launch."""
+    nb = _numel(batch)
+    pad = (1,) * (4 - len(batch))
+    sizes = pad + batch
+    a_bs = (0,) * (4 - len(batch)) + broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
+    b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
+    ars, acs = a.strides[-2:]
+    brs, bcs = b.strides[-2:]
+    if kernel is None:
+        kernel = "matmul_tiled" if m >= 4 and n >= 4 else "matmul_naive"
+    modes = (0, 0)
+    if kernel == "matmul_tiled":
+        modes = (_operand_mode(acs, ars, k, m, a_bs, a.offset), _operand_mode(bcs, brs, n, k, b_bs, b.offset))
+        wg_x, wg_y, rm = _TILE
+        src = _tiled_source()
+        groups = (-(-n // (4 * wg_x)), -(-m // (wg_y * rm)), nb)
+    else:
+        src = kernels.template("matmul_naive")
+        groups = ((n + 15) // 16, (m + 15) // 16, nb)
+    words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset) + modes
+    return kernel, src, struct.pack("<24I", *words), groups
 
 
 def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
