@@ -52,6 +52,7 @@ export class Bridge {
     this.buffers = new Map(); // id -> GPUBuffer
     this.nextId = 1;
     this.pipelines = []; // pipeline id -> GPUComputePipeline
+    this.warmed = new Map(); // kernel id + "\n" + WGSL -> GPUComputePipeline built ahead by warm()
     this.compileErrors = []; // pipeline id -> Promise<string|null>
     this.unchecked = []; // pipeline ids whose compile errors no read/wait has reported yet
     this.bindCache = new Map();
@@ -137,9 +138,27 @@ export class Bridge {
     return this.device.queue.onSubmittedWorkDone().then(() => this.pendingError());
   }
 
+  /** Start building the pipelines of `pairs` ([[kernel id, WGSL], ...], webtorch's warm-up manifest) in the
+   * background; compile() of the same kernel id and source takes a finished one instead of compiling. */
+  warm(pairs) {
+    for (const [kernelId, wgsl] of pairs) {
+      const module = this.device.createShaderModule({ label: kernelId, code: wgsl });
+      this.device.createComputePipelineAsync({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } })
+        .then((pipe) => { this.warmed.set(`${kernelId}\n${wgsl}`, pipe); }, () => {}); // a failure: compile() reports it
+    }
+  }
+
   /** Compile a WGSL module (entry point `main`); returns a pipeline id at once. Its compile error is reported
    * by compileError(id), and by the next read or wait (as "compile <id>: message"), so nobody waits per compile. */
   compile(kernelId, wgsl) {
+    const ready = this.warmed.get(`${kernelId}\n${wgsl}`);
+    if (ready) {
+      this.warmed.delete(`${kernelId}\n${wgsl}`);
+      this.pipelines.push(ready);
+      this.compileErrors.push(Promise.resolve(null));
+      this.counters.warmHits = (this.counters.warmHits || 0) + 1;
+      return this.pipelines.length - 1;
+    }
     const dev = this.device;
     dev.pushErrorScope("validation");
     const module = dev.createShaderModule({ label: kernelId, code: wgsl });

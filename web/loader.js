@@ -14,6 +14,17 @@ async function fetchBytes(url) {
   return new Uint8Array(await r.arrayBuffer());
 }
 
+// The webgpu warm-up manifest (py/webtorch/backends/webgpu/warmup.py): the wheel's first entry, stored
+// uncompressed, so it is read from the local file header without unzipping anything.
+function warmupManifest(wheel) {
+  const v = new DataView(wheel.buffer, wheel.byteOffset, wheel.byteLength);
+  if (wheel.length < 30 || v.getUint32(0, true) !== 0x04034b50 || v.getUint16(8, true) !== 0) return [];
+  const nameLen = v.getUint16(26, true), start = 30 + nameLen + v.getUint16(28, true);
+  const name = new TextDecoder().decode(wheel.subarray(30, 30 + nameLen));
+  if (!name.endsWith("/warmup.json")) return [];
+  return JSON.parse(new TextDecoder().decode(wheel.subarray(start, start + v.getUint32(18, true))));
+}
+
 function writer(sink) {
   const decoder = new TextDecoder();
   return { write: (bytes) => { sink(decoder.decode(bytes, { stream: true })); return bytes.length; } };
@@ -37,6 +48,9 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)));
+  // the first step's kernels compile in the GPU process while Pyodide boots here
+  Promise.all([gpu, wheels]).then(([{ bridge }, [wheel]]) => bridge && bridge.warm(warmupManifest(wheel)))
+    .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });
   const pyodideBootMs = performance.now() - t0;

@@ -75,9 +75,14 @@ def build_wheel(root=None, cache_dir=None):
                           b"Tag: py3-none-any\n"),
         (f"{info}/top_level.txt", b"webtorch\n"),
     ]
-    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in files + meta)
+    # First in the archive and stored, not deflated: web/loader.js reads it from the wheel's first bytes and
+    # starts compiling its kernels while Pyodide boots (webtorch/backends/webgpu/warmup.py).
+    from webtorch.backends.webgpu.warmup import MANIFEST, manifest_bytes
+    warm = (MANIFEST, manifest_bytes())
+    record = "".join(f"{arc},{_record_hash(data)},{len(data)}\n" for arc, data in [warm] + files + meta)
     tmp = out.with_suffix(f".{os.getpid()}.tmp")  # concurrent builders of one hash never share a file
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        z.writestr(zipfile.ZipInfo(warm[0], date_time=(2020, 1, 1, 0, 0, 0)), warm[1], zipfile.ZIP_STORED)
         for arc, data in files + meta:
             z.writestr(zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
         z.writestr(f"{info}/RECORD", record + f"{info}/RECORD,,\n")

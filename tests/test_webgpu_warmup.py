@@ -1,0 +1,27 @@
+"""The wheel's webgpu warm-up manifest (backends/webgpu/warmup.py): the kernels it names are exactly, byte
+for byte, ones the backend compiles for an MLP training step, so bridge.js's warmed pipelines are used."""
+import json
+import zipfile
+
+from webtorch.backends.webgpu import get_backend
+from webtorch.backends.webgpu import warmup
+from webtorch.browser.wheel import build_wheel
+
+
+def test_warmup_kernels_are_what_the_backend_compiles_for_an_mlp_step():
+    be = get_backend()
+    pairs = warmup.warmup_kernels(features=be.rt.features, limits=be.rt.limits)
+    names = {name for name, _ in pairs}
+    assert {"matmul_tiled", "softmax_forward", "softmax_backward", "optim_adam_update"} <= names
+    warmup._mlp_step()  # the same step on this process's real device
+    compiled = set(be.scheduler.pipelines)
+    missing = [name for name, src in pairs if src not in compiled]
+    assert not missing, f"warm-up kernels the backend does not compile (sources differ): {missing}"
+
+
+def test_wheel_starts_with_the_stored_browser_manifest(tmp_path):
+    with zipfile.ZipFile(build_wheel(cache_dir=tmp_path)) as z:
+        first = z.infolist()[0]
+        assert first.filename == warmup.MANIFEST and first.compress_type == zipfile.ZIP_STORED
+        pairs = json.loads(z.read(first))
+    assert [tuple(p) for p in pairs] == warmup.warmup_kernels()
