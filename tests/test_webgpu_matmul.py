@@ -7,8 +7,6 @@ import pytest
 import webtorch
 from webtorch.backends.webgpu import backend as wb
 
-pytestmark = pytest.mark.skipif(not webtorch.webgpu.is_available(), reason="needs a WebGPU adapter")
-
 
 def _layout(x, transposed, offset):
     """x (..., r, c) as a webgpu tensor with the same values: stored transposed and/or at an offset."""
