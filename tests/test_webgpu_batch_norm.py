@@ -10,18 +10,12 @@ from webtorch.backends import webgpu as wg
 from webtorch.backends.webgpu import subgroup_reduce
 from webtorch.ops import normalization
 
+from webgpu_counts import counted
 from optest import check, rand
 
 DEV = "webgpu"
 
 
-def _counted(fn):
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()
-    out = fn()
-    webtorch.webgpu.synchronize()
-    after = webtorch.webgpu.stats()
-    return out, {k: after[k] - before[k] for k in ("dispatches", "submits", "host_fallbacks")}
 
 
 @pytest.mark.parametrize("subgroups", [False, True])
@@ -37,13 +31,13 @@ def test_batch_norm_matches_torch_with_running_stats(shape, subgroups):
         return y, rm, rv
 
     with subgroup_reduce.forced(wg.get_backend(), subgroups):
-        _, n = _counted(lambda: check(fn, rand(*shape, low=-3, high=3), rand(c), rand(c), device=DEV))
+        _, n = counted(lambda: check(fn, rand(*shape, low=-3, high=3), rand(c), rand(c), device=DEV))
     assert n["host_fallbacks"] == 0
 
 
 def test_batch_norm_strided_input_partial_grads_and_no_affine():
     x = rand(4, 6, 5, low=-2, high=2)
-    _, n = _counted(lambda: check(lambda m, x, w: m.nn.functional.batch_norm(
+    _, n = counted(lambda: check(lambda m, x, w: m.nn.functional.batch_norm(
         x.transpose(0, 2)[1:], None, None, w, None, training=True), x, rand(6), device=DEV))
     assert n["host_fallbacks"] == 0
     check(lambda m, x: m.nn.functional.batch_norm(x, None, None, training=True), rand(5, 3, 2), device=DEV)
@@ -89,8 +83,8 @@ def test_batchnorm2d_forward_backward_dispatches():
         bn(x).backward(g)
 
     def measure():
-        _counted(step)
-        return _counted(step)[1]
+        counted(step)
+        return counted(step)[1]
 
     fused = measure()
     # the forward kernel, num_batches_tracked += 1, the backward kernel

@@ -9,6 +9,8 @@ import webtorch
 import webtorch.nn.functional as WF
 from webtorch.backends import webgpu as wg
 
+from webgpu_counts import DEFAULT, counted
+
 FAMILY_SHADERS = ("conv_igemm", "conv_unfold", "pool_max", "pool_avg", "pool_scatter_plane", "pool_gather_plane",
                   "pad_nd", "pad_backward", "embedding_gather", "embedding_count", "embedding_backward",
                   "embedding_renorm")
@@ -38,12 +40,8 @@ def test_family_shaders_and_specializations_compile_on_naga():
 
 def _no_fallback(fn):
     """Run fn on the device; assert it took no host fallback. Returns fn's result."""
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()["host_fallbacks"]
-    out = fn()
-    webtorch.webgpu.synchronize()
-    stats = webtorch.webgpu.stats()
-    assert stats["host_fallbacks"] == before, stats["host_fallback_ops"]
+    out, d = counted(fn, ("host_fallbacks", "ops"))
+    assert d["host_fallbacks"] == 0, d["ops"]
     return out
 
 
@@ -231,12 +229,7 @@ def test_small_cnn_training_step_is_one_submit_without_fallback():
                                  webtorch.nn.AvgPool2d(2), webtorch.nn.Flatten(), webtorch.nn.Linear(32, 4))
     net.to("webgpu")
     x = webtorch.tensor(rng.standard_normal((4, 3, 8, 8)).astype(np.float32), device="webgpu")
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()
-    loss = net(x).square().mean()
-    loss.backward()
-    webtorch.webgpu.synchronize()
-    after = webtorch.webgpu.stats()
-    assert after["host_fallbacks"] == before["host_fallbacks"], after["host_fallback_ops"]
-    assert after["submits"] - before["submits"] == 1
+    _, d = counted(lambda: net(x).square().mean().backward(), DEFAULT + ("ops",))
+    assert d["host_fallbacks"] == 0, d["ops"]
+    assert d["submits"] == 1
     assert all(p.grad is not None for p in net.parameters())

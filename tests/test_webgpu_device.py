@@ -7,14 +7,7 @@ import pytest
 import webtorch
 from webtorch.backends import webgpu as wg
 
-
-def _dispatches(fn):
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()
-    out = fn()
-    webtorch.webgpu.synchronize()
-    after = webtorch.webgpu.stats()
-    return out, after["dispatches"] - before["dispatches"], after["submits"] - before["submits"]
+from webgpu_counts import counted
 
 
 def test_every_shader_compiles_on_naga():
@@ -45,8 +38,8 @@ def test_compile_error_names_kernel_and_line():
 
 def test_elementwise_chain_of_five_is_one_kernel():
     x = webtorch.rand(64, 33, device="webgpu")
-    y, n_dispatch, n_submit = _dispatches(lambda: ((x * 2.0 + 1.0).exp().sin() - 0.5).relu())
-    assert (n_dispatch, n_submit) == (1, 1)
+    y, n = counted(lambda: ((x * 2.0 + 1.0).exp().sin() - 0.5).relu())
+    assert (n["dispatches"], n["submits"]) == (1, 1)
     ref = np.maximum(np.sin(np.exp(x.cpu().numpy() * 2 + 1)) - 0.5, 0)
     np.testing.assert_allclose(y.cpu().numpy(), ref, rtol=1e-4, atol=1e-5)
 
@@ -54,24 +47,24 @@ def test_elementwise_chain_of_five_is_one_kernel():
 def test_chain_through_views_and_broadcast_fuses_into_reduction():
     a = webtorch.rand(8, 16, device="webgpu")
     b = webtorch.rand(16, device="webgpu")
-    s, n_dispatch, _ = _dispatches(lambda: ((a.t() * 3.0).t() + b).tanh().sum(1))
-    assert n_dispatch == 1
+    s, n = counted(lambda: ((a.t() * 3.0).t() + b).tanh().sum(1))
+    assert n["dispatches"] == 1
     ref = np.tanh(a.cpu().numpy() * 3 + b.cpu().numpy()).sum(1)
     np.testing.assert_allclose(s.cpu().numpy(), ref, rtol=1e-5, atol=1e-5)
 
 
 def test_inplace_fuses_and_keeps_overlap_semantics():
     x = webtorch.arange(10, dtype=webtorch.float32, device="webgpu")
-    _, n_dispatch, _ = _dispatches(lambda: x.mul_(2).add_(1))
-    assert n_dispatch == 1  # consecutive in-place ops: one kernel, no temporary buffers
+    _, n = counted(lambda: x.mul_(2).add_(1))
+    assert n["dispatches"] == 1  # consecutive in-place ops: one kernel, no temporary buffers
     assert x.tolist() == [2.0 * i + 1 for i in range(10)]
     x[1:] += x[:-1].clone() * 0 + x[:-1]  # overlapping read/write: reads the old values
     ref = [2.0 * i + 1 for i in range(10)]
     ref = [ref[0]] + [ref[i] + ref[i - 1] for i in range(1, 10)]
     assert x.tolist() == ref
     x.copy_(webtorch.arange(10, dtype=webtorch.float32, device="webgpu"))
-    seen, n_dispatch, _ = _dispatches(lambda: (x.mul_(0.5).clone(), x.add_(1).exp_()))
-    assert n_dispatch == 3  # the clone reads the value between: mul_ is stored, clone, add_ + exp_ fused
+    seen, n = counted(lambda: (x.mul_(0.5).clone(), x.add_(1).exp_()))
+    assert n["dispatches"] == 3  # the clone reads the value between: mul_ is stored, clone, add_ + exp_ fused
     assert seen[0].tolist() == [0.5 * i for i in range(10)]
     np.testing.assert_allclose(x.cpu().numpy(), np.exp(0.5 * np.arange(10) + 1.0), rtol=1e-5)
     x.copy_(webtorch.arange(10, dtype=webtorch.float32, device="webgpu"))
@@ -106,8 +99,8 @@ def test_memory_flat_over_many_steps():
         step()
     gc.collect()  # tensors of earlier tests, held by reference cycles
     first = webtorch.webgpu.memory_allocated()
-    _, n_dispatch, n_submit = _dispatches(step)
-    assert n_submit == 1 and n_dispatch <= 5  # forward, backward and update: 1 submit, 5 kernels today
+    _, n = counted(step)
+    assert n["submits"] == 1 and n["dispatches"] <= 5  # forward, backward and update: 1 submit, 5 kernels today
     for _ in range(50):
         step()
         assert webtorch.webgpu.memory_allocated() == first
@@ -154,8 +147,8 @@ def test_matmul_kernels_match_numpy():
         np.testing.assert_allclose((ta @ tb).cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
         # transposed operands are read through strides, without a copy
         tat, tbt = webtorch.tensor(a.T.copy(), device="webgpu").t(), webtorch.tensor(b.T.copy(), device="webgpu").t()
-        r, n_dispatch, _ = _dispatches(lambda: tat @ tbt)
-        assert n_dispatch == 1
+        r, n = counted(lambda: tat @ tbt)
+        assert n["dispatches"] == 1
         np.testing.assert_allclose(r.cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
     a = rng.standard_normal((3, 1, 20, 12), np.float32)
     b = rng.standard_normal((4, 12, 36), np.float32)
@@ -195,10 +188,10 @@ def test_fused_producer_read_through_different_views_is_not_a_cache_hit():
     rng = np.random.default_rng(3)
     a, b, z = (rng.standard_normal((5, 5), np.float32) for _ in range(3))
     ta, tb, tz = (webtorch.tensor(v, device="webgpu") for v in (a, b, z))
-    direct, n_dispatch, _ = _dispatches(lambda: tz + (ta + tb))
-    assert n_dispatch == 1  # the producer is inlined: the cache is what is being tested
-    transposed, n_dispatch, _ = _dispatches(lambda: tz + (ta + tb).t())
-    assert n_dispatch == 1
+    direct, n = counted(lambda: tz + (ta + tb))
+    assert n["dispatches"] == 1  # the producer is inlined: the cache is what is being tested
+    transposed, n = counted(lambda: tz + (ta + tb).t())
+    assert n["dispatches"] == 1
     sliced = tz[1:, :3] * (ta + tb)[:4, 2:].exp()
     np.testing.assert_allclose(direct.cpu().numpy(), z + (a + b), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(transposed.cpu().numpy(), z + (a + b).T, rtol=1e-6, atol=1e-6)

@@ -7,6 +7,8 @@ import pytest
 import webtorch
 from webtorch.backends.webgpu import backend as wb
 
+from webgpu_counts import counted
+
 
 def _layout(x, transposed, offset):
     """x (..., r, c) as a webgpu tensor with the same values: stored transposed and/or at an offset."""
@@ -49,14 +51,6 @@ def test_operand_modes():
 
 # ---- fused epilogue (epilogue.py): elementwise consumers of a GEMM run in its store ------------------------
 
-def _dispatched(fn):
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()["dispatches"]
-    out = fn()
-    webtorch.webgpu.synchronize()
-    return out, webtorch.webgpu.stats()["dispatches"] - before
-
-
 def _inputs(*shapes):
     rng = np.random.default_rng(3)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
@@ -81,8 +75,8 @@ def test_linear_bias_relu_is_one_dispatch():
     (x, w, b), (tx, tw, tb) = _inputs((24, 40), (36, 40), (36,))
     F = webtorch.nn.functional
     with webtorch.no_grad():
-        y, n = _dispatched(lambda: F.relu(F.linear(tx, tw, tb)))
-    assert n == 1
+        y, n = counted(lambda: F.relu(F.linear(tx, tw, tb)))
+    assert n["dispatches"] == 1
     np.testing.assert_allclose(y.cpu().numpy(), np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-5)
 
 
@@ -98,7 +92,7 @@ def test_training_chain_stores_both_results_and_grads_match():
         loss = (F.relu(h) * h).sum()
         loss.backward()
         return loss
-    loss, n = _dispatched(step)
+    loss, _ = counted(step)
     rw, rb = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
     rh = torch.nn.functional.linear(torch.tensor(x), rw, rb)
     ref = (torch.relu(rh) * rh).sum()
@@ -113,8 +107,8 @@ def test_conv_bias_relu_is_one_dispatch():
     (x, w, b), (tx, tw, tb) = _inputs((2, 3, 9, 9), (8, 3, 3, 3), (8,))
     F = webtorch.nn.functional
     with webtorch.no_grad():
-        y, n = _dispatched(lambda: F.relu(F.conv2d(tx, tw, tb, padding=1)))
-    assert n == 1
+        y, n = counted(lambda: F.relu(F.conv2d(tx, tw, tb, padding=1)))
+    assert n["dispatches"] == 1
     ref = torch.relu(torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), padding=1))
     np.testing.assert_allclose(y.cpu().numpy(), ref.numpy(), rtol=1e-4, atol=1e-4)
 
@@ -126,7 +120,7 @@ def test_operand_written_between_is_not_moved_before_the_write():
             p = ta @ tb
             tc.mul_(2.0)  # recorded between the matmul and the add that reads tc
             return p + tc
-        y, _ = _dispatched(fn)
+        y, _ = counted(fn)
     np.testing.assert_allclose(y.cpu().numpy(), a @ b + 2 * c, rtol=1e-5, atol=1e-4)
 
 
@@ -136,7 +130,7 @@ def test_chain_stops_at_a_read_through_another_view():
         def fn():
             h = (ta @ tb).relu()
             return h, h + h.t()  # other invocations' elements of h: read from memory after the dispatch
-        (h, z), _ = _dispatched(fn)
+        (h, z), _ = counted(fn)
     ref = np.maximum(a @ b, 0)
     np.testing.assert_allclose(h.cpu().numpy(), ref, rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(z.cpu().numpy(), ref + ref.T, rtol=1e-5, atol=1e-4)
@@ -145,6 +139,6 @@ def test_chain_stops_at_a_read_through_another_view():
 def test_batched_matmul_epilogue_broadcast_operand():
     (a, b, s), (ta, tb, ts) = _inputs((3, 10, 12), (3, 12, 8), (3, 1, 8))
     with webtorch.no_grad():
-        y, n = _dispatched(lambda: (ta @ tb) * ts - 1.0)
-    assert n == 1
+        y, n = counted(lambda: (ta @ tb) * ts - 1.0)
+    assert n["dispatches"] == 1
     np.testing.assert_allclose(y.cpu().numpy(), (a @ b) * s - 1.0, rtol=1e-5, atol=1e-4)

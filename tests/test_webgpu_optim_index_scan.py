@@ -9,21 +9,14 @@ import webtorch
 import webtorch.nn as nn
 from webtorch.backends import webgpu as wg
 
+from webgpu_counts import DEFAULT, counted
+
 FAMILY_SHADERS = ("optim_multi_tensor", "index_take", "index_scatter", "index_nonzero", "scan_cumulative",
                   "sort_bitonic", "sort_searchsorted")
 
 
 def _delta(fn):
-    """(result, stats difference) of running fn and synchronizing."""
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()
-    out = fn()
-    webtorch.webgpu.synchronize()
-    after = webtorch.webgpu.stats()
-    diff = {k: after[k] - before[k] for k in ("dispatches", "submits", "host_fallbacks")}
-    diff["ops"] = {k: v - before["host_fallback_ops"].get(k, 0) for k, v in after["host_fallback_ops"].items()
-                   if v != before["host_fallback_ops"].get(k, 0)}
-    return out, diff
+    return counted(fn, DEFAULT + ("ops",))
 
 
 def test_family_shaders_compile_with_their_specializations():

@@ -7,19 +7,13 @@ import webtorch
 from webtorch.backends import webgpu as wg
 from webtorch.backends.webgpu import kernels
 
+from webgpu_counts import counted
 from optest import check, rand
 
 DEV = "webgpu"
+STEP_KEYS = ("dispatches", "submits", "host_fallbacks", "codegen_misses", "kernels_compiled")
 
 
-def _counted(fn):
-    webtorch.webgpu.synchronize()
-    before = webtorch.webgpu.stats()
-    out = fn()
-    webtorch.webgpu.synchronize()
-    after = webtorch.webgpu.stats()
-    return out, {k: after[k] - before[k] for k in ("dispatches", "submits", "host_fallbacks", "codegen_misses",
-                                                   "kernels_compiled")}
 
 
 def test_row_kernel_specializations_compile():
@@ -37,13 +31,13 @@ def test_softmax_family_forward_backward_without_fallback():
     # rows short (one invocation each), medium and long (a whole workgroup), along inner and outer dims
     for shape, dim in (((5, 3), 1), ((4, 6, 7), 1), ((3, 700), -1), ((40, 3), 0)):
         x = rand(*shape, low=-6, high=6)
-        _, n = _counted(lambda: check(lambda m, x: (m.softmax(x, dim), m.log_softmax(x, dim)), x, device=DEV))
+        _, n = counted(lambda: check(lambda m, x: (m.softmax(x, dim), m.log_softmax(x, dim)), x, device=DEV))
         assert n["host_fallbacks"] == 0
 
 
 def test_softmax_non_contiguous_and_float16_input():
     x = rand(6, 5, low=-3, high=3)
-    _, n = _counted(lambda: check(lambda m, x: m.softmax(x.t()[1:], 0), x, device=DEV))
+    _, n = counted(lambda: check(lambda m, x: m.softmax(x.t()[1:], 0), x, device=DEV))
     assert n["host_fallbacks"] == 0
     if wg.get_backend().rt.features >= {"shader-f16"}:
         check(lambda m, x: m.log_softmax(x.half(), 1, dtype=m.float32), x, device=DEV, atol=2e-3, rtol=2e-3)
@@ -52,19 +46,19 @@ def test_softmax_non_contiguous_and_float16_input():
 def test_layer_norm_forward_backward_without_fallback():
     for shape, norm in (((4, 10), (10,)), ((2, 3, 4, 5), (4, 5)), ((3, 600), (600,))):
         x, w, b = rand(*shape, low=-3, high=3), rand(*norm), rand(*norm)
-        _, n = _counted(lambda: check(lambda m, x, w, b: m.nn.functional.layer_norm(x, norm, w, b), x, w, b,
+        _, n = counted(lambda: check(lambda m, x, w, b: m.nn.functional.layer_norm(x, norm, w, b), x, w, b,
                                       device=DEV))
         assert n["host_fallbacks"] == 0
-        _, n = _counted(lambda: check(lambda m, x: m.nn.functional.layer_norm(x, norm), x, device=DEV))
+        _, n = counted(lambda: check(lambda m, x: m.nn.functional.layer_norm(x, norm), x, device=DEV))
         assert n["host_fallbacks"] == 0
 
 
 def test_softmax_is_one_kernel_each_way():
     x = webtorch.randn(8, 33, device=DEV, requires_grad=True)
-    y, n = _counted(lambda: x.log_softmax(1))
+    y, n = counted(lambda: x.log_softmax(1))
     assert (n["dispatches"], n["submits"], n["host_fallbacks"]) == (1, 1, 0)
     g = webtorch.randn(8, 33, device=DEV)
-    _, n = _counted(lambda: y.backward(g))
+    _, n = counted(lambda: y.backward(g))
     assert n["dispatches"] <= 2 and n["host_fallbacks"] == 0  # the kernel (+ the leaf's gradient copy)
     ref = torch.tensor(x.detach().cpu().numpy(), requires_grad=True)
     torch.log_softmax(ref, 1).backward(torch.tensor(g.cpu().numpy()))
@@ -93,9 +87,9 @@ def test_mlp_cross_entropy_step_is_one_submit_with_bounded_dispatches():
         opt.step()
         return loss
 
-    _counted(step)  # first step: kernels compile
+    counted(step, STEP_KEYS)  # first step: kernels compile
     for _ in range(2):
-        loss, n = _counted(step)
+        loss, n = counted(step, STEP_KEYS)
         assert n["submits"] == 1 and n["host_fallbacks"] == 0
         assert n["dispatches"] <= 17
         assert n["codegen_misses"] == 0 and n["kernels_compiled"] == 0  # repeated steps reuse generated code
