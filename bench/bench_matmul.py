@@ -1,4 +1,4 @@
-"""fp32 matmul GFLOP/s on this machine: webgpu tiled kernel vs webgpu naive kernel vs NumPy vs PyTorch.
+"""fp32 matmul GFLOP/s on this machine: webgpu kernels (tiled: GPUs; register: CPU adapters; naive) vs NumPy vs PyTorch.
 
     .venv/bin/python bench/bench_matmul.py [--sizes 256 512 1024 2048] [--seconds 1.0]
 
@@ -39,7 +39,7 @@ def bench(sizes, seconds):
         wa, wb = webtorch.tensor(a, device="webgpu"), webtorch.tensor(b, device="webgpu")
         flops = 2.0 * n ** 3
         row = {"n": n}
-        for kernel in ("matmul_tiled", "matmul_naive"):
+        for kernel in ("matmul_tiled", "matmul_register", "matmul_naive"):
             def run(kernel=kernel):
                 out = be._new((n, n), webtorch.float32)
                 be._record_matmul(wa._data, wb._data, out, (), n, n, n, kernel=kernel)
@@ -64,7 +64,8 @@ def main():
     ap.add_argument("--out", help="where to write the JSON (default bench/results/matmul.json)")
     args = ap.parse_args()
     rows, adapter = bench(args.sizes, args.seconds)
-    columns = [("n", "n", "d"), ("webgpu_tiled", "webgpu tiled", ".2f"), ("webgpu_naive", "webgpu naive", ".2f"),
+    columns = [("n", "n", "d"), ("webgpu_tiled", "webgpu tiled", ".2f"),
+               ("webgpu_register", "webgpu register", ".2f"), ("webgpu_naive", "webgpu naive", ".2f"),
                ("numpy", "numpy", ".2f"), ("torch", "torch", ".2f")]
     report("matmul", rows, columns, title=f"fp32 matmul, GFLOP/s (adapter: {adapter})", path=args.out,
            unit="GFLOP/s", adapter=adapter, seconds=args.seconds)

@@ -1,6 +1,6 @@
-"""The tiled matmul kernel on the webgpu device: every operand layout (loaded as vec4 along the tile, vec4
-across it with an in-register transpose, or scalar) served by one compiled pipeline, batched and broadcast
-operands, and the fused elementwise epilogue (bias, activation) -- against NumPy."""
+"""The matmul kernels on the webgpu device (matmul_tiled for GPUs, matmul_register for CPU adapters): every
+operand layout (loaded as vec4 along the tile, vec4 across it with an in-register transpose, or scalar),
+batched and broadcast operands, and the fused elementwise epilogue (bias, activation) -- against NumPy."""
 import numpy as np
 import pytest
 
@@ -18,25 +18,60 @@ def _layout(x, transposed, offset):
     return t.transpose(-1, -2) if transposed else t
 
 
+KERNELS = ["matmul_tiled", "matmul_register"]
+
+
+def _product(x, y, kernel):
+    """x @ y (webgpu tensors, batch dims broadcast) through ``kernel``: (NumPy array, WGSL source used)."""
+    be = x._be
+    batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    out = be._new(tuple(batch) + (x.shape[-2], y.shape[-1]), webtorch.float32)
+    be._record_matmul(x._data, y._data, out, tuple(batch), x.shape[-2], y.shape[-1], x.shape[-1], kernel=kernel)
+    attrs = be.graph.nodes[-1].attrs
+    assert attrs["name"] == kernel
+    return be.to_numpy(out), attrs["source"]
+
+
 @pytest.mark.parametrize("m,k,n", [(64, 32, 64), (37, 19, 45), (128, 784, 256), (128, 256, 10), (16, 12, 20),
-                                   (5, 8, 130), (200, 64, 4)])
+                                   (5, 8, 130), (200, 64, 4), (4, 4, 4), (12, 3, 9)])
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("offset", [0, 4, 3])
-def test_layouts(m, k, n, ta, tb, offset):
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_layouts(m, k, n, ta, tb, offset, kernel):
     rng = np.random.default_rng(m * 7 + n)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
-    out = (_layout(a, ta, offset) @ _layout(b, tb, offset)).cpu().numpy()
+    out, _ = _product(_layout(a, ta, offset), _layout(b, tb, offset), kernel)
     np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
 
 
-@pytest.mark.parametrize("ta,tb", [(False, False), (True, True)])
-def test_batched_broadcast(ta, tb):
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, True), (True, False)])
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_batched_broadcast(ta, tb, kernel):
     rng = np.random.default_rng(1)
     a = rng.standard_normal((3, 1, 20, 36)).astype(np.float32)
     b = rng.standard_normal((2, 36, 24)).astype(np.float32)
-    out = (_layout(a, ta, 0) @ _layout(b, tb, 4)).cpu().numpy()
+    out, _ = _product(_layout(a, ta, 0), _layout(b, tb, 4), kernel)
     np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_the_adapter_picks_the_kernel():
+    """matmul_register where the adapter runs shaders on the CPU, matmul_tiled on a GPU, naive when thin."""
+    x, y = webtorch.ones(8, 8, device="webgpu"), webtorch.ones(8, 8, device="webgpu")
+    rt = x._be.rt
+    saved = rt.cpu_adapter
+    try:
+        for cpu, name in ((True, "matmul_register"), (False, "matmul_tiled")):
+            rt.cpu_adapter = cpu
+            with webtorch.no_grad():
+                z = x @ y
+            assert x._be.graph.nodes[-1].attrs["name"] == name
+            assert z.sum().item() == 512
+        with webtorch.no_grad():
+            webtorch.ones(2, 8, device="webgpu") @ y
+        assert x._be.graph.nodes[-1].attrs["name"] == "matmul_naive"
+    finally:
+        rt.cpu_adapter = saved
 
 
 def test_operand_modes():
@@ -57,18 +92,19 @@ def _inputs(*shapes):
     return arrays, [webtorch.tensor(a, device="webgpu") for a in arrays]
 
 
-def test_every_layout_and_shape_shares_one_pipeline():
-    # operand modes are uniforms and the tile shape is fixed: building a pipeline costs seconds on SwiftShader
+@pytest.mark.parametrize("kernel,pipelines", [("matmul_tiled", 1), ("matmul_register", 3)])
+def test_pipelines_per_layout(kernel, pipelines):
+    # tiled: operand modes are uniforms and the tile shape is fixed (a pipeline costs seconds on SwiftShader);
+    # register: one pipeline per (A mode, B mode) pair, whatever the shape
     a, b = np.random.default_rng(3).standard_normal((2, 40, 36), np.float32)
-    products = [(a, b.T, False, True), (a.T, b, True, False), (a[:10], b.T[:, :6], False, False)]
-    be, sources = webtorch.zeros(1, device="webgpu")._be, set()
+    products = [(a, b.T, False, True), (a.T, b, True, False), (a[:10], b.T[:, :6], False, False),
+                (a[:12], b.T[:, :8], False, True), (a.T[:20], b[:, :4], True, False)]
+    sources = set()
     for x, y, tx, ty in products:
-        out = be._new((x.shape[0], y.shape[1]), webtorch.float32)
-        wx, wy = _layout(x, tx, 0), _layout(y, ty, 3)
-        be._record_matmul(wx._data, wy._data, out, (), x.shape[0], y.shape[1], x.shape[1])
-        sources.add(be.graph.nodes[-1].attrs["source"])
-        np.testing.assert_allclose(be.to_numpy(out), x @ y, rtol=1e-4, atol=1e-4)
-    assert len(sources) == 1
+        out, source = _product(_layout(x, tx, 0), _layout(y, ty, 0), kernel)
+        np.testing.assert_allclose(out, x @ y, rtol=1e-4, atol=1e-4)
+        sources.add(source)
+    assert len(sources) == pipelines
 
 
 def test_linear_bias_relu_is_one_dispatch():

@@ -10,9 +10,10 @@ from webtorch.browser.wheel import build_wheel
 
 def test_warmup_kernels_are_what_the_backend_compiles_for_an_mlp_step():
     be = get_backend()
-    pairs = warmup.warmup_kernels(features=be.rt.features, limits=be.rt.limits)
+    pairs = warmup.warmup_kernels(features=be.rt.features, limits=be.rt.limits, cpu_adapter=be.rt.cpu_adapter)
     names = {name for name, _ in pairs}
-    assert {"matmul_tiled", "softmax_forward", "softmax_backward", "optim_adam_update"} <= names
+    gemm = "matmul_register" if be.rt.cpu_adapter else "matmul_tiled"
+    assert {gemm, "softmax_forward", "softmax_backward", "optim_adam_update"} <= names
     warmup._mlp_step()  # the same step on this process's real device
     compiled = set(be.scheduler.pipelines)
     missing = [name for name, src in pairs if src not in compiled]

@@ -41,13 +41,17 @@ export async function createBridge({ gpu = globalThis.navigator?.gpu, powerPrefe
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
   const info = adapter.info || {};
   const description = `${info.description || info.device || info.architecture || "?"} (${info.vendor || "?"}, browser WebGPU)`;
-  return new Bridge(device, description, [...adapter.features]);
+  // SwiftShader (Chromium's fallback adapter) and lavapipe run shaders on the CPU
+  const cpu = Boolean(info.isFallbackAdapter) || /swiftshader|llvmpipe|lavapipe/i.test(
+    `${info.architecture} ${info.device} ${info.description}`);
+  return new Bridge(device, description, [...adapter.features], cpu);
 }
 
 export class Bridge {
-  constructor(device, description = "", adapterFeatures = []) {
+  constructor(device, description = "", adapterFeatures = [], cpu = false) {
     this.device = device;
     this.description = description;
+    this.cpu = cpu;
     this.adapterFeatures = adapterFeatures;
     this.buffers = new Map(); // id -> GPUBuffer
     this.nextId = 1;
@@ -69,11 +73,12 @@ export class Bridge {
       "takeError", "tableSize", "stats"]) this[m] = this[m].bind(this);
   }
 
-  /** JSON: {limits, features, description} of the device. */
+  /** JSON: {limits, features, description, cpu} of the device (cpu: the adapter runs shaders on the CPU). */
   info() {
     const limits = {};
     for (const name of LIMITS) if (this.device.limits[name] !== undefined) limits[name] = this.device.limits[name];
-    return JSON.stringify({ limits, features: [...this.device.features], description: this.description });
+    return JSON.stringify({ limits, features: [...this.device.features], description: this.description,
+      cpu: this.cpu });
   }
 
   alloc(nbytes) {

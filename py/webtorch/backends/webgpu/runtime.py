@@ -96,6 +96,9 @@ class Runtime:
     features = frozenset()
     #: one line naming the adapter, for error messages and benchmarks
     description = ""
+    #: the adapter runs shaders on the CPU (SwiftShader, lavapipe): kernels without workgroup memory and
+    #: barriers are faster there (matmul_register.wgsl)
+    cpu_adapter = False
 
     def alloc(self, nbytes):
         """A new buffer of ``nbytes`` (a multiple of 16); returns its id. Raises OutOfMemoryError."""

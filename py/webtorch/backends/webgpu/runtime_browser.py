@@ -44,6 +44,7 @@ class RuntimeBrowser(Runtime):
         self.limits = {k: int(v) for k, v in info["limits"].items()}
         self.features = frozenset(info["features"])
         self.description = info["description"]
+        self.cpu_adapter = bool(info.get("cpu"))
         # bound JS methods, proxied once (attribute lookups on a JsProxy cost a crossing each)
         self._alloc, self._free, self._write = b.alloc, b.free, b.write
         self._read, self._wait, self._compile, self._run = b.read, b.wait, b.compile, b.run

@@ -47,6 +47,7 @@ class RuntimeNative(Runtime):
         self.features = frozenset(_FEATURE_NAMES.get(f, f) for f in feats)
         info = adapter.info
         self.description = f"{info.get('device', '?')} ({info.get('backend_type', '?')}, wgpu-native)"
+        self.cpu_adapter = info.get("adapter_type") == "CPU"
         self._usage = (wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
         self._buffers = {}
         self._next_id = 1

@@ -26,10 +26,11 @@ BROWSER_LIMITS = {"maxStorageBuffersPerShaderStage": 10, "maxStorageBufferBindin
 class RecordingRuntime(Runtime):
     """A runtime that compiles and runs nothing: it records each (kernel id, WGSL) asked for; reads are zeros."""
 
-    def __init__(self, features, limits):
+    def __init__(self, features, limits, cpu_adapter):
         self.features = frozenset(features)
         self.limits = dict(limits)
         self.description = "recording runtime (webtorch warm-up manifest)"
+        self.cpu_adapter = cpu_adapter
         self.compiled = []
         self._next = 1
 
@@ -75,9 +76,10 @@ def _mlp_step():
     torch.webgpu.synchronize()
 
 
-def warmup_kernels(features=BROWSER_FEATURES, limits=BROWSER_LIMITS):
+def warmup_kernels(features=BROWSER_FEATURES, limits=BROWSER_LIMITS, cpu_adapter=True):
     """[(kernel id, WGSL)] the webgpu backend compiles for an MLP training step on an adapter with
-    ``features`` and ``limits``, in compile order (so the first step's first kernels are warmed first).
+    ``features`` and ``limits`` (``cpu_adapter``: one that runs shaders on the CPU, as SwiftShader), in
+    compile order (so the first step's first kernels are warmed first).
     Runs in a fresh interpreter: the step needs the device's backend swapped for a recording one, and
     webtorch keeps the backend it first sees (and kernel caches shaped by the adapter's features)."""
     import webtorch
@@ -85,7 +87,7 @@ def warmup_kernels(features=BROWSER_FEATURES, limits=BROWSER_LIMITS):
     py_root = str(Path(webtorch.__file__).resolve().parent.parent)
     code = ("import json, sys; from webtorch.backends.webgpu import warmup; "
             "sys.stdout.write(json.dumps(warmup._record(*json.loads(sys.argv[1]))))")
-    arg = json.dumps([sorted(features), dict(limits)])
+    arg = json.dumps([sorted(features), dict(limits), bool(cpu_adapter)])
     out = subprocess.run([sys.executable, "-c", code, arg], cwd=py_root, capture_output=True, text=True,
                          check=False)
     if out.returncode:
@@ -93,10 +95,10 @@ def warmup_kernels(features=BROWSER_FEATURES, limits=BROWSER_LIMITS):
     return [tuple(p) for p in json.loads(out.stdout)]
 
 
-def _record(features, limits):
+def _record(features, limits, cpu_adapter):
     from . import _state
     from .backend import WebGPUBackend
-    rt = RecordingRuntime(features, limits)
+    rt = RecordingRuntime(features, limits, cpu_adapter)
     _state["backend"], _state["available"] = WebGPUBackend(rt), True
     _mlp_step()
     return rt.compiled
