@@ -7,6 +7,7 @@ import pytest
 import webtorch
 from webtorch.backends.webgpu import backend as wb
 
+from devices import adapter_kind
 from webgpu_counts import counted
 
 
@@ -58,20 +59,13 @@ def test_batched_broadcast(ta, tb, kernel):
 def test_the_adapter_picks_the_kernel():
     """matmul_register where the adapter runs shaders on the CPU, matmul_tiled on a GPU, naive when thin."""
     x, y = webtorch.ones(8, 8, device="webgpu"), webtorch.ones(8, 8, device="webgpu")
-    rt = x._be.rt
-    saved = rt.cpu_adapter
-    try:
-        for cpu, name in ((True, "matmul_register"), (False, "matmul_tiled")):
-            rt.cpu_adapter = cpu
-            with webtorch.no_grad():
-                z = x @ y
+    for cpu, name in ((True, "matmul_register"), (False, "matmul_tiled")):
+        with adapter_kind(cpu), webtorch.no_grad():
+            z = x @ y
             assert x._be.graph.nodes[-1].attrs["name"] == name
             assert z.sum().item() == 512
-        with webtorch.no_grad():
             webtorch.ones(2, 8, device="webgpu") @ y
-        assert x._be.graph.nodes[-1].attrs["name"] == "matmul_naive"
-    finally:
-        rt.cpu_adapter = saved
+            assert x._be.graph.nodes[-1].attrs["name"] == "matmul_naive"
 
 
 def test_operand_modes():

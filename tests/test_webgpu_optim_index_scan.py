@@ -9,6 +9,7 @@ import webtorch
 import webtorch.nn as nn
 from webtorch.backends import webgpu as wg
 
+from devices import adapter_kind
 from webgpu_counts import DEFAULT, counted
 
 FAMILY_SHADERS = ("optim_multi_tensor", "index_take", "index_scatter", "index_nonzero", "scan_cumulative",
@@ -29,7 +30,8 @@ def test_family_shaders_compile_with_their_specializations():
     for rule in range(8):
         for nslot in (1, 3):
             for has in ((True, False, False), (True, True, True)):
-                rt.compile("optim", optim_kernels.optim_source(rule, nslot, has))
+                for vec in (True, False):
+                    rt.compile("optim", optim_kernels.optim_source(rule, nslot, has, vec))
     for t, fl in (("f32", True), ("i32", False), ("u32", False)):
         for op in range(5):
             for seq in (True, False):
@@ -62,7 +64,14 @@ def _mlp():
     (lambda ps: webtorch.optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True), 3),
     (lambda ps: webtorch.optim.RMSprop(ps, lr=1e-2, centered=True, momentum=0.5), 5),
 ])
-def test_optimizer_step_is_a_bounded_number_of_dispatches(make_opt, per_tensor):
+@pytest.mark.parametrize("cpu", [False, True])
+def test_optimizer_step_is_a_bounded_number_of_dispatches(make_opt, per_tensor, cpu):
+    with adapter_kind(cpu):
+        _bounded_dispatches(make_opt, per_tensor, 1 if cpu else min(16, wg.get_backend().scheduler.max_buffers //
+                                                                    per_tensor))
+
+
+def _bounded_dispatches(make_opt, per_tensor, slots):
     model = _mlp().to("webgpu")
     params = list(model.parameters())
     assert len(params) == 6
@@ -81,7 +90,6 @@ def test_optimizer_step_is_a_bounded_number_of_dispatches(make_opt, per_tensor):
     assert full["submits"] == 1
     ref = [p.detach().cpu().numpy().copy() for p in params]
     _, step_only = _delta(opt.step)
-    slots = min(16, wg.get_backend().scheduler.max_buffers // per_tensor)
     assert step_only == {"dispatches": math.ceil(6 / slots), "submits": 1, "host_fallbacks": 0, "ops": {}}
     assert any(not np.array_equal(r, p.detach().cpu().numpy()) for r, p in zip(ref, params))
 
@@ -101,6 +109,31 @@ def test_adam_matches_torch_over_steps_with_a_non_contiguous_parameter():
         opt_r.step()
         assert d["host_fallbacks"] == 0
     np.testing.assert_allclose(ours.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,kw", [("Adam", {"amsgrad": True}), ("SGD", {"momentum": 0.9}), ("Adamax", {}),
+                                     ("RMSprop", {"centered": True, "momentum": 0.5})])
+def test_parameters_sharing_one_storage_at_any_offset(name, kw):
+    # views of one flat storage (as legacy nn's getParameters makes them): offsets that are multiples of 4
+    # take the vec4 kernel, whose last vec4 must leave the neighbours' elements alone; offset 31 takes the
+    # one-element kernel
+    import torch
+    flat0 = np.random.default_rng(1).standard_normal(41).astype(np.float32)
+    spans = ((0, 10), (12, 30), (31, 41))
+    flat_o = webtorch.tensor(flat0, device="webgpu")
+    flat_r = torch.tensor(flat0)
+    ours = [flat_o[a:b].requires_grad_() for a, b in spans]
+    refs = [flat_r[a:b].requires_grad_() for a, b in spans]
+    opt_o = getattr(webtorch.optim, name)(ours, lr=0.05, **kw)
+    opt_r = getattr(torch.optim, name)(refs, lr=0.05, **kw)
+    for step in range(3):
+        for k, (o, r) in enumerate(zip(ours, refs)):
+            g = np.random.default_rng(10 * step + k).standard_normal(o.shape).astype(np.float32)
+            o.grad, r.grad = webtorch.tensor(g, device="webgpu"), torch.tensor(g)
+        opt_o.step()
+        opt_r.step()
+    np.testing.assert_allclose(flat_o.cpu().numpy(), flat_r.detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert flat_o[10:12].cpu().numpy().tolist() == flat0[10:12].tolist()  # between the spans: untouched
 
 
 def test_indexing_scans_and_sorts_run_without_host_fallback_forward_and_backward():

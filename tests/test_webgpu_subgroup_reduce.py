@@ -10,6 +10,7 @@ import webtorch
 from webtorch.backends import webgpu as wg
 from webtorch.backends.webgpu import kernels, subgroup_reduce
 
+from devices import adapter_kind
 from optest import check, rand
 
 DEV = "webgpu"
@@ -86,10 +87,11 @@ def test_softmax_inf_rows_both_ways(subgroups):
                 np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
-@pytest.mark.parametrize("subgroups", [False, True])
-def test_generated_reductions_both_ways(subgroups):
+@pytest.mark.parametrize("subgroups,cpu", [(False, False), (True, False), (False, True)])
+def test_generated_reductions_every_way(subgroups, cpu):
+    # a GPU reduces in a workgroup (shared-memory tree or subgroups), a CPU adapter one output per invocation
     rng = np.random.default_rng(3)
-    with subgroup_reduce.forced(_be(), subgroups):
+    with adapter_kind(cpu), subgroup_reduce.forced(_be(), subgroups):
         for shape, dim in (((3, 500), 1), ((2, 40000), 1), ((4, 6, 300), (0, 2))):
             xs = rng.standard_normal(shape).astype(np.float32)
             xs.flat[11] = np.nan if shape == (3, 500) else xs.flat[11]
@@ -117,7 +119,7 @@ def test_subgroup_variant_is_what_runs():
         return orig(name, source)
     be.scheduler.pipeline = spy
     try:
-        with subgroup_reduce.forced(be, True):
+        with adapter_kind(False), subgroup_reduce.forced(be, True):
             x = webtorch.randn(3, 1000, device=DEV)
             x.softmax(1).sum(1).cpu()
     finally:

@@ -27,6 +27,7 @@ from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_st
 
 CHUNK_MIN = 1 << 15  # rows longer than this are reduced in two passes (more workgroups in flight)
 CHUNK_LEN = 1 << 12
+CPU_CHUNK_LEN = 1 << 9  # on a CPU adapter, rows longer than this are reduced in chunks of this length
 _EXPANDED_WRITE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
                    "memory location. Please clone() the tensor before performing the operation.")  # PyTorch's
 
@@ -322,12 +323,16 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     def elementwise(self, op, args, dtype, out=None):
         if dtype is not D.float32:
             T.check(dtype)
-        shapes = [a.shape for a in args if type(a) is View]
-        n = len(shapes)
-        if n == 1 or (n == 2 and shapes[0] == shapes[1]):
-            shape = shapes[0]
-        else:
-            shape = broadcast_shapes(*shapes) if shapes else ()
+        shape = None
+        for a in args:  # the operands' common shape: broadcast only when two differ
+            if type(a) is View:
+                if shape is None:
+                    shape = a.shape
+                elif a.shape != shape:
+                    shape = broadcast_shapes(*[a.shape for a in args if type(a) is View])
+                    break
+        if shape is None:
+            shape = ()
         if out is not None:
             return self._ew(op, args, dtype, out.dtype, out.shape, out=out)
         return self._ew(op, args, dtype, D.bool_ if op in codegen.BOOL_RESULT else dtype, shape)
@@ -340,15 +345,15 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
             out = self._new(shape, dt)
         shape = out.shape
         out_st = out.st
-        srcs, spec, cond = [], [], -1
-        for i, a in enumerate(args):
+        srcs, spec = [], []
+        cond = 0 if op == "where" and type(args[0]) is View else -1
+        for a in args:
             if type(a) is View:
-                if not fresh and a.st is out_st and (a.strides != out.strides or a.offset != out.offset):
-                    a = self.contiguous(a)  # reading what this kernel overwrites elsewhere: snapshot first
-                if i == 0 and op == "where":
-                    cond = len(srcs)
-                spec.append(len(srcs))
                 st = a.st
+                if st is out_st and not fresh and (a.strides != out.strides or a.offset != out.offset):
+                    a = self.contiguous(a)  # reading what this kernel overwrites elsewhere: snapshot first
+                    st = a.st
+                spec.append(len(srcs))
                 srcs.append(Src(st.buf, a.strides if a.shape == shape else
                                 broadcast_strides(a.shape, a.strides, shape), a.offset, st.dtype))
             elif a is None or a == "iota" or isinstance(a, tuple):
@@ -370,15 +375,18 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     def _reduce(self, op, h, dims, keepdim, dtype):
         r_len = _numel(tuple(h.shape[d] for d in dims))
         n_out = _numel(h.shape) // r_len if r_len else 0
-        if r_len > CHUNK_MIN and n_out < 64 and op not in ("argmax", "argmin"):
-            # split long rows: one workgroup per (output, chunk), then reduce the partials
-            chunk = max(CHUNK_LEN, -(-r_len // 1024))
+        # a CPU adapter reduces one output or chunk per invocation (barriers cost there), in chunks of at most
+        # CPU_CHUNK_LEN (a pass per factor of it: serial sums stay short, as accurate as a tree's)
+        cpu = self.rt.cpu_adapter
+        if (r_len > CPU_CHUNK_LEN if cpu else r_len > CHUNK_MIN and n_out < 64) and op not in ("argmax", "argmin"):
+            # split long rows: one workgroup (CPU: invocation) per (output, chunk), then reduce the partials
+            chunk = CPU_CHUNK_LEN if cpu else max(CHUNK_LEN, -(-r_len // 1024))
             n_chunks = -(-r_len // chunk)
             part = self._new((n_out, n_chunks), dtype)
             self.graph.record(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
                                    [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                                    {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
-                                    "chunks": n_chunks, "chunk_len": chunk}))
+                                    "chunks": n_chunks, "chunk_len": chunk, "per_thread": cpu}))
             out = self._reduce(op, part, (1,), False, dtype) if op != "mean" else self._mean_of_partials(
                 part, r_len, dtype)
             if keepdim:
@@ -391,7 +399,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         out = self._new(out_shape, dtype)
         node = Node("argreduce" if op in ("argmax", "argmin") else "reduce", h.shape,
                     Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
-                    {"op": op, "dims": dims, "dt": dtype})
+                    {"op": op, "dims": dims, "dt": dtype, "per_thread": cpu})
         self.graph.record(node)
         if op in ("argmax", "argmin") and r_len:
             keep_bounds(out, (0, r_len - 1))
@@ -401,7 +409,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         out = self._new((part.shape[0],), dtype)
         self.graph.record(Node("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
                                [Src(part.st.buf, part.strides, 0, dtype)],
-                               {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len}))
+                               {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len,
+                                "per_thread": self.rt.cpu_adapter}))
         return out
 
     def arg_reduce(self, op, h, dim, keepdim):

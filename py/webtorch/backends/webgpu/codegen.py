@@ -17,6 +17,7 @@ from . import dtypes as T, subgroup_reduce
 from .wgsl_ops import expr as op_expr, helper_sources
 
 WG = 256  # invocations per workgroup of generated kernels
+CPU_WG = 32  # of reductions on a CPU adapter (one output per invocation): enough workgroups for every core
 
 BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
                          "logical_not", "isnan", "isinf", "isfinite", "signbit"))
@@ -322,17 +323,23 @@ def reduce_kernel(node, inl):
         rv = final_e if op not in ("all", "any") else "(acc != 0u)"
         result = store(ob, "o", rv, out_dt)
     init_i = "  var acci = 0xffffffffu;\n" if is_arg else ""
-    # one invocation per output when outputs are many or rows short; else one workgroup per output
-    per_thread = chunks == 1 and (n_out >= 2048 or r_len <= 64)
+    # one invocation per output (or chunk of one) when outputs are many, rows short, or the adapter a CPU
+    # (``per_thread``: barriers switch coroutines there); else one workgroup per output (or chunk)
+    per_thread = a.get("per_thread") or (chunks == 1 and (n_out >= 2048 or r_len <= 64))
+    rows = (f"  let o = og / {chunks}u;\n  let r0 = (og % {chunks}u) * {k.param(a['chunk_len'])};\n"
+            f"  let r1 = min(r0 + {k.param(a['chunk_len'])}, {r_p});\n" if chunks > 1 else
+            f"  let o = og;\n  let r0 = 0u;\n  let r1 = {r_p};\n")
     if per_thread:
-        body = (f"@compute @workgroup_size({WG})\n"
+        wg = CPU_WG if a.get("per_thread") else WG
+        body = (f"@compute @workgroup_size({wg})\n"
                 "fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n"
-                f"  let o = gid.x + gid.y * nwg.x * {WG}u;\n"
-                f"  if (o >= {n_p}) {{ return; }}\n  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
+                f"  let og = gid.x + gid.y * nwg.x * {wg}u;\n"
+                f"  if (og >= {n_p}) {{ return; }}\n" + rows + "  " + "\n  ".join(lines_o) +
+                f"\n  let base = {base};\n"
                 f"  var acc = {_init(op, ct, need)};\n{init_i}"
-                f"  for (var r = 0u; r < {r_p}; r++) {{\n      {load}\n      {step}\n  }}\n"
-                f"  {result}\n}}\n")
-        groups = grid((n_out + WG - 1) // WG)
+                f"  for (var r = r0; r < r1; r++) {{\n      {load}\n      {step}\n  }}\n"
+                f"  {result.replace('[o]', '[og]')}\n}}\n")
+        groups = grid((n_out * chunks + wg - 1) // wg)
         extra = ""
     else:
         if is_arg:
@@ -350,11 +357,7 @@ def reduce_kernel(node, inl):
                 "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
                 "@builtin(local_invocation_index) lid: u32) {\n"
                 "  let og = wid.x + wid.y * nwg.x;\n"
-                f"  if (og >= {n_p}) {{ return; }}\n"
-                + (f"  let o = og / {chunks}u;\n  let r0 = (og % {chunks}u) * {k.param(a['chunk_len'])};\n"
-                   f"  let r1 = min(r0 + {k.param(a['chunk_len'])}, {r_p});\n" if chunks > 1 else
-                   f"  let o = og;\n  let r0 = 0u;\n  let r1 = {r_p};\n")
-                + "  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
+                f"  if (og >= {n_p}) {{ return; }}\n" + rows + "  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
                 f"  var acc = {_init(op, ct, need)};\n{init_i}"
                 f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n")
         if subgroup_reduce.enabled() and not is_arg:  # arg-reductions keep the tree (index tie-breaks)

@@ -49,8 +49,11 @@ def compute_type(dt):
     return _TYPES[dt][1]
 
 
+DEVICE_ITEMSIZE = {dt: t[2] for dt, t in _TYPES.items()}  # read per allocated storage
+
+
 def device_itemsize(dt):
-    return _TYPES[dt][2]
+    return DEVICE_ITEMSIZE[dt]
 
 
 def array_code(dt):

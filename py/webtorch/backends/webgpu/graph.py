@@ -19,6 +19,9 @@ from . import dtypes as T
 
 MAX_PENDING = 2048
 _keys = itertools.count(1)
+_ITEMSIZE = T.DEVICE_ITEMSIZE
+_new_buffer = object.__new__
+_ref = weakref.ref
 
 
 class Buffer:
@@ -26,14 +29,7 @@ class Buffer:
     (min, max) of an integer buffer's values when the host knows them (set at upload or by a kernel that
     writes indices in a known range; any recorded write clears it), so index checks need no readback."""
     __slots__ = ("nbytes", "id", "cls", "owner", "pool", "bounds", "__weakref__")
-
-    def __init__(self, nbytes, pool):
-        self.nbytes = max(nbytes, 4)
-        self.id = None
-        self.cls = 0
-        self.owner = None
-        self.pool = pool
-        self.bounds = None
+    # made by its Storage alone (Storage.__init__ fills the fields: one Python frame less per recorded op)
 
     def ensure(self):
         if self.id is None:
@@ -58,8 +54,14 @@ class Storage:
     __slots__ = ("buf", "dtype", "numel", "key", "__weakref__")
 
     def __init__(self, numel, dtype, pool):
-        self.buf = Buffer(numel * T.device_itemsize(dtype), pool)
-        self.buf.owner = weakref.ref(self)
+        self.buf = buf = _new_buffer(Buffer)
+        nbytes = numel * _ITEMSIZE[dtype]
+        buf.nbytes = nbytes if nbytes > 4 else 4
+        buf.id = None
+        buf.cls = 0
+        buf.owner = _ref(self)
+        buf.pool = pool
+        buf.bounds = None
         self.dtype = dtype
         self.numel = numel
         self.key = next(_keys)
@@ -137,10 +139,13 @@ class Graph:
 
     def record(self, node):
         node.out.buf.bounds = None
-        for buf in node.attrs.get("writes", ()):
-            buf.bounds = None
-        self.nodes.append(node)
-        if len(self.nodes) >= MAX_PENDING:
+        writes = node.attrs.get("writes")
+        if writes:
+            for buf in writes:
+                buf.bounds = None
+        nodes = self.nodes
+        nodes.append(node)
+        if len(nodes) >= MAX_PENDING:
             self.flush()
             self.scheduler.rt.submit()  # no read follows this flush: start the device on it now
 

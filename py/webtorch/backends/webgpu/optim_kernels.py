@@ -3,7 +3,7 @@
 Mixed into WebGPUBackend. One ``optimizer.step()`` records ceil(P / slots) dispatches of
 webgpu-shaders/optim_multi_tensor.wgsl for P parameter tensors: each dispatch updates up to ``slots``
 tensors in place (param, grad and the rule's state bound per slot), slots = maxStorageBuffersPerShaderStage
-// buffers-per-tensor (at most MAX_SLOTS). Everything stays lazy: the dispatches join the step's flush.
+// buffers-per-tensor (at most MAX_SLOTS; 1 on a CPU adapter). Everything stays lazy: the dispatches join the step's flush.
 Per-parameter scalars (bias corrections, which depend on each tensor's step) travel in the uniform table,
 so one pipeline serves every step.
 """
@@ -38,12 +38,12 @@ def expand_slots(src, nslot, flags):
     return re.sub(r"@binding\(\d+\)", lambda _: f"@binding({next(counter)})", text)
 
 
-def optim_source(rule, nslot, has):
-    key = (rule, nslot, has)
+def optim_source(rule, nslot, has, vec=True):
+    key = (rule, nslot, has, vec)
     s = _SOURCES.get(key)
     if s is None:
         flags = dict(zip(("HAS_A", "HAS_B", "HAS_C"), has))
-        s = kernels.specialize("optim_multi_tensor", RULE=f"{rule}u", NSLOT=f"{nslot}u", **flags)
+        s = kernels.specialize("optim_multi_tensor", RULE=f"{rule}u", NSLOT=f"{nslot}u", VEC=vec, **flags)
         s = _SOURCES[key] = expand_slots(s, nslot, flags)
     return s
 
@@ -61,7 +61,8 @@ class WebGPUOptimMixin:
         parameter; ``slot_flags``: an int per parameter (SGD: 1 = the momentum buffer starts as the grad)."""
         has = tuple(s is not None for s in states)
         per = 2 + sum(has)
-        nslot = max(1, min(MAX_SLOTS, self.scheduler.max_buffers // per))
+        # a CPU adapter runs every slot's body in every invocation (SwiftShader: 2 slots, 2x the time): one there
+        nslot = 1 if self.rt.cpu_adapter else max(1, min(MAX_SLOTS, self.scheduler.max_buffers // per))
         head = struct.pack("<8I", *(_f32_bits(x) for x in (tuple(scalars) + (0.0,) * 8)[:8]))
         back = []  # (view, contiguous working copy) for written views that are not contiguous
 
@@ -96,6 +97,9 @@ class WebGPUOptimMixin:
             self.copy_(v, c)
 
     def _optim_dispatch(self, name, batch, has, head, flags):
+        # 4 elements per invocation when every tensor starts at a multiple of 4 floats (vec4 accesses)
+        vec = all(v.offset % 4 == 0 for views, _, _ in batch for v in views)
+        per_group = WG * (4 if vec else 1)
         start = 0
         rows = []
         buffers, reads, writes = [], [], []
@@ -108,14 +112,14 @@ class WebGPUOptimMixin:
                 state_offs.append(next(it) if h else 0)
             rows.append(struct.pack("<8I", start, n, views[0].offset, views[1].offset, *state_offs, sflag))
             rows.append(struct.pack("<4I", *(_f32_bits(x) for x in srow)))
-            start += -(-n // WG)
+            start += -(-n // per_group)
             for k, v in enumerate(views):
                 buffers.append(v.st.buf)
                 reads.append(v.st.buf)
                 if k != 1:
                     writes.append(v.st.buf)
         params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
-        self._record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has), params,
+        self._record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has, vec), params,
                             codegen.grid(start), buffers, reads, writes)
 
     def _optim_host(self, name, params, *args):
