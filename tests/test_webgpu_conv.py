@@ -9,6 +9,7 @@ import webtorch
 import webtorch.nn.functional as WF
 from webtorch.backends import webgpu as wg
 
+from devices import adapter_kind
 from webgpu_counts import DEFAULT, counted
 
 FAMILY_SHADERS = ("conv_igemm", "conv_unfold", "pool_max", "pool_avg", "pool_scatter_plane", "pool_gather_plane",
@@ -85,17 +86,24 @@ def _rand(*shape, seed=0):
     return np.random.default_rng(seed + sum(shape)).standard_normal(shape).astype(np.float32)
 
 
+@pytest.fixture(params=["gpu", "cpu"])
+def adapter(request):
+    """The convolution GEMMs of a GPU (conv_igemm.wgsl) and of a CPU adapter (conv_unfold_gemm.py), each forced."""
+    with adapter_kind(request.param == "cpu"):
+        yield request.param
+
+
 @pytest.mark.parametrize("xs, ws, kw", [
     ((2, 3, 9, 9), (4, 3, 3, 3), {}),
     ((2, 4, 9, 8), (6, 2, 3, 2), dict(stride=2, padding=1, groups=2)),
     ((3, 70, 5, 6), (80, 70, 3, 3), dict(padding=1)),                       # 64-row tiles, several row tiles
     ((8, 3, 12, 12), (5, 3, 3, 3), dict(padding=(2, 1), dilation=(2, 1))),   # split-K weight gradient
 ])
-def test_conv2d_forward_backward(xs, ws, kw):
+def test_conv2d_forward_backward(xs, ws, kw, adapter):
     _check_forward_backward(lambda m, x, w, b: _F(m).conv2d(x, w, b, **kw), _rand(*xs), _rand(*ws), _rand(ws[0]))
 
 
-def test_conv1d_conv3d_and_strided_input():
+def test_conv1d_conv3d_and_strided_input(adapter):
     _check_forward_backward(lambda m, x, w: _F(m).conv1d(x, w, stride=3, padding=2, dilation=2),
                             _rand(2, 3, 11), _rand(5, 3, 4))
     _check_forward_backward(lambda m, x, w, b: _F(m).conv3d(x, w, b, stride=(1, 2, 1), padding=1),
@@ -105,13 +113,15 @@ def test_conv1d_conv3d_and_strided_input():
                             _rand(2, 8, 9, 3), _rand(4, 3, 2, 2))
 
 
-def test_conv_transpose2d_with_output_padding():
+def test_conv_transpose2d_with_output_padding(adapter):
     _check_forward_backward(lambda m, x, w, b: _F(m).conv_transpose2d(x, w, b, stride=2, padding=1,
                                                                       output_padding=1, groups=2),
                             _rand(2, 4, 5, 4), _rand(4, 3, 3, 3), _rand(6))
+    _check_forward_backward(lambda m, x, w: _F(m).conv_transpose2d(x, w, dilation=2, padding=2, output_padding=1),
+                            _rand(1, 2, 4, 4), _rand(2, 3, 3, 3))
 
 
-def test_conv_float16_runs_in_float32():
+def test_conv_float16_runs_in_float32(adapter):
     # CI's adapter (lavapipe) has shader-f16: its absence is a missing install step, not a case to skip
     assert "shader-f16" in wg.get_backend().rt.features
     x, w = _rand(1, 2, 6, 6), _rand(3, 2, 3, 3)
@@ -221,7 +231,7 @@ def test_unfold_fold():
     _check_forward_backward(lambda m, c: _F(m).fold(c, (5, 6), (2, 3), padding=1, stride=2), _rand(2, 12, 9))
 
 
-def test_small_cnn_training_step_is_one_submit_without_fallback():
+def test_small_cnn_training_step_is_one_submit_without_fallback(adapter):
     rng = np.random.default_rng(0)
     webtorch.manual_seed(0)
     net = webtorch.nn.Sequential(webtorch.nn.Conv2d(3, 8, 3, padding=1), webtorch.nn.ReLU(),

@@ -11,6 +11,7 @@ import struct
 from ... import _dtype as D
 from ..window_geometry import out_size, prod as numel
 from . import codegen, kernels
+from .conv_unfold_gemm import ConvUnfoldGemm
 from .fallback import host_fallback
 from .graph import View
 
@@ -72,8 +73,9 @@ def pack(rows):
     return struct.pack(f"<{4 * len(rows)}i", *(v for row in rows for v in row))
 
 
-class ConvKernels:
-    """conv, conv_backward_input, conv_backward_weight, im2col, col2im as WGSL dispatches."""
+class ConvKernels(ConvUnfoldGemm):
+    """conv, conv_backward_input, conv_backward_weight, im2col, col2im as WGSL dispatches (on a CPU adapter the
+    three GEMMs go through conv_unfold_gemm.py)."""
 
     def conv(self, x, w, bias, stride, padding, dilation, groups):
         r = float_kernel(self, lambda x, w, b: self._conv(x, w, b, stride, padding, dilation, groups),
@@ -106,6 +108,8 @@ class ConvKernels:
         xs, ws = x.strides, w.strides
         if bias is not None and bias.strides != (1,):
             bias = self.contiguous(bias)
+        if self.rt.cpu_adapter:
+            return self._conv_unfold(x, w, bias, O, stride, padding, dilation, groups)
         return self._igemm(
             (N, cout) + O, w, x, bias, groups, M=mg, NC=N * P, K=cg * Kp,
             col=(spatial3(O, 1), spatial3(stride, 0), tuple(-p for p in spatial3(padding, 0)), xs[0], cout * P),
@@ -121,6 +125,8 @@ class ConvKernels:
         Sp, Kp = numel(S), numel(Kk)
         gs, ws = g.strides, w.strides
         q = spatial3(stride, 1) if any(s != 1 for s in stride) else None
+        if self.rt.cpu_adapter:
+            return self._conv_bi_unfold(g, w, input_shape, stride, padding, dilation, groups)
         return self._igemm(
             tuple(input_shape), w, g, None, groups, M=cg, NC=N * Sp, K=mg * Kp,
             col=(spatial3(S, 1), (1, 1, 1), spatial3(padding, 0), gs[0], input_shape[1] * Sp),
@@ -136,6 +142,8 @@ class ConvKernels:
         mg = cout // groups
         Kp = numel(Kk)
         gs, xs = g.strides, x.strides
+        if self.rt.cpu_adapter:
+            return self._conv_bw_unfold(g, x, weight_shape, stride, padding, dilation, groups)
         return self._igemm(
             tuple(weight_shape), g, x, None, groups, M=mg, NC=cg * Kp, K=N * numel(O),
             col=(spatial3(Kk, 1), spatial3(dilation, 0), (0, 0, 0), xs[1], Kp),
@@ -203,17 +211,23 @@ class ConvKernels:
                          cols)
         return host_fallback(self, "col2im", cols, size, kernel, stride, padding, dilation) if r is None else r
 
-    def _unfold(self, x, kernel, stride, padding, dilation):
+    def _unfold(self, x, kernel, stride, padding, dilation, L=None):
+        """im2col; ``L``: the columns' spatial grid when it is not the one x's size gives (see ``_fold``)."""
         N, C = x.shape[:2]
-        L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
+        if L is None:
+            L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
+                                                                          dilation))
         y = self._new((N, C * numel(kernel), numel(L)), D.float32)
         return self._unfold_dispatch(x, y, C, x.shape[2:], kernel, L, stride, padding, dilation,
                                      (x.strides[0], x.strides[1], 0, x.offset), spatial3(x.strides[2:], 0), False)
 
-    def _fold(self, cols, size, kernel, stride, padding, dilation):
+    def _fold(self, cols, size, kernel, stride, padding, dilation, L=None):
+        """col2im; ``L``: the columns' spatial grid when it is not the one ``size`` gives (a transposed
+        convolution's output_padding adds input positions no column reaches)."""
         N = cols.shape[0]
         C = cols.shape[1] // numel(kernel)
-        L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(size, kernel, stride, padding, dilation))
+        if L is None:
+            L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(size, kernel, stride, padding, dilation))
         y = self._new((N, C) + size, D.float32)
         return self._unfold_dispatch(cols, y, C, size, kernel, L, stride, padding, dilation,
                                      (cols.strides[0], cols.strides[1], 0, cols.offset), (cols.strides[2], 0, 0),
