@@ -1,10 +1,12 @@
-"""fp32 conv2d GFLOP/s on this machine: webgpu implicit GEMM vs the NumPy backend vs PyTorch.
+"""fp32 conv2d GFLOP/s on this machine: webgpu (implicit GEMM; im2col + GEMM) vs the NumPy backend vs PyTorch.
 
     .venv/bin/python bench/bench_conv.py [--seconds 2]
     .venv/bin/python bench/bench_conv.py --batch 16 --cin 16 --cout 32 --size 32 [--kernel 3] [--padding 1]
 
 Times conv2d forward (with bias), and on webgpu also its input and weight gradients
-(conv_backward_input / conv_backward_weight), each as best-of timed runs. A webgpu timing covers recording,
+(conv_backward_input / conv_backward_weight), each as best-of timed runs, through both of the webgpu
+backend's paths whatever the adapter: conv_igemm.wgsl (what a GPU runs) and im2col + matmul_register.wgsl
+(what a CPU adapter -- SwiftShader, lavapipe -- runs). A webgpu timing covers recording,
 one flush (one submit) and the wait. Without shape arguments it runs the layers of the LeNet tutorial net
 (batch 16) and of the digits CNN example (batch 64) and one larger 3x3 layer; with them, that one shape.
 Prints a table and writes bench/results/conv.json.
@@ -40,14 +42,12 @@ def bench(n, cin, cout, size, seconds, kernel=3, padding=1, name=None):
     row = {"shape": f"{name}: {shape}" if name else shape, "gflop": flops / 1e9}
 
     wx, ww, wb = (webtorch.tensor(a, device="webgpu") for a in (x, w, b))
+    gy = webtorch.tensor(rng.standard_normal(ref.shape, np.float32), device="webgpu")
 
     def gpu_forward():
         y = F.conv2d(wx, ww, wb, padding=padding)
         webtorch.webgpu.synchronize()
         return y
-    row["maxerr_webgpu"] = float(np.abs(gpu_forward().cpu().numpy() - ref.numpy()).max())
-    row["webgpu_forward"] = flops / _time(gpu_forward, seconds) / 1e9
-    gy = webtorch.tensor(rng.standard_normal(ref.shape, np.float32), device="webgpu")
 
     def gpu_grad_input():
         r = be.conv_backward_input(gy._data, ww._data, x.shape, (1, 1), (padding, padding), (1, 1), 1)
@@ -58,8 +58,17 @@ def bench(n, cin, cout, size, seconds, kernel=3, padding=1, name=None):
         r = be.conv_backward_weight(gy._data, wx._data, w.shape, (1, 1), (padding, padding), (1, 1), 1)
         webtorch.webgpu.synchronize()
         return r
-    row["webgpu_grad_input"] = flops / _time(gpu_grad_input, seconds) / 1e9
-    row["webgpu_grad_weight"] = flops / _time(gpu_grad_weight, seconds) / 1e9
+    saved = be.rt.cpu_adapter
+    try:
+        for path, cpu in (("igemm", False), ("unfold", True)):
+            be.rt.cpu_adapter = cpu
+            err = float(np.abs(gpu_forward().cpu().numpy() - ref.numpy()).max())
+            row["maxerr_webgpu"] = max(row.get("maxerr_webgpu", 0.0), err)
+            row[f"{path}_forward"] = flops / _time(gpu_forward, seconds) / 1e9
+            row[f"{path}_grad_input"] = flops / _time(gpu_grad_input, seconds) / 1e9
+            row[f"{path}_grad_weight"] = flops / _time(gpu_grad_weight, seconds) / 1e9
+    finally:
+        be.rt.cpu_adapter = saved
 
     cx, cw, cb = (webtorch.tensor(a) for a in (x, w, b))
     row["numpy_forward"] = flops / _time(lambda: F.conv2d(cx, cw, cb, padding=padding), seconds) / 1e9
@@ -85,9 +94,10 @@ def main():
     for name, n, cin, cout, size, kernel, padding in shapes:
         row, adapter = bench(n, cin, cout, size, args.seconds, kernel, padding, name)
         rows.append(row)
-    columns = [("shape", "conv2d", "s"), ("webgpu_forward", "webgpu fwd", ".3f"),
-               ("webgpu_grad_input", "webgpu dX", ".3f"), ("webgpu_grad_weight", "webgpu dW", ".3f"),
-               ("numpy_forward", "numpy fwd", ".3f"), ("torch_forward", "torch fwd", ".3f"),
+    columns = [("shape", "conv2d", "s"), ("igemm_forward", "igemm fwd", ".3f"),
+               ("igemm_grad_input", "igemm dX", ".3f"), ("igemm_grad_weight", "igemm dW", ".3f"),
+               ("unfold_forward", "im2col fwd", ".3f"), ("unfold_grad_input", "im2col dX", ".3f"),
+               ("unfold_grad_weight", "im2col dW", ".3f"), ("numpy_forward", "numpy fwd", ".3f"), ("torch_forward", "torch fwd", ".3f"),
                ("maxerr_webgpu", "max err", ".1e")]
     report("conv", rows, columns, title=f"conv2d GFLOP/s (webgpu adapter: {adapter})", path=args.out,
            unit="GFLOP/s", adapter=adapter, seconds=args.seconds)

@@ -132,13 +132,15 @@ def test_training_chain_stores_both_results_and_grads_match():
     np.testing.assert_allclose(tb.grad.cpu().numpy(), rb.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def test_conv_bias_relu_is_one_dispatch():
+@pytest.mark.parametrize("cpu", [False, True])
+def test_conv_bias_relu_join_the_gemm(cpu):
+    # a GPU: one conv_igemm dispatch; a CPU adapter: im2col, then the GEMM storing bias + relu
     import torch
     (x, w, b), (tx, tw, tb) = _inputs((2, 3, 9, 9), (8, 3, 3, 3), (8,))
     F = webtorch.nn.functional
-    with webtorch.no_grad():
+    with adapter_kind(cpu), webtorch.no_grad():
         y, n = counted(lambda: F.relu(F.conv2d(tx, tw, tb, padding=1)))
-    assert n["dispatches"] == 1
+    assert n["dispatches"] == (2 if cpu else 1)
     ref = torch.relu(torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), padding=1))
     np.testing.assert_allclose(y.cpu().numpy(), ref.numpy(), rtol=1e-4, atol=1e-4)
 
