@@ -235,7 +235,7 @@ class NumpyConvMixin:
 
     def embedding_backward(self, g, indices, num_weights, padding_idx, scale_grad_by_freq):
         idx = indices.reshape(-1)
-        gr = g.reshape(idx.size, -1)
+        gr = g.reshape(idx.size, g.shape[-1])  # (-1 cannot be inferred when there are no indices)
         if scale_grad_by_freq:
             counts = np.bincount(idx, minlength=num_weights)
             gr = gr / counts[idx][:, None].astype(gr.dtype)

@@ -34,6 +34,7 @@ from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, interpolate, upsam
                               upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
+from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 
 
 # ---- linear layers (nn engineer) ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from ... import _dtype as D
 from . import codegen
 from .graph import View
 from .index_kernels import MAX_RANK, _dims, _source
+from .index_bounds import keep_bounds
 
 SORT_MAX_N = 2048
 SEQUENTIAL_MAX = 32  # rows up to this long are scanned by one invocation each
@@ -111,4 +112,5 @@ class WebGPUScanSortMixin:
             src = _source("sort_searchsorted", T=_T[seq.dtype], RIGHT=bool(right))
             self._record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256)),
                                 [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
+            keep_bounds(out, (0, length))  # insertion points: index checks on them need no readback
         return out

@@ -11,7 +11,7 @@ from .pooling import (  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
 from .normalization import LayerNorm, GroupNorm, RMSNorm  # noqa: F401
 from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout  # noqa: F401
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .activation import (  # noqa: F401
     Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU, CELU, SELU,
     GLU, GELU, Hardshrink, LeakyReLU, LogSigmoid, Softplus, Softshrink, PReLU, Softsign, Tanhshrink, Softmin,
@@ -24,6 +24,7 @@ from .loss import (  # noqa: F401
 
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .transformer import MultiheadAttention, TransformerEncoderLayer, TransformerEncoder  # noqa: F401
+from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
 
 # the layer classes only (not the submodules, e.g. .utils, which would shadow nn.utils)
 __all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Module)]

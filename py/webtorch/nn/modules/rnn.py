@@ -1,7 +1,8 @@
 """Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, LSTM projections) and their cells.
 
 Each layer direction projects the whole input sequence at once (one matmul over all time steps), then
-steps through time with only the hidden-to-hidden product in the loop. Parameter names, shapes, gate
+steps through time with only the hidden-to-hidden product in the loop. A PackedSequence input runs step t
+on its first batch_sizes[t] rows only. Parameter names, shapes, gate
 order (LSTM i,f,g,o; GRU r,z,n) and the default init U(-1/sqrt(hidden), 1/sqrt(hidden)) are PyTorch's.
 """
 import math
@@ -13,6 +14,7 @@ from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -176,30 +178,97 @@ class RNNBase(Module):
         out = stack(outs, 0) if outs else x.new_zeros((0, x.shape[1], h.shape[-1]))
         return out, h, c
 
-    def forward(self, input, hx=None):
-        self._check_input(input)
-        batched = input.dim() == 3
-        x = input if batched else input.unsqueeze(1)
-        if batched and self.batch_first:
-            x = x.transpose(0, 1)
-        states = self._prepare_hidden(hx, batched, x)
-        h0 = states[0]
-        c0 = states[1] if self.mode == "LSTM" else None
+    def _run_packed_direction(self, x, sizes, h, c, layer, direction):
+        """One direction over packed data x (sum(sizes), features): step t runs only the sizes[t] sequences
+        still going (batch sorted by decreasing length). Returns (packed out, h_n, c_n), each sequence's final
+        state taken at its own last step (the forward pass sets finished rows aside as the batch shrinks; the
+        reverse pass starts each sequence at its last step from its initial state as the batch grows)."""
+        w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
+        gi_all = F.linear(x, w_ih, b_ih)
+        starts = [0]
+        for size in sizes[:-1]:
+            starts.append(starts[-1] + size)
+        outs = [None] * len(sizes)
+        if direction == 0:
+            done_h, done_c = [], []
+            for t, size in enumerate(sizes):
+                if size < h.shape[0]:
+                    done_h.append(h[size:])
+                    h = h[:size]
+                    if c is not None:
+                        done_c.append(c[size:])
+                        c = c[:size]
+                h, c = cell_step(self.mode, gi_all[starts[t]:starts[t] + size], h, c, w_hh, b_hh, w_hr)
+                outs[t] = h
+            if done_h:
+                h = cat([h] + done_h[::-1], 0)
+                c = None if c is None else cat([c] + done_c[::-1], 0)
+        else:
+            h0, c0 = h, c
+            h, c = h0[:sizes[-1]], None if c0 is None else c0[:sizes[-1]]
+            for t in range(len(sizes) - 1, -1, -1):
+                size, running = sizes[t], h.shape[0]
+                if size > running:
+                    h = cat([h, h0[running:size]], 0)
+                    c = None if c is None else cat([c, c0[running:size]], 0)
+                h, c = cell_step(self.mode, gi_all[starts[t]:starts[t] + size], h, c, w_hh, b_hh, w_hr)
+                outs[t] = h
+        return cat(outs, 0), h, c
+
+    def _layers(self, x, h0, c0, run):
+        """Every layer and direction: (last layer's output, h_n or (h_n, c_n))."""
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outs = []
             for direction in range(self.num_directions):
                 k = layer * self.num_directions + direction
-                out, h, c = self._run_direction(x, h0[k], None if c0 is None else c0[k], layer, direction)
+                out, h, c = run(x, h0[k], None if c0 is None else c0[k], layer, direction)
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
             x = outs[0] if len(outs) == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
-        output = x.transpose(0, 1) if batched and self.batch_first else x
         h_n = stack(h_n, 0)
-        hidden = (h_n, stack(c_n, 0)) if self.mode == "LSTM" else h_n
+        return x, ((h_n, stack(c_n, 0)) if self.mode == "LSTM" else h_n)
+
+    def _forward_packed(self, packed, hx):
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{data.shape[-1]}")
+        sizes = [int(b) for b in batch_sizes.tolist()]  # batch_sizes lives on the host: no device read
+        shapes = self._hidden_shapes(sizes[0])
+        if hx is None:
+            states = tuple(zeros(s, dtype=data.dtype, device=data.device) for s in shapes)
+        else:
+            states = tuple(hx) if self.mode == "LSTM" else (hx,)
+            if sorted_indices is not None:
+                states = tuple(s.index_select(1, sorted_indices) for s in states)
+            names = ["hidden[0]", "hidden[1]"] if self.mode == "LSTM" else ["hidden"]
+            for s, shape, name in zip(states, shapes, names):
+                self._check_hidden(s, shape, name)
+        run = lambda x, h, c, layer, direction: self._run_packed_direction(x, sizes, h, c, layer,  # noqa: E731
+                                                                           direction)
+        out, hidden = self._layers(data, states[0], states[1] if self.mode == "LSTM" else None, run)
+        if unsorted_indices is not None:
+            hidden = (tuple(s.index_select(1, unsorted_indices) for s in hidden) if self.mode == "LSTM" else
+                      hidden.index_select(1, unsorted_indices))
+        return packed._with_data(out), hidden
+
+    def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
+        self._check_input(input)
+        batched = input.dim() == 3
+        x = input if batched else input.unsqueeze(1)
+        if batched and self.batch_first:
+            x = x.transpose(0, 1)
+        states = self._prepare_hidden(hx, batched, x)
+        x, hidden = self._layers(x, states[0], states[1] if self.mode == "LSTM" else None, self._run_direction)
+        output = x.transpose(0, 1) if batched and self.batch_first else x
         if not batched:
             output = output.squeeze(1)
             hidden = tuple(s.squeeze(1) for s in hidden) if self.mode == "LSTM" else hidden.squeeze(1)

@@ -118,30 +118,52 @@ def _activation(activation):
     return activation
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention then a feed-forward block, each with dropout, a residual connection and LayerNorm
-    (after the residual, or before each block with norm_first=True)."""
+class _TransformerLayer(Module):
+    """What encoder and decoder layers share: self-attention (with cross-attention for a decoder), the
+    feed-forward block, one LayerNorm and one Dropout per block, registered in PyTorch's order."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+    def __init__(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                 norm_first, bias, device, dtype, cross_attention):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **kw)
+        attn = dict(dropout=dropout, bias=bias, batch_first=batch_first, **kw)
+        self.self_attn = MultiheadAttention(d_model, nhead, **attn)
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, **attn)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        blocks = range(1, 4 if cross_attention else 3)
+        for i in blocks:
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for i in blocks:
+            setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation = _activation(activation)
 
     def __setstate__(self, state):
         super().__setstate__(state)
         if not hasattr(self, "activation"):
             self.activation = F.relu
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff(self, x):
+        """The feed-forward block before its output dropout (dropout2 in an encoder, dropout3 in a decoder)."""
+        return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward block, each with dropout, a residual connection and LayerNorm
+    (after the residual, or before each block with norm_first=True)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                         norm_first, bias, device, dtype, cross_attention=False)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
@@ -155,13 +177,8 @@ class TransformerEncoderLayer(Module):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
-
     def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout2(self._ff(x))
 
 
 def generate_square_subsequent_mask(sz, device=None, dtype=None):
@@ -177,6 +194,13 @@ def _detect_is_causal_mask(mask, is_causal, size):
         causal = generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
         make_causal = tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
     return make_causal
+
+
+def _stack_is_causal(layers, x, mask, is_causal):
+    """The is_causal hint a layer stack passes down: the one given, else whether mask is the causal mask of
+    x's sequence length."""
+    batch_first = layers[0].self_attn.batch_first if len(layers) else False
+    return _detect_is_causal_mask(mask, is_causal, x.shape[1 if batch_first and x.dim() == 3 else 0])
 
 
 class TransformerEncoder(Module):
@@ -195,9 +219,7 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
         mask = canonical_mask(mask, "mask", src.dtype)
-        batch_first = self.layers[0].self_attn.batch_first if len(self.layers) else False
-        seq_len = src.shape[1 if batch_first and src.dim() == 3 else 0]
-        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        is_causal = _stack_is_causal(self.layers, src, mask, is_causal)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
