@@ -13,13 +13,14 @@ def relu(input, inplace=False):
 
 # ---- activations, softmax, normalization, dropout, losses, attention (webtorch.ops.<family>) ------------
 from ..ops import activation as _activation, normalization as _normalization, dropout as _dropout  # noqa: E402
-from ..ops import loss as _loss, attention as _attention  # noqa: E402
+from ..ops import loss as _loss, attention as _attention, margin_losses as _margin_losses  # noqa: E402
 from ..ops.softmax import f_softmax as softmax, f_log_softmax as log_softmax, f_softmin as softmin  # noqa: E402,F401
 
 globals().update(_activation.FUNCTIONAL)
 globals().update(_normalization.FUNCTIONAL)
 globals().update(_dropout.FUNCTIONAL)
 globals().update(_loss.FUNCTIONAL)
+globals().update(_margin_losses.FUNCTIONAL)
 globals().update(_attention.FUNCTIONAL)
 
 
@@ -30,8 +31,8 @@ from ..ops.pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_p
                            avg_pool3d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                            adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d,
                            max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d)
-from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, interpolate, upsample,  # noqa: E402,F401
-                              upsample_nearest, upsample_bilinear)
+from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, channel_shuffle, interpolate,  # noqa: E402,F401
+                              upsample, upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
 from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401

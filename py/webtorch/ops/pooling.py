@@ -17,9 +17,9 @@ from .separable_resample import constant_matrix, resample_node
 # ---------------------------------------------------------------------------------------------------
 
 
-def _check_pool_input(input, n, name, batch_msg):
+def _check_pool_input(input, n, name, batch_msg, rank_msg=None):
     if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(batch_msg)
+        raise RuntimeError(rank_msg or batch_msg)
     if any(s == 0 for s in input.shape[input.dim() - n - 1:]):
         raise RuntimeError(batch_msg)
 
@@ -161,13 +161,15 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     _check_pool_input(input, 2, "max_pool2d", "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
-                      f"for input, but got:{list(input.shape)}")
+                      f"for input, but got:{list(input.shape)}",
+                      "non-empty 3D or 4D (batch mode) tensor expected for input")
     return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool2d")
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     _check_pool_input(input, 3, "max_pool3d", "Expected 4D or 5D (batch mode) tensor with optional 0 dim batch size "
-                      f"for input, but got:{list(input.shape)}")
+                      f"for input, but got:{list(input.shape)}",
+                      "non-empty 4D or 5D (batch mode) tensor expected for input")
     return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool3d")
 
 

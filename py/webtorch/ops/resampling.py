@@ -1,5 +1,5 @@
 """Spatial resampling: interpolate / upsample (nearest, nearest-exact, (bi/tri)linear, bicubic, area) and
-pixel_shuffle / pixel_unshuffle.
+pixel_shuffle / pixel_unshuffle / channel_shuffle.
 
 Interpolation is a separable linear map (separable_resample.py): one constant (L_in, L_out) matrix per spatial
 dim built with PyTorch's index arithmetic; "area" mode is adaptive average pooling.
@@ -80,6 +80,42 @@ def pixel_unshuffle(input, downscale_factor):
             raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
                                f"input.size({d})={input.shape[d]} is not divisible by {r}")
     return apply_op(PixelUnshuffleBackward0, input, r)
+
+
+# channel_shuffle: (N, g*k, *) viewed (N, g, k, *) and transposed to (N, k, g, *); the inverse is the shuffle with
+# k groups, so the backward is one more shuffle
+
+def _channel_shuffle_handle(x, groups):
+    be = x._be
+    shape = tuple(x.shape)
+    n, c, rest = shape[0], shape[1], shape[2:]
+    v = be.reshape_view(be.contiguous(x._data), (n, groups, c // groups) + rest)
+    v = be.permute(v, (0, 2, 1) + tuple(range(3, 3 + len(rest))))
+    return be.reshape_view(be.contiguous(v), shape)
+
+
+class ChannelShuffleBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, groups):
+        ctx.inverse = x.shape[1] // groups
+        return wrap(_channel_shuffle_handle(x, groups), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return apply_op(ChannelShuffleBackward0, g, ctx.inverse)
+
+
+def channel_shuffle(input, groups):
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    g = int(groups)
+    if g <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{g}")
+    if input.shape[1] % g:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and {g} "
+                           "groups.")
+    return apply_op(ChannelShuffleBackward0, input, g)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -209,4 +245,5 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-FUNCTIONS = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle}
+FUNCTIONS = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle,
+             "channel_shuffle": channel_shuffle}

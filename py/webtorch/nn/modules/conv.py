@@ -1,4 +1,4 @@
-"""Convolutions: Conv1d/2d/3d (padding modes zeros, reflect, replicate, circular), ConvTranspose1d/2d."""
+"""Convolutions: Conv1d/2d/3d (padding modes zeros, reflect, replicate, circular), ConvTranspose1d/2d/3d."""
 from .. import functional as F
 from .linear import register_weight_and_bias, reset_kaiming_default
 from .module import Module
@@ -173,3 +173,10 @@ class ConvTranspose2d(_ConvTransposeNd):
     _tuple = staticmethod(_pair)
     _fn = "conv_transpose2d"
     _num_spatial = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution (the gradient of Conv3d with respect to its input)."""
+    _tuple = staticmethod(_triple)
+    _fn = "conv_transpose3d"
+    _num_spatial = 3

@@ -1,7 +1,8 @@
-"""LayerNorm, GroupNorm, RMSNorm."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d."""
 import numbers
 
 from ... import empty
+from ...ops.cross_map_lrn import cross_map_lrn2d
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -96,3 +97,35 @@ class RMSNorm(Module):
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class _CrossChannelLRN(Module):
+    def __init__(self, size, alpha, beta, k):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class LocalResponseNorm(_CrossChannelLRN):
+    """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels) ** beta."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+
+class CrossMapLRN2d(_CrossChannelLRN):
+    """The legacy (Lua Torch) cross-channel LRN over 4D inputs, with PyTorch's window and backward."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input):
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)

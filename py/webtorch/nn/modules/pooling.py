@@ -1,7 +1,8 @@
-"""Pooling: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d."""
+"""Pooling: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d,
+LPPool1d/2d/3d."""
 from .. import functional as F
 from .module import Module
-from .utils import _single
+from .utils import _single, _pair, _triple
 
 
 class _MaxPoolNd(Module):
@@ -35,6 +36,11 @@ class MaxPool2d(_MaxPoolNd):
     _fn = "max_pool2d"
 
 
+class MaxPool3d(_MaxPoolNd):
+    """Max over sliding windows of (N, C, D, H, W) inputs."""
+    _fn = "max_pool3d"
+
+
 class _AvgPoolNd(Module):
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -56,8 +62,9 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Mean over sliding windows of (N, C, H, W) inputs."""
+class _AvgPoolDivisorNd(_AvgPoolNd):
+    """The 2d and 3d average pools, which also take divisor_override."""
+    _fn = None
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
@@ -70,8 +77,18 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return getattr(F, self._fn)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                    self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolDivisorNd):
+    """Mean over sliding windows of (N, C, H, W) inputs."""
+    _fn = "avg_pool2d"
+
+
+class AvgPool3d(_AvgPoolDivisorNd):
+    """Mean over sliding windows of (N, C, D, H, W) inputs."""
+    _fn = "avg_pool3d"
 
 
 class _AdaptivePoolNd(Module):
@@ -93,6 +110,11 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
 class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
     def __init__(self, output_size, return_indices=False):
         super().__init__(output_size)
@@ -107,3 +129,71 @@ class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    """Scatter pooled maxima back to the positions ``indices`` (from MaxPoolNd(return_indices=True))."""
+    _n = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        tup = (_single, _pair, _triple)[self._n - 1]
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride if stride is not None else kernel_size)
+        self.padding = tup(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return getattr(F, f"max_unpool{self._n}d")(input, indices, self.kernel_size, self.stride, self.padding,
+                                                    output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
+
+
+class _LPPoolNd(Module):
+    """(sum over each window of x^p) ^ (1/p)."""
+    _n = 1
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return getattr(F, f"lp_pool{self._n}d")(input, float(self.norm_type), self.kernel_size, self.stride,
+                                                 self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    _n = 1
+
+
+class LPPool2d(_LPPoolNd):
+    _n = 2
+
+
+class LPPool3d(_LPPoolNd):
+    _n = 3
