@@ -57,16 +57,22 @@ _UNARY = {
 }
 
 
+# the ops whose backward reads the result; the others read only the input. Each node saves just the one it needs
+# (as PyTorch's), so an in-place change to the other (y = x.log(); y[mask] = 0) leaves backward valid.
+_SAVES_RESULT = {"exp", "exp2", "expm1", "sqrt", "rsqrt", "tan", "tanh", "sigmoid", "relu", "erfinv", "reciprocal"}
+
+
 def _make_unary(op, node_name, kind, bwd):
     to_float = kind == "float"
     rounding = op in ("floor", "ceil", "round", "trunc")
+    saves_result = op in _SAVES_RESULT
 
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
         be = x._be
         y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device)
         if recording(ctx):
-            ctx.save_for_backward(x, y)
+            ctx.save_for_backward(None, y) if saves_result else ctx.save_for_backward(x, None)
         return y
 
     def backward(ctx, g):
