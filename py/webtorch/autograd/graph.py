@@ -74,6 +74,12 @@ class Node:
         self.next_functions = ()
         self._in_meta = ()
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls._operands is not None and cls.__init__ is not Node.__init__:
+            raise TypeError(f"{cls.__name__}: a Node that declares _operands is created without __init__ "
+                            "(autograd.graph._record_operands); keep its state in class defaults")
+
     @property
     def metadata(self):
         if self._metadata is None:
@@ -88,11 +94,16 @@ class Node:
 
     # -- saving tensors for backward ---------------------------------------------------------------
     def save_for_backward(self, *tensors):
+        saved = []
         for t in tensors:
-            if t is not None and t._inference:
+            if t is None:
+                saved.append(None)
+                continue
+            if t._inference:
                 raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can make a "
                                    "clone to get a normal tensor and use it in autograd.")
-        self._saved = tuple([None if t is None else (t, t._version[0]) for t in tensors])
+            saved.append((t, t._version[0]))
+        self._saved = tuple(saved)
 
     @property
     def saved_tensors(self):
@@ -244,6 +255,7 @@ def _meta(t):
 
 
 _NO_EDGE = (None, 0)
+_new_node = object.__new__
 _POSITIONS = [tuple(range(n)) for n in range(8)]
 
 
@@ -346,8 +358,9 @@ def apply_op(cls, *args, **kwargs):
 
 def _record_operands(cls, slots, args, kwargs):
     """apply_op building a graph, for a node that declares its operand positions. The edges are taken before
-    forward runs (a built-in forward never modifies its operands)."""
-    ctx = cls()
+    forward runs (a built-in forward never modifies its operands). The node is made without __init__, as every
+    slot is set here (Node.__init_subclass__ refuses an operand-declaring node with an __init__ of its own)."""
+    ctx = _new_node(cls)
     nexts, metas, ctx.needs_input_grad = _edges(args, slots)
     state.enabled = False
     try:

@@ -14,7 +14,7 @@ from ..._broadcast import broadcast_shapes
 from ..base import Backend
 from . import codegen, dtypes as T, kernels
 from .conv_family import ConvFamilyKernels
-from .graph import Graph, Node, Src, Storage, View, contiguous_strides
+from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import keep_bounds
 from .index_kernels import WebGPUIndexMixin
 from .memory import BufferPool
@@ -22,6 +22,7 @@ from .optim_kernels import WebGPUOptimMixin
 from .randperm_kernels import WebGPURandpermMixin
 from .scan_sort_kernels import WebGPUScanSortMixin
 from .scheduler import Scheduler, Stats
+from .linalg_kernels import LinalgKernels
 from .softmax_norm_kernels import SoftmaxNormKernels
 from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_strides
 
@@ -49,7 +50,7 @@ class PhiloxState:
 
 
 class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, WebGPUScanSortMixin,
-                    SoftmaxNormKernels, ConvFamilyKernels, Backend):
+                    SoftmaxNormKernels, ConvFamilyKernels, LinalgKernels, Backend):
     device_type = "webgpu"
 
     def __init__(self, runtime):
@@ -354,14 +355,14 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
                     a = self.contiguous(a)  # reading what this kernel overwrites elsewhere: snapshot first
                     st = a.st
                 spec.append(len(srcs))
-                srcs.append(Src(st.buf, a.strides if a.shape == shape else
-                                broadcast_strides(a.shape, a.strides, shape), a.offset, st.dtype))
+                srcs.append((a.src or src_of(a)) if a.shape == shape else
+                            Src(st.buf, broadcast_strides(a.shape, a.strides, shape), a.offset, st.dtype))
             elif a is None or a == "iota" or isinstance(a, tuple):
                 spec.append(a)
             else:
                 spec.append(("c", a))
         dt = out_st.dtype
-        self.graph.record(Node("ew", shape, Src(out_st.buf, out.strides, out.offset, dt), srcs,
+        self.graph.record(Node("ew", shape, out.src or src_of(out), srcs,
                                {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
         if fresh and op == "copy" and srcs and dt in _BOUNDED and srcs[0].dtype in _BOUNDED:
             keep_bounds(out, srcs[0].buf.bounds)  # an integer copy or cast keeps the values (int64 is i32 here)

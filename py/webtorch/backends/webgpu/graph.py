@@ -68,14 +68,17 @@ class Storage:
 
 
 class View:
-    """A webgpu tensor handle: a strided view (shape, strides, offset in elements) of a Storage."""
-    __slots__ = ("st", "shape", "strides", "offset")
+    """A webgpu tensor handle: a strided view (shape, strides, offset in elements) of a Storage. Immutable;
+    ``src``: its Src at its own shape once a node wrote or read it so (``src_of``), shared by every node that
+    reads it so -- a chain of ops creates one Src per result, not one per use."""
+    __slots__ = ("st", "shape", "strides", "offset", "src")
 
     def __init__(self, st, shape, strides, offset):
         self.st = st
         self.shape = shape
         self.strides = strides
         self.offset = offset
+        self.src = None
 
     @property
     def dtype(self):
@@ -105,7 +108,8 @@ def contiguous_strides(shape):
 
 
 class Src:
-    """One operand read by a node: a buffer seen with ``strides``/``offset`` over the node's index space."""
+    """One operand read by a node: a buffer seen with ``strides``/``offset`` over the node's index space.
+    Immutable (nodes may share one)."""
     __slots__ = ("buf", "strides", "offset", "dtype")
 
     def __init__(self, buf, strides, offset, dtype):
@@ -113,6 +117,15 @@ class Src:
         self.strides = strides
         self.offset = offset
         self.dtype = dtype
+
+
+def src_of(v):
+    """View v as a node sees it over v's own shape (made once per view)."""
+    s = v.src
+    if s is None:
+        st = v.st
+        s = v.src = Src(st.buf, v.strides, v.offset, st.dtype)
+    return s
 
 
 class Node:

@@ -1,0 +1,132 @@
+"""linalg_det, linalg_solve and linalg_inv as WGSL dispatches: one batched LU with partial pivoting each.
+
+Each primitive is one dispatch of webgpu-shaders/linalg_lu.wgsl (one workgroup per matrix, any n: the
+matrix is factored in a storage scratch buffer, never in workgroup memory) or, for n <= SMALL_N, of
+linalg_lu_small.wgsl (one invocation per matrix, no barriers, the same arithmetic), reading A and B through
+their strides (transposed or broadcast operands need no copy). det stays lazy. solve and inv must raise PyTorch's
+LinAlgError for a singular matrix, so they read back the kernel's per-matrix info flags (batch int32: one
+small readback, which flushes the queue) -- the one synchronization point of these ops. float16 computes in
+float32 (conv_kernels.float_kernel).
+"""
+import struct
+
+from ... import _dtype as D
+from ..._broadcast import broadcast_shapes
+from ..base import _LinAlgError
+from . import codegen
+from .conv_kernels import float_kernel, source
+from .fallback import host_fallback
+from .views import broadcast_strides
+
+_DET, _SOLVE, _INVERSE = 0, 1, 2
+SMALL_N = 16  # up to this n one invocation factors a whole matrix (linalg_lu_small.wgsl)
+_BATCH_DIMS = 4  # batch dims the kernel unravels (after coalescing); more take a contiguous copy first
+
+
+def _prod(shape):
+    p = 1
+    for s in shape:
+        p *= s
+    return p
+
+
+def _batch_geometry(be, a, b, bshape):
+    """(a, b, sizes, a strides, b strides): the batch dims ``bshape`` of a and b (b may be None) coalesced to
+    at most four (padded in front with size 1 / stride 0), a and b made contiguous when they do not."""
+    views = [v for v in (a, b) if v is not None]
+    strides = [broadcast_strides(v.shape[:-2], v.strides[:-2], bshape) for v in views]
+    sizes, strides = codegen.coalesce(bshape, strides)
+    if len(sizes) > _BATCH_DIMS:
+        views = [be.contiguous(be.expand(v, bshape + v.shape[-2:])) for v in views]
+        strides = [v.strides[:-2] for v in views]
+        sizes, strides = codegen.coalesce(bshape, strides)
+    pad = _BATCH_DIMS - len(sizes)
+    strides = [(0,) * pad + st for st in strides] + [(0,) * _BATCH_DIMS]
+    return views[0], (views[1] if b is not None else views[0]), (1,) * pad + sizes, strides[0], strides[1]
+
+
+def _index_in(flat, shape, sub_shape):
+    """The flat index, in ``sub_shape`` (broadcast to ``shape``), of the element at ``flat`` in ``shape``."""
+    coords = []
+    for s in reversed(shape):
+        coords.append(flat % s)
+        flat //= s
+    coords.reverse()
+    coords = coords[len(shape) - len(sub_shape):]
+    out = 0
+    for c, s in zip(coords, sub_shape):
+        out = out * s + (c if s != 1 else 0)
+    return out
+
+
+def _raise_singular(what, info_bytes, bshape, a_shape):
+    """PyTorch's LinAlgError for the first singular matrix, named by its batch element in A's own batch dims
+    (as PyTorch, which factors A before broadcasting) when A is batched."""
+    first = next(i for i in range(0, len(info_bytes), 4) if info_bytes[i:i + 4] != b"\0\0\0\0")
+    info = struct.unpack_from("<i", info_bytes, first)[0]
+    prefix = ""
+    if len(a_shape) > 2:
+        prefix = f"(Batch element {_index_in(first // 4, bshape, a_shape[:-2])}): "
+    if what == "inv":
+        raise _LinAlgError(f"linalg.inv: {prefix}The diagonal element {info} is zero, the inversion could not be "
+                           "completed because the input matrix is singular.")
+    raise _LinAlgError(f"torch.linalg.solve: {prefix}The solver failed because the input matrix is singular.")
+
+
+class LinalgKernels:
+    """Mixin of WebGPUBackend: the dense linear algebra primitives of backends/base.py (linalg_*)."""
+
+    def linalg_det(self, a):
+        r = float_kernel(self, lambda a: self._lu(_DET, a, None), a)
+        return host_fallback(self, "linalg_det", a) if r is None else r
+
+    def linalg_inv(self, a):
+        r = float_kernel(self, lambda a: self._lu(_INVERSE, a, None), a)
+        return host_fallback(self, "linalg_inv", a) if r is None else r
+
+    def linalg_solve(self, a, b):
+        r = float_kernel(self, lambda a, b: self._lu(_SOLVE, a, b), a, b)
+        return host_fallback(self, "linalg_solve", a, b) if r is None else r
+
+    def _lu(self, mode, a, b):
+        n = a.shape[-1]
+        a_shape = a.shape
+        if mode == _SOLVE:
+            if b.shape[-2] != n:
+                raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                                   f"({n}x{n} and {b.shape[-2]}x{b.shape[-1]})")
+            bshape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+            k = b.shape[-1]
+        else:
+            bshape = tuple(a.shape[:-2])
+            k = n if mode == _INVERSE else 0
+        batch = _prod(bshape)
+        if mode == _DET:
+            out_shape = bshape
+            if n == 0:
+                return self.full(out_shape, 1.0, D.float32)
+        else:
+            out_shape = bshape + (n, k)
+        if batch == 0 or (n == 0 and mode != _DET):
+            return self._new(out_shape, D.float32)
+        a, b, sizes, a_bst, b_bst = _batch_geometry(self, a, b, bshape)
+        out = self._new(out_shape, D.float32)
+        work = self._new((batch, n, n), D.float32)
+        info = self._new((batch,), D.int32)
+        params = struct.pack("<24I", batch, n, k, 0, a.offset, a.strides[-2], a.strides[-1], 0,
+                             b.offset, b.strides[-2], b.strides[-1], 0, *sizes, *a_bst, *b_bst)
+        if n <= SMALL_N:
+            name, groups = "linalg_lu_small", codegen.grid(-(-batch // 64))
+            src = source(name, MODE=f"{mode}u")
+        else:
+            name, groups = "linalg_lu", codegen.grid(batch)
+            src = source(name, MODE=f"{mode}u", WG=f"{64 if n * (n + k) <= 4096 else 256}u")
+        reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
+        self._record_kernel(name, src, params, groups,
+                            [a.st.buf, b.st.buf, work.st.buf, out.st.buf, info.st.buf], reads,
+                            [out.st.buf, work.st.buf, info.st.buf])
+        if mode != _DET:
+            flags = self._read(info)
+            if any(flags):
+                _raise_singular("inv" if mode == _INVERSE else "solve", flags, bshape, a_shape)
+        return out
