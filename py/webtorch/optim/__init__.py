@@ -1,16 +1,19 @@
 """webtorch.optim: PyTorch's optimizers and learning-rate schedulers, on any webtorch device."""
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
 from .adam import Adam  # noqa: F401
 from .adamax import Adamax  # noqa: F401
 from .adamw import AdamW  # noqa: F401
+from .asgd import ASGD  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .nadam import NAdam  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .radam import RAdam  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
+from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "lr_scheduler", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SGD", "swa_utils"]
