@@ -16,6 +16,10 @@ CASES = {
     # shapes -> RuntimeError
     "broadcast": (lambda m, x: x + m.ones(4).to(x.device), "The size of tensor a (3) must match the size of tensor b (4) at "
                                               "non-singleton dimension 1"),
+    # several mismatching dims: PyTorch names the last one
+    "broadcast_last_mismatch": (lambda m, x: m.ones(4, 3).to(x.device) + m.ones(3, 4).to(x.device),
+                                "The size of tensor a (3) must match the size of tensor b (4) at non-singleton "
+                                "dimension 1"),
     "view": (lambda m, x: x.view(4), "shape '[4]' is invalid for input of size 6"),
     "reshape_two_inferred": (lambda m, x: x.reshape(-1, -1), "only one dimension can be inferred"),
     "mm": (lambda m, x: m.mm(x, x), "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),

@@ -5,7 +5,8 @@ def broadcast_shapes(*shapes):
     nd = max((len(s) for s in shapes), default=0)
     out = [1] * nd
     for k, s in enumerate(shapes):
-        for i, d in enumerate(s):
+        for i in range(len(s) - 1, -1, -1):  # from the last dim, as PyTorch (the first mismatch it names)
+            d = s[i]
             j = nd - len(s) + i
             if out[j] == 1:
                 out[j] = d
