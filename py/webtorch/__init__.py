@@ -22,9 +22,11 @@ from .ops.creation import Generator, manual_seed, seed, initial_seed, get_rng_st
 from .ops.creation import range_ as range  # noqa: F401,E402
 
 from . import linalg  # noqa: E402,F401
+from . import special  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import webgpu  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import legacy  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401

@@ -42,6 +42,14 @@ MODULES = [
     "pooling",
     "resampling",
     "embedding",
+    "special_math",
+    "counting",
+    "combinatorics",
+    "quantile",
+    "differences",
+    "covariance",
+    "renorm",
+    "membership",
 ]
 
 FUNCTIONS = {}

@@ -84,6 +84,7 @@ HELPERS = {
   return exp(x) - 1.0;
 }""",
     "wt_log1p": """fn wt_log1p(x: f32) -> f32 {
+  if (!(x < 3.4e38)) { return x; }  // inf (and NaN) would meet inf / inf below
   let u = 1.0 + x;
   if (u == 1.0) { return x; }
   return log(u) * x / (u - 1.0);

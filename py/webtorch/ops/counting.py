@@ -1,0 +1,129 @@
+"""Counting ops: histc, histogram (equal-width or given bin edges) and bincount.
+
+Bins are found by a binary search of the edges (searchsorted), so a value on an edge falls in the same bin as
+PyTorch's; counts are accumulated with index_put_(accumulate=True) into one extra slot that collects the
+values outside the range. Only bincount (its length is max(input) + 1) and histogram with range=None (the
+edges come from the data's extrema, as in PyTorch) read a value back.
+"""
+from .. import _dtype as D
+from .creation import zeros, linspace
+from .shape import cat
+from .sorting import searchsorted
+from .return_types import _make
+from .elementwise import not_differentiable
+from .inplace import scalar_type_name
+
+histogram_result = _make("histogram", ("hist", "bin_edges"))
+
+
+def _counts(x, edges, weight, dtype):
+    """Per-bin totals of x's elements (weight's where given) for ascending edges: bin i is [e_i, e_(i+1)), the
+    last bin also holds e_last; other values land in a discarded extra slot."""
+    nb = edges.numel() - 1
+    flat = x.reshape(-1)
+    idx = searchsorted(edges, flat, right=True) - 1
+    idx = idx.where(flat != edges[-1], nb - 1)
+    idx = idx.where((idx >= 0).logical_and(idx < nb), nb)
+    vals = weight.reshape(-1).to(dtype) if weight is not None else flat.new_ones(flat.shape, dtype=dtype)
+    out = zeros(nb + 1, dtype=dtype, device=x.device)
+    out.index_put_((idx,), vals, accumulate=True)
+    return out[:nb]
+
+
+def _extrema(x):
+    """(min, max) of x as Python numbers: one read."""
+    return tuple(cat([x.amin().reshape(1), x.amax().reshape(1)]).tolist())
+
+
+def _check_float(x, kernel):
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
+
+
+def _check_bins(bins):
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    _check_float(input, "histogram_cpu")
+    _check_bins(bins)
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    lo, hi = float(min), float(max)
+    if lo == hi and input.numel() > 0:
+        # the data's range, kept on the device (PyTorch reads it; the output's shape does not depend on it)
+        lo_t, hi_t = input.detach().amin(), input.detach().amax()
+        same = lo_t == hi_t
+        lo_t, hi_t = lo_t.where(same.logical_not(), lo_t - 1), hi_t.where(same.logical_not(), hi_t + 1)
+        steps = linspace(0.0, 1.0, bins + 1, dtype=input.dtype, device=input.device)
+        edges = lo_t + (hi_t - lo_t) * steps
+    else:
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        edges = linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
+    r = not_differentiable("histc", _counts(input.detach(), edges, None, input.dtype), input)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    _check_float(input, "histogramdd")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise RuntimeError("torch.histogramdd(): if weight tensor is provided it should have the same shape as "
+                           "the input tensor excluding its innermost dimension")
+    x = input.detach()
+    if isinstance(bins, int):
+        _check_bins(bins)
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.numel() == 0:
+            lo, hi = 0.0, 0.0
+        else:
+            # the edges are values PyTorch computes from the data's extrema on the host: one read of both
+            lo, hi = _extrema(x)
+        if lo > hi:
+            raise RuntimeError(
+                f"torch.histogramdd(): expected leftmost edge to be less than or equal to rightmost edge for "
+                f"dimension 0 but got {lo} > {hi}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = linspace(lo, hi, bins + 1, dtype=x.dtype, device=x.device)
+    else:
+        edges = bins.detach().to(x.dtype)
+    hist = _counts(x, edges, None if weight is None else weight.detach(), x.dtype)
+    if density:
+        widths = edges[1:] - edges[:-1]
+        hist = hist / (hist.sum() * widths)
+    return histogram_result(hist, edges)
+
+
+def bincount(input, weights=None, minlength=0):
+    if input.dtype.is_floating_point or input.dtype is D.bool_:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if input.dim() != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if weights is None:
+        dtype = D.int64
+    else:
+        dtype = weights.dtype if weights.dtype in (D.float32, D.float64) else D.float64
+    n = minlength
+    if input.numel() > 0:
+        # the output's length is max(input) + 1: one read of the extrema (a device sync on webgpu), as PyTorch
+        lo, hi = _extrema(input)
+        if lo < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        n = max(n, int(hi) + 1)
+    out = zeros(n, dtype=dtype, device=input.device)
+    vals = weights.detach().to(dtype) if weights is not None else input.new_ones(input.shape, dtype=dtype)
+    return out.index_put_((input,), vals, accumulate=True)
+
+
+FUNCTIONS = {"histc": histc, "histogram": histogram, "bincount": bincount}
+METHODS = dict(FUNCTIONS)

@@ -1,0 +1,26 @@
+"""isin: membership of each element in a set of test elements, by a binary search of the sorted test elements
+(O(n log m), no host round trip)."""
+from .. import _dtype as D
+from .._tensor import Tensor
+from .creation import tensor
+from .sorting import searchsorted
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() expects a Tensor for elements or test_elements")
+    ref = elements if isinstance(elements, Tensor) else test_elements
+    e = elements if isinstance(elements, Tensor) else tensor(elements, device=ref.device)
+    t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=ref.device)
+    dt = D.promote_types(e.dtype, t.dtype)
+    e, t = e.detach().to(dt), t.detach().to(dt).reshape(-1)
+    if t.numel() == 0:
+        found = e.new_zeros(e.shape, dtype=D.bool_)
+    else:
+        srt = t.sort().values
+        pos = searchsorted(srt, e.reshape(-1)).clamp(max=t.numel() - 1)
+        found = (srt[pos] == e.reshape(-1)).reshape(e.shape)
+    return found.logical_not() if invert else found
+
+
+FUNCTIONS = {"isin": isin}
