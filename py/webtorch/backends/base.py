@@ -446,3 +446,42 @@ class Backend:
     def linalg_solve(self, a, b):
         """X with A X = B for A (..., n, n), B (..., n, k) (batch dims broadcast). Optional (cpu)."""
         raise NotImplementedError
+
+    # ---- linalg decompositions (ops/linalg_decomp.py); results keep a's float dtype ----
+    def linalg_cholesky(self, a, upper):
+        """(L, info) for A (..., n, n): L lower-triangular with L L^T = A read from A's lower triangle (upper:
+        the upper-triangular factor U^T U = A read from A's upper triangle); info int32 (...): 0, or the order of
+        the first leading minor that is not positive-definite (that matrix's L is then unspecified past it).
+        Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_solve_triangular(self, a, b, upper, left, unitriangular):
+        """X with A X = B (left) or X A = B, reading only A's upper/lower triangle (unitriangular: its diagonal
+        taken as ones); A (..., n, n), B (..., n, k) / (..., k, n), batch dims broadcast, result in A's dtype.
+        A zero on the diagonal gives inf/nan, not an error. Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_slogdet(self, a):
+        """(sign, log|det|) of A (..., n, n), both (...) in A's dtype (sign 0 and -inf when singular).
+        Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_qr(self, a, mode):
+        """(Q, R) Householder QR of A (..., m, n) (LAPACK's signs); mode 'reduced' (Q (..., m, k), R (..., k, n),
+        k = min(m, n)), 'complete' (Q (..., m, m)) or 'r' (Q an empty 1-D handle). Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_eigh(self, a, upper, compute_v):
+        """(ascending eigenvalues (..., n), eigenvectors as columns (..., n, n) or None unless compute_v) of
+        the symmetric matrix read from A's lower (upper) triangle. Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_svd(self, a, full_matrices, compute_uv):
+        """(U, S descending, Vh) of A (..., m, n); U, Vh None unless compute_uv; full_matrices: U (..., m, m),
+        Vh (..., n, n), else (..., m, k), (..., k, n). Optional (cpu)."""
+        raise NotImplementedError
+
+    def linalg_lstsq(self, a, b, rcond):
+        """(minimum-norm least-squares X (..., n, k), int64 rank (a's batch dims)) for A (..., m, n), B (..., m, k)
+        (batch dims broadcast): singular values <= rcond * the largest are treated as zero. Optional (cpu)."""
+        raise NotImplementedError

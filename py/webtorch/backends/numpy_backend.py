@@ -7,6 +7,7 @@ from .. import _dtype as D
 from .base import Backend
 from .numpy_nn import NumpyNNMixin
 from .numpy_scan_sort import NumpyScanSortMixin
+from .numpy_linalg import NumpyLinalgMixin
 from .numpy_conv import NumpyConvMixin
 from .numpy_optim import NumpyOptimMixin
 from .numpy_indexing import NumpyIndexingMixin, check_writable
@@ -173,7 +174,7 @@ _FAST_UNARY["relu"] = _relu
 _PY_REAL = (int, float)
 
 
-class NumpyBackend(NumpyScanSortMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimMixin, NumpyIndexingMixin, Backend):
+class NumpyBackend(NumpyScanSortMixin, NumpyLinalgMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimMixin, NumpyIndexingMixin, Backend):
     device_type = "cpu"
 
     # ---- metadata -----------------------------------------------------------------------------------

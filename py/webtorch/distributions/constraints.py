@@ -298,8 +298,8 @@ class _PositiveDefinite(_Symmetric):
         sym_check = super().check(value)
         if not bool(sym_check.all().item()):
             return sym_check
-        from ._cholesky import cholesky_info
-        return cholesky_info(value).eq(0)
+        from ..linalg import cholesky_ex
+        return cholesky_ex(value).info.eq(0)
 
 
 class _Cat(Constraint):

@@ -3,7 +3,7 @@ import math
 
 from .._tensor import Size
 from . import constraints
-from ._cholesky import cholesky, solve_lower
+from ..linalg import cholesky, solve_triangular
 from .distribution import Distribution
 from .utils import _standard_normal, lazy_property
 
@@ -17,7 +17,7 @@ def _batch_mv(bmat, bvec):
 
 def _batch_mahalanobis(bL, bx):
     """x^T (L L^T)^-1 x for lower-triangular L, batch dims of L and x broadcast."""
-    return solve_lower(bL, bx.unsqueeze(-1)).pow(2).sum((-2, -1))
+    return solve_triangular(bL, bx.unsqueeze(-1), upper=False).pow(2).sum((-2, -1))
 
 
 def _eye_like(n, like):
@@ -29,7 +29,7 @@ def _precision_to_scale_tril(P):
     """L with L L^T = P^-1, from the Cholesky factor of P with rows and columns reversed (no inverse of P)."""
     Lf = cholesky(P.flip((-2, -1)))
     L_inv = Lf.flip((-2, -1)).transpose(-2, -1)
-    return solve_lower(L_inv, _eye_like(P.shape[-1], P))
+    return solve_triangular(L_inv, _eye_like(P.shape[-1], P), upper=False)
 
 
 class MultivariateNormal(Distribution):
@@ -88,7 +88,7 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
-        L_inv = solve_lower(L, _eye_like(L.shape[-1], L))  # P = L^-T L^-1
+        L_inv = solve_triangular(L, _eye_like(L.shape[-1], L), upper=False)  # P = L^-T L^-1
         return L_inv.mT.matmul(L_inv).expand(self._matrix_shape())
 
     @property

@@ -58,7 +58,8 @@ class ClampBackward1(Node):
         if hi is not None:
             m2 = x <= hi
             mask = m2 if mask is None else mask.logical_and(m2)
-        return (g * mask,)
+        # where, not g * mask: a NaN/inf gradient at a clamped element must not leak through (as PyTorch)
+        return (where(mask, g, g.new_zeros(())),)
 
 
 class ClampBackward0(Node):
