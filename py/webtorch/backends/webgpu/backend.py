@@ -159,7 +159,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         if dtype is D.bool_:
             values = [1 if v else 0 for v in values]
         elif not dtype.is_floating_point:
-            values = [int(v) for v in values]
+            values = T.check_small_range(values, dtype) if dtype in T.SMALL_INTS else [int(v) for v in values]
             T.check_int_range(values, dtype)
             v = self._upload(_pack(values, dtype), tuple(shape), dtype)
             v.st.buf.bounds = (min(values), max(values)) if values else None
@@ -178,6 +178,12 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
                 vals.byteswap()
             T.check_int_range(list(vals), dtype)
             data = _pack(list(vals), dtype)
+        elif dtype in T.SMALL_INTS:  # widened to the device's one i32 per element
+            vals = array.array(T.HOST_CODES[dtype])
+            vals.frombytes(bytes(mv))
+            if sys.byteorder == "big":
+                vals.byteswap()
+            data = _pack(vals, dtype)
         else:
             data = bytes(mv)
         v = self._upload(data, tuple(shape), dtype)
@@ -197,6 +203,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         if dt is D.int64:
             if h.size and (h.min() < T.I32_MIN or h.max() > T.I32_MAX):
                 T.check_int_range([int(h.min()), int(h.max())], dt)
+            h = h.astype(np.int32)
+        elif dt in T.SMALL_INTS:
             h = h.astype(np.int32)
         elif dt is D.bool_:
             h = h.astype(np.uint32)
@@ -248,6 +256,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         a = np.frombuffer(raw, dtype=_NP_DEVICE[dt])
         if dt is D.int64:
             a = a.astype(np.int64)
+        elif dt in T.SMALL_INTS:
+            a = a.astype(dt.name)
         elif dt is D.bool_:
             a = a != 0
         else:
@@ -261,7 +271,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         vals = self._values(h)
         if vals_dt is D.bool_:
             return bytes(1 if v else 0 for v in vals)
-        out = array.array("q", vals)
+        out = array.array(T.HOST_CODES.get(vals_dt, "q"), vals)
         if sys.byteorder == "big":
             out.byteswap()
         return out.tobytes()
@@ -551,6 +561,7 @@ def _init_np_types():
         return
     _NP_DEVICE.update({D.float32: np.dtype("<f4"), D.float16: np.dtype("<f2"), D.int32: np.dtype("<i4"),
                        D.int64: np.dtype("<i4"), D.uint32: np.dtype("<u4"), D.bool_: np.dtype("<u4")})
+    _NP_DEVICE.update({dt: np.dtype("<i4") for dt in T.SMALL_INTS})
 
 
 _init_np_types()

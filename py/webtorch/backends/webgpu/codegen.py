@@ -10,6 +10,7 @@ only the structure (ops, dtypes, ranks, which strides are 0 or 1) is in the sour
 serves every shape with the same structure. Dims that every operand walks contiguously are merged
 first (coalescing), so the usual contiguous case is a plain ``off + i``.
 """
+import math
 import struct
 
 from ... import _dtype as D
@@ -71,6 +72,9 @@ class KernelSource:
             return f"bitcast<f32>({self.param(struct.unpack('<I', struct.pack('<f', float(value)))[0])})"
         if ct == "bool":
             return f"({self.param(1 if value else 0)} != 0u)"
+        if dt in T.SMALL_INTS:  # a scalar converts to the small type first, as PyTorch's (x == 256 is x == 0 for uint8)
+            v = T.wrap_int(math.trunc(value) if math.isfinite(value) else 0, dt)
+            return f"bitcast<i32>({self.param(v)})"
         if ct == "i32":
             v = int(value)
             T.check_int_range([v], D.int64)
@@ -146,7 +150,11 @@ class KernelSource:
         for k in range(len(node.srcs)):
             e, sdt = self.operand(node, k, addrs[k], inl)
             want = "bool" if (op == "where" and k == a["cond"]) else ct
-            lines.append(f"let v{k} = {convert(e, T.compute_type(sdt), want)};")
+            if want == "i32" and cdt in T.SMALL_INTS and T.compute_type(sdt) == "f32":
+                lines.append(f"let f{k} = {e};")
+                lines.append(f"let v{k} = {T.float_to_small_int(f'f{k}')};")
+            else:
+                lines.append(f"let v{k} = {convert(e, T.compute_type(sdt), want)};")
         args = []
         for x in a["args"]:
             if type(x) is int:
@@ -159,7 +167,15 @@ class KernelSource:
                 args.append(self.const(x[1], D.bool_ if (op == "where" and not args) else cdt))
         e = op_expr(op, args, ct, self.helpers.add)
         rct = "bool" if op in BOOL_RESULT else ct
-        e = convert(e, rct, T.compute_type(dt))
+        if cdt in T.SMALL_INTS and rct == "i32":  # wrapped where produced: fused consumers see PyTorch's value
+            e = T.wrap_expr(e, cdt)
+        if dt in T.SMALL_INTS and dt is not cdt:
+            if rct == "f32":
+                lines.append(f"let r = {e};")
+                e = T.float_to_small_int("r")
+            e = T.wrap_expr(convert(e, rct, "i32"), dt)
+        else:
+            e = convert(e, rct, T.compute_type(dt))
         if dt is D.float16:  # round to half here: a consumer may read this value without a store
             e = f"f32(f16({e}))"
             self.f16 = True
@@ -320,7 +336,12 @@ def reduce_kernel(node, inl):
     if is_arg:
         result = f"{ob}[o] = {final_store};"
     else:
-        rv = final_e if op not in ("all", "any") else "(acc != 0u)"
+        if op in ("all", "any"):
+            rv = convert("(acc != 0u)", "bool", T.compute_type(out_dt))  # all/any of uint8 give uint8
+        elif out_dt in T.SMALL_INTS and op in ("sum", "prod"):  # sum(dtype=torch.uint8) wraps
+            rv = T.wrap_expr(final_e, out_dt)
+        else:
+            rv = final_e
         result = store(ob, "o", rv, out_dt)
     init_i = "  var acci = 0xffffffffu;\n" if is_arg else ""
     # one invocation per output (or chunk of one) when outputs are many, rows short, or the adapter a CPU

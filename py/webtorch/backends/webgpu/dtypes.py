@@ -2,7 +2,13 @@
 
 bool is stored as one u32 per element (WGSL cannot write single bytes without atomics); int64 is stored
 as i32 (values outside int32 raise); float16 needs the adapter's ``shader-f16`` feature and computes
-in f32; float64 and the 8/16-bit integer types are not supported.
+in f32; float64 is not supported.
+
+uint8, int8 and int16 are stored as one i32 per element and compute in i32; every value of one of them that
+a kernel produces is wrapped to its width at once (``wrap_expr``: uint8 keeps the low 8 bits, int8/int16
+sign-extend the low 8/16 bits), so a fused chain sees the same wrapped intermediates as PyTorch's CPU.
+float -> small int truncates toward zero and keeps the low bits, as PyTorch's CPU does (through int32:
+values outside the int32 range, inf and NaN give 0).
 """
 from ... import _dtype as D
 
@@ -16,7 +22,13 @@ _TYPES = {
     D.int64: ("i32", "i32", 4, "i"),
     D.uint32: ("u32", "u32", 4, "I"),
     D.bool_: ("u32", "bool", 4, "I"),
+    D.uint8: ("i32", "i32", 4, "i"),
+    D.int8: ("i32", "i32", 4, "i"),
+    D.int16: ("i32", "i32", 4, "i"),
 }
+SMALL_INTS = {D.uint8: 8, D.int8: 8, D.int16: 16}  # dtype -> bits kept (stored widened to i32)
+# host array codes of the real element types (bytes in and out: frombuffer, to_bytes)
+HOST_CODES = {D.uint8: "B", D.int8: "b", D.int16: "h"}
 
 
 class _Features:
@@ -37,8 +49,8 @@ def check(dt):
     if dt is D.float16:
         raise TypeError("float16 is not supported on device 'webgpu' by this adapter (it lacks the "
                         "'shader-f16' feature); use torch.float32")
-    raise TypeError(f"dtype {dt} is not supported on device 'webgpu'; use torch.int32 (integers), "
-                    "torch.bool or torch.float32")
+    raise TypeError(f"dtype {dt} is not supported on device 'webgpu'; supported: float32, float16 (with "
+                    "'shader-f16'), int64, int32, int16, int8, uint8, uint32 and bool")
 
 
 def storage_type(dt):
@@ -70,3 +82,37 @@ def check_int_range(values, dt):
         bad = lo if lo < I32_MIN else hi
         raise RuntimeError(f"value {bad} is out of range for int64 on device 'webgpu', which stores int64 as "
                            f"32-bit integers (range [{I32_MIN}, {I32_MAX}])")
+
+
+def wrap_int(v, dt):
+    """Python int v wrapped to small-int dtype dt (two's complement, as PyTorch's casts)."""
+    bits = SMALL_INTS[dt]
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if dt is not D.uint8 and v >= 1 << (bits - 1) else v
+
+
+def wrap_expr(e, dt):
+    """WGSL (i32) expression e wrapped to small-int dtype dt."""
+    if dt is D.uint8:
+        return f"({e} & 255)"
+    sh = 32 - SMALL_INTS[dt]
+    return f"(({e} << {sh}u) >> {sh}u)"
+
+
+def float_to_small_int(e):
+    """WGSL i32 of f32 expression ``e`` (a name: it is read twice) as PyTorch's CPU casts a float to a small int
+    before keeping the low bits: truncation toward zero, 0 outside the int32 range and for NaN (x86's
+    cvttss2si gives INT_MIN there, whose low 16 bits are 0)."""
+    return f"select(0, i32({e}), abs({e}) < 2147483648.0)"
+
+
+def check_small_range(values, dt):
+    """Values given for a small-int dtype at creation: PyTorch's range check (c10 ``overflows``: unsigned
+    types accept negatives down to -max, which wrap), then wrapped. Floats truncate toward zero."""
+    lo, hi = (-255, 255) if dt is D.uint8 else (-(1 << (SMALL_INTS[dt] - 1)), (1 << (SMALL_INTS[dt] - 1)) - 1)
+    out = []
+    for v in values:
+        if (v < (0 if isinstance(v, float) and dt is D.uint8 else lo)) or v > hi:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        out.append(wrap_int(int(v), dt))
+    return out

@@ -12,14 +12,14 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
-from . import codegen, kernels
+from . import codegen, dtypes as T, kernels
 from .graph import View
 from .index_bounds import index_range, keep_bounds
 from .views import broadcast_strides
 
 MAX_RANK = 8
 _TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: ("i32", 1), D.uint32: ("u32", 2),
-         D.bool_: ("u32", 2)}
+         D.bool_: ("u32", 2), D.uint8: ("i32", 1), D.int8: ("i32", 1), D.int16: ("i32", 1)}
 _MODES = {None: 0, "sum": 1, "mean": 1, "prod": 2, "amax": 3, "amin": 4}
 _BOOL_MODES = {None: 0, "sum": 3, "prod": 4, "amax": 3, "amin": 4}  # or, and
 _SOURCES = {}
@@ -41,6 +41,8 @@ def _dims(values):
 def _bits(value, dtype):
     if dtype.is_floating_point:
         return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+    if dtype in T.SMALL_INTS:
+        return T.wrap_int(int(value), dtype) & 0xFFFFFFFF
     return int(value) & 0xFFFFFFFF
 
 
@@ -146,6 +148,8 @@ class WebGPUIndexMixin:
                                                      KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
                             struct.pack("<40I", *words), codegen.grid(-(-n // 256)),
                             [h.st.buf, lin.st.buf, sbuf], [h.st.buf, lin.st.buf, sbuf], [h.st.buf])
+        if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
+            self._ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 
     def _native_index(self, h, rank, *others):
         """Whether the kernels handle h: a dtype they know, at most MAX_RANK dims, src handles on this device."""

@@ -4,6 +4,7 @@ import struct
 
 from ... import _dtype as D
 from ..window_geometry import prod
+from . import dtypes as T
 from .conv_kernels import dense, grid256, pack, source
 from .fallback import host_fallback
 
@@ -17,6 +18,8 @@ def _value_bits(value, dtype):
         return struct.unpack("<i", struct.pack("<f", float(value)))[0]
     if dtype is D.bool_:
         return 1 if value else 0
+    if dtype in T.SMALL_INTS:
+        value = T.wrap_int(int(value), dtype)
     return struct.unpack("<i", struct.pack("<I", int(value) & 0xFFFFFFFF))[0]
 
 

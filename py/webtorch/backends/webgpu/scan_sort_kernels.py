@@ -8,14 +8,15 @@ sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the count
 import struct
 
 from ... import _dtype as D
-from . import codegen
+from . import codegen, dtypes as T
 from .graph import View
 from .index_kernels import MAX_RANK, _dims, _source
 from .index_bounds import keep_bounds
 
 SORT_MAX_N = 2048
 SEQUENTIAL_MAX = 32  # rows up to this long are scanned by one invocation each
-_T = {D.float32: "f32", D.int32: "i32", D.int64: "i32", D.uint32: "u32", D.bool_: "u32"}
+_T = {D.float32: "f32", D.int32: "i32", D.int64: "i32", D.uint32: "u32", D.bool_: "u32", D.uint8: "i32",
+      D.int8: "i32", D.int16: "i32"}
 _OPS = {"sum": 0, "prod": 1, "logsumexp": 2, "max": 3, "min": 4}
 
 
@@ -60,6 +61,8 @@ class WebGPUScanSortMixin:
             self._record_kernel(f"scan_{op}", src, struct.pack("<32I", *words),
                                 codegen.grid(-(-rows // 256) if seq else rows),
                                 [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
+            if dtype in T.SMALL_INTS and op in ("sum", "prod"):  # the scan ran in i32: wrap
+                self._ew("copy", [out], dtype, dtype, out.shape, out=out)
         return (out, idx) if idx is not None else out
 
     def _sorted_rows(self, h, dim, descending, k):

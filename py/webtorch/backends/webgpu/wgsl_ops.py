@@ -183,6 +183,8 @@ def expr(op, args, ct, need):
     if op == "fmod":
         return f"({a} - {b} * trunc({a} / {b}))" if f else f"({a} % {b})"
     if op == "pow":
+        if bl:  # 0 ** 0 = 1 ** x = 1
+            return f"({a} || !{b})"
         return h("wt_pow", a, b) if f else (h("wt_ipow", a, b) if i else f"u32({h('wt_ipow', f'i32({a})', f'i32({b})')})")
     if op in ("maximum", "minimum"):
         fn = "max" if op == "maximum" else "min"
@@ -201,6 +203,8 @@ def expr(op, args, ct, need):
         return h("wt_logaddexp", a, b)
     cmp = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
     if op in cmp:
+        if bl and op not in ("eq", "ne"):  # WGSL orders no bools: compare them as 0/1
+            return f"(u32({a}) {cmp[op]} u32({b}))"
         return f"({a} {cmp[op]} {b})"
     if op in ("logical_and", "logical_or", "logical_xor", "logical_not"):
         ba = a if bl else f"({a} != {ct}(0))"
