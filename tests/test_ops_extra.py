@@ -25,6 +25,15 @@ def test_histc(device):
     check(lambda m, t: m.histc(t, bins=3, min=2, max=2), f32([1, 2, 3]), device=device, grad=False)
 
 
+def test_histc_data_range_edges_as_torch(device):
+    # the range taken from the data: edges rounded as torch's linspace, so elements on an edge count alike
+    import torch
+    for seed in range(40):
+        x = np.random.default_rng(seed).uniform(-2, 3, 200).astype(np.float32)
+        ours = webtorch.histc(webtorch.tensor(x, device=device)).cpu().numpy()
+        assert np.array_equal(ours, torch.histc(torch.tensor(x)).numpy()), seed
+
+
 def test_histc_errors(device):
     check_error(lambda m, t: m.histc(t, bins=0), rand(3), device=device, match="bins must be > 0")
     check_error(lambda m, t: m.histc(t, min=2, max=1), rand(3), device=device, match="max must be larger than min")

@@ -6,7 +6,7 @@ values outside the range. Only bincount (its length is max(input) + 1) and histo
 edges come from the data's extrema, as in PyTorch) read a value back.
 """
 from .. import _dtype as D
-from .creation import zeros, linspace
+from .creation import arange, zeros, linspace
 from .shape import cat
 from .sorting import searchsorted
 from .return_types import _make
@@ -56,8 +56,11 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         lo_t, hi_t = input.detach().amin(), input.detach().amax()
         same = lo_t == hi_t
         lo_t, hi_t = lo_t.where(same.logical_not(), lo_t - 1), hi_t.where(same.logical_not(), hi_t + 1)
-        steps = linspace(0.0, 1.0, bins + 1, dtype=input.dtype, device=input.device)
-        edges = lo_t + (hi_t - lo_t) * steps
+        # linspace(lo, hi, bins + 1) with device scalars, in PyTorch's order of operations: the first half
+        # counted up from lo, the second down from hi (an element on an edge then falls in torch's bin)
+        i = arange(bins + 1, dtype=input.dtype, device=input.device)
+        step = (hi_t - lo_t) / bins
+        edges = (lo_t + step * i).where(i < (bins + 1) // 2, hi_t - step * (bins - i))
     else:
         if lo == hi:
             lo, hi = lo - 1, hi + 1
