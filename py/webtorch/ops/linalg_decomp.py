@@ -1,6 +1,6 @@
 """torch.linalg decompositions: cholesky(_ex), solve_triangular, cholesky_solve, slogdet/logdet, qr, eigh/eigvalsh,
 svd/svdvals, pinv, matrix_rank, lstsq, matrix_power. The factorizations are backend-optional primitives (NumPy on
-cpu; the webgpu device runs them as counted host fallbacks); their gradients are PyTorch's formulas
+cpu; on webgpu cholesky and solve_triangular are WGSL kernels, the others counted host fallbacks); their gradients are PyTorch's formulas
 (FunctionsManual.cpp) in Tensor ops, so double backward works. eigh/svd gradients assume distinct eigen/singular
 values, as PyTorch's do."""
 from ..autograd.graph import Node, apply_op

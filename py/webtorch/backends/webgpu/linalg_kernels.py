@@ -7,6 +7,11 @@ their strides (transposed or broadcast operands need no copy). det stays lazy. s
 LinAlgError for a singular matrix, so they read back the kernel's per-matrix info flags (batch int32: one
 small readback, which flushes the queue) -- the one synchronization point of these ops. float16 computes in
 float32 (conv_kernels.float_kernel).
+
+linalg_cholesky is one dispatch of linalg_cholesky.wgsl (workgroup per matrix) or linalg_cholesky_small.wgsl
+(invocation per matrix, n <= SMALL_N), factoring in place in the output; its info stays on the device (the op
+layer reads it only where PyTorch raises). linalg_solve_triangular is one dispatch of linalg_trsm.wgsl (an
+invocation per right-hand-side column; left=False is the transposed problem, through strides).
 """
 import struct
 
@@ -129,4 +134,66 @@ class LinalgKernels:
             flags = self._read(info)
             if any(flags):
                 _raise_singular("inv" if mode == _INVERSE else "solve", flags, bshape, a_shape)
+        return out
+
+    def linalg_cholesky(self, a, upper):
+        if a.dtype is D.float16:  # float_kernel's rule, but only L is cast back: info stays int32
+            low, info = self._cholesky(self.cast(a, D.float32), upper)
+            return self.cast(low, D.float16), info
+        if a.dtype is not D.float32:
+            return host_fallback(self, "linalg_cholesky", a, upper)
+        return self._cholesky(a, upper)
+
+    def linalg_solve_triangular(self, a, b, upper, left, unitriangular):
+        if b.dtype is not a.dtype:  # the result takes A's dtype
+            b = self.cast(b, a.dtype)
+        r = float_kernel(self, lambda a, b: self._trsm(a, b, upper, left, unitriangular), a, b)
+        return host_fallback(self, "linalg_solve_triangular", a, b, upper, left, unitriangular) if r is None else r
+
+    def _cholesky(self, a, upper):
+        n = a.shape[-1]
+        bshape = tuple(a.shape[:-2])
+        batch = _prod(bshape)
+        if batch == 0:
+            return self._new(a.shape, D.float32), self._new(bshape, D.int32)
+        if n == 0:
+            return self._new(a.shape, D.float32), self.full(bshape, 0, D.int32)
+        a, _, sizes, a_bst, _ = _batch_geometry(self, a, None, bshape)
+        rs, cs = a.strides[-2], a.strides[-1]
+        if upper:  # U^T U = A from A's upper triangle: L L^T = A^T from A^T's lower one, and U = L^T
+            rs, cs = cs, rs
+        out = self._new(bshape + (n, n), D.float32)
+        info = self._new(bshape, D.int32)
+        params = struct.pack("<20I", batch, n, 0, 0, a.offset, rs, cs, 0, *((1, n) if upper else (n, 1)), 0, 0,
+                             *sizes, *a_bst)
+        if n <= SMALL_N:
+            name, groups = "linalg_cholesky_small", codegen.grid(-(-batch // 64))
+            src = source(name)
+        else:
+            name, groups = "linalg_cholesky", codegen.grid(batch)
+            src = source(name, WG=f"{64 if n * n <= 4096 else 256}u")
+        self._record_kernel(name, src, params, groups, [a.st.buf, out.st.buf, info.st.buf], [a.st.buf],
+                            [out.st.buf, info.st.buf])
+        return out, info
+
+    def _trsm(self, a, b, upper, left, unitriangular):
+        n = a.shape[-1]
+        bshape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        out_shape = bshape + tuple(b.shape[-2:])
+        k = b.shape[-1] if left else b.shape[-2]
+        batch = _prod(bshape)
+        if batch * n * k == 0:
+            return self._new(out_shape, D.float32)
+        a, b, sizes, a_bst, b_bst = _batch_geometry(self, a, b, bshape)
+        ars, acs = a.strides[-2], a.strides[-1]
+        brs, bcs = b.strides[-2], b.strides[-1]
+        xrs, xcs = k, 1
+        if not left:  # X A = B as A^T X^T = B^T: every matrix read and written transposed
+            ars, acs, brs, bcs, xrs, xcs, upper = acs, ars, bcs, brs, 1, n, not upper
+        out = self._new(out_shape, D.float32)
+        params = struct.pack("<28I", batch, n, k, int(upper) | int(unitriangular) << 1, a.offset, ars, acs, 0,
+                             b.offset, brs, bcs, 0, xrs, xcs, 0, 0, *sizes, *a_bst, *b_bst)
+        reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
+        self._record_kernel("linalg_trsm", source("linalg_trsm"), params, codegen.grid(-(-batch * k // 64)),
+                            [a.st.buf, b.st.buf, out.st.buf], reads, [out.st.buf])
         return out
