@@ -56,6 +56,10 @@ class NumpyLinalgMixin:
                 good = m.shape[-1] if k == 0 else k - 1
                 low[i, :good, :good] = np.linalg.cholesky(m[:good, :good])
             low = low.reshape(x.shape)
+        # LAPACK's potrf fails on a NaN pivot (torch reports it); NumPy's factor just carries the NaN
+        diag_nan = np.isnan(np.diagonal(low, axis1=-2, axis2=-1))
+        if diag_nan.any():
+            info = np.where((info == 0) & diag_nan.any(-1), diag_nan.argmax(-1) + 1, info).astype(np.int32)
         low = low.astype(a.dtype, copy=False)
         return (np.ascontiguousarray(_mT(low)) if upper else low), info
 
