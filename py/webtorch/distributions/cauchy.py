@@ -4,7 +4,7 @@ import math
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import _Number, broadcast_all
+from .utils import broadcast_params
 
 __all__ = ["Cauchy"]
 
@@ -16,8 +16,7 @@ class Cauchy(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, _Number) and isinstance(scale, _Number) else self.loc.size()
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

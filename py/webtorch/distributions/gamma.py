@@ -2,7 +2,7 @@
 from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _Number, _finfo_tiny, broadcast_all
+from .utils import _Number, _finfo_tiny, broadcast_params
 
 __all__ = ["Chi2", "Gamma"]
 
@@ -16,11 +16,7 @@ class Gamma(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, concentration, rate, validate_args=None):
-        self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, _Number) and isinstance(rate, _Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.concentration.size()
+        (self.concentration, self.rate), batch_shape = broadcast_params(concentration, rate)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

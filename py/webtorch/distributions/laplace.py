@@ -2,7 +2,7 @@
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import _Number, _finfo_eps, broadcast_all
+from .utils import _finfo_eps, broadcast_params
 
 __all__ = ["Laplace"]
 
@@ -14,8 +14,7 @@ class Laplace(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, _Number) and isinstance(scale, _Number) else self.loc.size()
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -4,7 +4,7 @@ import math
 from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _Number, _standard_normal, broadcast_all
+from .utils import _standard_normal, broadcast_params
 
 __all__ = ["Normal"]
 
@@ -24,8 +24,7 @@ class Normal(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = Size() if isinstance(loc, _Number) and isinstance(scale, _Number) else self.loc.size()
+        (self.loc, self.scale), batch_shape = broadcast_params(loc, scale)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -4,7 +4,7 @@ import math
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import _Number, broadcast_all
+from .utils import broadcast_params
 
 __all__ = ["Uniform"]
 
@@ -14,8 +14,7 @@ class Uniform(Distribution):
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
-        self.low, self.high = broadcast_all(low, high)
-        batch_shape = Size() if isinstance(low, _Number) and isinstance(high, _Number) else self.low.size()
+        (self.low, self.high), batch_shape = broadcast_params(low, high)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -3,7 +3,7 @@ lazily computed parameters, and the dtype limits (finfo) the formulas clamp with
 import functools
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from ..ops.normalization import _FINFO_EPS
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
@@ -47,6 +47,12 @@ def broadcast_all(*values):
                 break
         values = [v if isinstance(v, Tensor) else webtorch.tensor(v, **options) for v in values]
     return webtorch.broadcast_tensors(*values)
+
+
+def broadcast_params(*values):
+    """(broadcast_all(*values), the batch shape they give): ``()`` when every value is a Python number."""
+    tensors = broadcast_all(*values)
+    return tensors, Size() if all(isinstance(v, _Number) for v in values) else tensors[0].size()
 
 
 def _standard_normal(shape, dtype, device):
