@@ -109,7 +109,7 @@ class ConvKernels(ConvUnfoldGemm):
         if bias is not None and bias.strides != (1,):
             bias = self.contiguous(bias)
         if self.rt.cpu_adapter:
-            return self._conv_unfold(x, w, bias, O, stride, padding, dilation, groups)
+            return self._conv_unfold(x, dense(self, w, True), bias, O, stride, padding, dilation, groups)
         return self._igemm(
             (N, cout) + O, w, x, bias, groups, M=mg, NC=N * P, K=cg * Kp,
             col=(spatial3(O, 1), spatial3(stride, 0), tuple(-p for p in spatial3(padding, 0)), xs[0], cout * P),
@@ -126,7 +126,8 @@ class ConvKernels(ConvUnfoldGemm):
         gs, ws = g.strides, w.strides
         q = spatial3(stride, 1) if any(s != 1 for s in stride) else None
         if self.rt.cpu_adapter:
-            return self._conv_bi_unfold(g, w, input_shape, stride, padding, dilation, groups)
+            return self._conv_bi_unfold(dense(self, g, True), dense(self, w, True), input_shape, stride, padding,
+                                        dilation, groups)
         return self._igemm(
             tuple(input_shape), w, g, None, groups, M=cg, NC=N * Sp, K=mg * Kp,
             col=(spatial3(S, 1), (1, 1, 1), spatial3(padding, 0), gs[0], input_shape[1] * Sp),
@@ -143,7 +144,7 @@ class ConvKernels(ConvUnfoldGemm):
         Kp = numel(Kk)
         gs, xs = g.strides, x.strides
         if self.rt.cpu_adapter:
-            return self._conv_bw_unfold(g, x, weight_shape, stride, padding, dilation, groups)
+            return self._conv_bw_unfold(dense(self, g, True), x, weight_shape, stride, padding, dilation, groups)
         return self._igemm(
             tuple(weight_shape), g, x, None, groups, M=mg, NC=cg * Kp, K=N * numel(O),
             col=(spatial3(Kk, 1), spatial3(dilation, 0), (0, 0, 0), xs[1], Kp),

@@ -24,36 +24,34 @@ def _matrix_view(h, shape):
 
 
 class ConvUnfoldGemm:
-    """conv / conv_backward_input / conv_backward_weight as unfold + matmul (mixed into the webgpu backend)."""
+    """conv / conv_backward_input / conv_backward_weight as unfold + matmul (mixed into the webgpu backend).
+    The weight ``w`` and the gradient ``g`` come contiguous from their offsets (conv_kernels.dense)."""
 
     def _conv_unfold(self, x, w, bias, O, stride, padding, dilation, groups):
-        from .conv_kernels import dense
         N = x.shape[0]
         cout, cg = w.shape[:2]
         Kk = w.shape[2:]
         cols = self._unfold(x, Kk, stride, padding, dilation)  # (N, cin K, L)
         L = cols.shape[2]
         mg = cout // groups
-        wm = _matrix_view(dense(self, w, True), (1, groups, mg, cg * numel(Kk)))
+        wm = _matrix_view(w, (1, groups, mg, cg * numel(Kk)))
         y = self.matmul(wm, _matrix_view(cols, (N, groups, cg * numel(Kk), L)))  # (N, groups, mg, L)
         y = _matrix_view(y, (N, cout) + O)
         return y if bias is None else self._add_channel_bias(y, bias)
 
     def _conv_bi_unfold(self, g, w, input_shape, stride, padding, dilation, groups):
-        from .conv_kernels import dense
         N, cout = g.shape[:2]
         cg = w.shape[1]
         Kk = w.shape[2:]
         mg = cout // groups
         L = numel(g.shape[2:])
-        wm = _matrix_view(dense(self, w, True), (1, groups, mg, cg * numel(Kk)))
+        wm = _matrix_view(w, (1, groups, mg, cg * numel(Kk)))
         wt = View(wm.st, (1, groups, cg * numel(Kk), mg), (0,) + tuple(wm.strides[i] for i in (1, 3, 2)), wm.offset)
-        dcols = self.matmul(wt, _matrix_view(dense(self, g, True), (N, groups, mg, L)))  # (N, groups, cg K, L)
+        dcols = self.matmul(wt, _matrix_view(g, (N, groups, mg, L)))  # (N, groups, cg K, L)
         return self._fold(_matrix_view(dcols, (N, groups * cg * numel(Kk), L)), tuple(input_shape[2:]), Kk,
                           stride, padding, dilation, tuple(g.shape[2:]))
 
     def _conv_bw_unfold(self, g, x, weight_shape, stride, padding, dilation, groups):
-        from .conv_kernels import dense
         N, cout = g.shape[:2]
         cg = weight_shape[1]
         Kk = tuple(weight_shape[2:])
@@ -63,6 +61,6 @@ class ConvUnfoldGemm:
         ck = cg * numel(Kk)
         cm = _matrix_view(cols, (N, groups, ck, L))
         colsT = View(cm.st, (N, groups, L, ck), tuple(cm.strides[i] for i in (0, 1, 3, 2)), cm.offset)
-        per_sample = self.matmul(_matrix_view(dense(self, g, True), (N, groups, mg, L)), colsT)
+        per_sample = self.matmul(_matrix_view(g, (N, groups, mg, L)), colsT)
         dw = self.reduce("sum", per_sample, (0,), False, D.float32)  # (groups, mg, ck)
         return _matrix_view(dw, tuple(weight_shape))
