@@ -2,7 +2,8 @@
 //
 // Computes: OUT[e] for e < n, four values per invocation from one Philox block with key = seed and
 // counter = (base + invocation, base_hi, 0, 0). KIND 0: uniform in [lo, hi); KIND 1: normal (Box-Muller)
-// with mean lo and std hi; KIND 2: integers in [ilo, ilo + range) (OUT is i32).
+// with mean lo and std hi; KIND 2: integers in [ilo, ilo + range) (OUT is i32, or u32 for ilo = 0 and a range
+// past 2^31); KIND 3: the raw 32-bit words (OUT is u32; int64 draws combine two).
 // The stream is a pure function of (seed, counter), so a generator is (seed, offset): reproducible and
 // free of host state beyond two integers.
 // Launch: workgroup_size 256; grid (ceil(n / 1024), 1, 1) (y > 1 when that exceeds 65535).
@@ -59,6 +60,9 @@ fn value(bits: vec4<u32>, q: u32) -> OutT {
   }
   if (KIND == 2u) {
     return OutT(bitcast<i32>(P[1].y) + bitcast<i32>(bits[q] % P[1].w));
+  }
+  if (KIND == 3u) {
+    return OutT(bits[q]);
   }
   return OutT(lo + (hi - lo) * unit(bits[q]));
 }

@@ -7,7 +7,8 @@
 // Launch: workgroup_size 256. SEQUENTIAL: one invocation per row, grid (ceil(rows / 256), 1, 1);
 // else one workgroup per row, grid (rows, 1, 1) (y > 1 past 65535), scanning 256 elements at a time in
 // workgroup memory (Hillis-Steele) with a carry between chunks.
-// Specialization: T = the compute/storage type (f32, i32, u32), FLOAT = T is f32; OP; SEQUENTIAL.
+// Specialization: T = the compute/storage type (f32, i32, u32), FLOAT = T is f32; OP; SEQUENTIAL. For int64
+// (T = vec2<u32>) the value functions between @values-begin and @values-end are replaced by 64-bit ones.
 // Parameters P: [0] = (rows, L, rank of the row dims, REVERSE); [1] = (X offset, X stride along the dim,
 //               OUT offset, OUT stride along the dim); [2], [3] = row dim sizes; [4], [5] = their X strides;
 //               [6], [7] = their OUT strides (OUT_I shares OUT's geometry).
@@ -29,6 +30,7 @@ fn dim_word(row: u32, d: u32) -> u32 {
   return P[row + d / 4u][d % 4u];
 }
 
+// @values-begin
 // NaN test on the bits: compilers may fold v != v to false
 fn is_nan(v: T) -> bool {
   return FLOAT && (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
@@ -67,6 +69,7 @@ fn combine(l: T, r: T) -> T {
     default: { return select(l, r, right_wins(l, r)); }
   }
 }
+// @values-end
 
 fn row_bases(row: u32) -> vec2<u32> {
   var t = row;

@@ -6,7 +6,8 @@
 // index along the dim, for j < K. Positions L..N-1 are padding that always sorts last.
 // Launch: workgroup_size 256; grid (rows, 1, 1) (y > 1 past 65535), one workgroup per row; a bitonic
 // network over N (a power of two, 2..MAX_N) in workgroup memory, N / 2 compare-exchanges per stage.
-// Specialization: T = the element type (f32, i32, u32), FLOAT = T is f32; DESCENDING.
+// Specialization: T = the element type (f32, i32, u32), FLOAT = T is f32; DESCENDING. For int64
+// (T = vec2<u32>) the value functions between @values-begin and @values-end are replaced by 64-bit ones.
 // Parameters P: [0] = (rows, L, rank of the row dims, K); [1] = (X offset, X stride along the dim,
 //               OUT offset, OUT stride along the dim); [2], [3] = row dim sizes; [4], [5] = their X strides;
 //               [6], [7] = their OUT strides (OUT_I shares OUT's geometry); [8] = (N, -, -, -).
@@ -28,10 +29,16 @@ fn dim_word(row: u32, d: u32) -> u32 {
   return P[row + d / 4u][d % 4u];
 }
 
+// @values-begin
 // NaN test on the bits: compilers may fold v != v to false
 fn is_nan(v: T) -> bool {
   return FLOAT && (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
+
+fn less(a: T, b: T) -> bool {
+  return a < b;
+}
+// @values-end
 
 // whether element a = (va, ia) goes before b = (vb, ib)
 fn before(va: T, ia: u32, vb: T, ib: u32) -> bool {
@@ -47,10 +54,12 @@ fn before(va: T, ia: u32, vb: T, ib: u32) -> bool {
     }
     return select(nb, na, DESCENDING);
   }
-  if (va == vb) {
+  let lt = less(va, vb);
+  let gt = less(vb, va);
+  if (!lt && !gt) {
     return ia < ib;
   }
-  return select((va < vb), (va > vb), DESCENDING);
+  return select(lt, gt, DESCENDING);
 }
 
 @compute @workgroup_size(256)

@@ -4,7 +4,8 @@
 // SEQ[row] (row = i / m, or 0 when one sequence serves all values) that are < VALUES[i] (RIGHT: <=),
 // by binary search over the row's len elements (SEQ contiguous, rows len apart).
 // Launch: workgroup_size 256; grid (ceil(n / 256), 1, 1) (y > 1 past 65535 workgroups).
-// Specialization: T = the element type (f32, i32, u32); RIGHT.
+// Specialization: T = the element type (f32, i32, u32); RIGHT. For int64 (T = vec2<u32>) the value function
+// between @values-begin and @values-end is replaced by a 64-bit one.
 // Parameters P: [0] = (n, m or 0 (one shared row), len, -); [1] = (SEQ offset, VALUES offset, -, -).
 
 alias T = f32;
@@ -14,6 +15,12 @@ const RIGHT: bool = false;
 @group(0) @binding(1) var<storage, read> VALUES: array<T>;
 @group(0) @binding(2) var<storage, read_write> OUT: array<i32>;
 @group(0) @binding(3) var<uniform> P: array<vec4<u32>, 2>;
+
+// @values-begin
+fn less(a: T, b: T) -> bool {
+  return a < b;
+}
+// @values-end
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -35,7 +42,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let mid = (lo + hi) / 2u;
     let s = SEQ[base + mid];
-    if (select((s < v), (s <= v), RIGHT)) {
+    if (select(less(s, v), !less(v, s), RIGHT)) {
       lo = mid + 1u;
     } else {
       hi = mid;

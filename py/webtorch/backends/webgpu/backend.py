@@ -131,7 +131,10 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         n = max(0, math.ceil((end - start) / step))
         cdt = D.float32 if dtype.is_floating_point else D.int32
         if not dtype.is_floating_point:
-            T.check_int_range([int(start), int(start + step * max(n - 1, 0))], D.int64)
+            ends = [int(start), int(start + step * max(n - 1, 0))]
+            T.check_int_range(ends, D.int64)
+            if min(ends) < T.I32_MIN or max(ends) > T.I32_MAX or not T.I32_MIN <= step <= T.I32_MAX:
+                cdt = D.int64  # else the int32 arithmetic is exact and cheaper
         idx = self._ew("mul", ["iota", ("c", step)], cdt, cdt, (n,))
         out = self._ew("add", [idx, ("c", start)], cdt, dtype, (n,))
         if dtype in _BOUNDED and n:
@@ -160,7 +163,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
             values = [1 if v else 0 for v in values]
         elif not dtype.is_floating_point:
             values = T.check_small_range(values, dtype) if dtype in T.SMALL_INTS else [int(v) for v in values]
-            T.check_int_range(values, dtype)
+            if dtype is D.int64:
+                T.check_int_range(values, dtype)
             v = self._upload(_pack(values, dtype), tuple(shape), dtype)
             v.st.buf.bounds = (min(values), max(values)) if values else None
             return v
@@ -171,13 +175,6 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         mv = memoryview(buf).cast("B")
         if dtype is D.bool_:
             data = array.array("I", bytes(mv)).tobytes() if mv else b""
-        elif dtype is D.int64:
-            vals = array.array("q")
-            vals.frombytes(bytes(mv))
-            if sys.byteorder == "big":
-                vals.byteswap()
-            T.check_int_range(list(vals), dtype)
-            data = _pack(list(vals), dtype)
         elif dtype in T.SMALL_INTS:  # widened to the device's one i32 per element
             vals = array.array(T.HOST_CODES[dtype])
             vals.frombytes(bytes(mv))
@@ -188,7 +185,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
             data = bytes(mv)
         v = self._upload(data, tuple(shape), dtype)
         if dtype in _BOUNDED and data:  # known bounds let index checks skip a readback
-            vals = array.array("i", data)
+            vals = array.array(T.array_code(dtype), data)
             if sys.byteorder == "big":
                 vals.byteswap()
             keep_bounds(v, (min(vals), max(vals)))
@@ -200,11 +197,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         h = NumpyBackend.from_numpy(None, arr, True)  # dtype validation and byte order, as on cpu
         dt = NumpyBackend.dtype(None, h)
         T.check(dt)
-        if dt is D.int64:
-            if h.size and (h.min() < T.I32_MIN or h.max() > T.I32_MAX):
-                T.check_int_range([int(h.min()), int(h.max())], dt)
-            h = h.astype(np.int32)
-        elif dt in T.SMALL_INTS:
+        if dt in T.SMALL_INTS:
             h = h.astype(np.int32)
         elif dt is D.bool_:
             h = h.astype(np.uint32)
@@ -254,9 +247,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         raw = self._read(h)
         dt = h.dtype
         a = np.frombuffer(raw, dtype=_NP_DEVICE[dt])
-        if dt is D.int64:
-            a = a.astype(np.int64)
-        elif dt in T.SMALL_INTS:
+        if dt in T.SMALL_INTS:
             a = a.astype(dt.name)
         elif dt is D.bool_:
             a = a != 0
@@ -266,7 +257,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     def to_bytes(self, h):
         vals_dt = h.dtype
-        if vals_dt in (D.float32, D.float16, D.int32, D.uint32):
+        if vals_dt in (D.float32, D.float16, D.int32, D.uint32, D.int64):
             return self._read(h)  # the device stores these little-endian, as checkpoints do
         vals = self._values(h)
         if vals_dt is D.bool_:
@@ -375,7 +366,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.graph.record(Node("ew", shape, out.src or src_of(out), srcs,
                                {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
         if fresh and op == "copy" and srcs and dt in _BOUNDED and srcs[0].dtype in _BOUNDED:
-            keep_bounds(out, srcs[0].buf.bounds)  # an integer copy or cast keeps the values (int64 is i32 here)
+            b = srcs[0].buf.bounds  # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
+            keep_bounds(out, b if b is None or dt is D.int64 or T.I32_MIN <= b[0] <= b[1] <= T.I32_MAX else None)
         return out
 
     def reduce(self, op, h, dims, keepdim, dtype):
@@ -508,15 +500,15 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         blocks = (n + 3) // 4
         base = rng.offset
         rng.offset += blocks
-        if kind == 2:
-            lo_bits, hi_bits, rng_range = int(a) & 0xFFFFFFFF, 0, int(b - a)
+        if kind >= 2:
+            lo_bits, hi_bits, rng_range = int(a) & 0xFFFFFFFF, 0, int(b - a) & 0xFFFFFFFF
         else:
             lo_bits = struct.unpack("<I", struct.pack("<f", a))[0]
             hi_bits = struct.unpack("<I", struct.pack("<f", b))[0]
             rng_range = 0
         words = (n, rng.seed & 0xFFFFFFFF, rng.seed >> 32, base & 0xFFFFFFFF, (base >> 32) & 0xFFFFFFFF,
                  lo_bits, hi_bits, rng_range)
-        src = _random_source(kind)
+        src = _random_source(kind, out_dt)
         node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
                     {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
                      "groups": codegen.grid((blocks + 255) // 256), "buffers": [out.st.buf]})
@@ -535,11 +527,28 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     def randint(self, shape, low, high, dtype, rng):
         T.check(dtype)
-        T.check_int_range([int(low), int(high) - 1], D.int64)
-        r = self._random(2, tuple(shape), int(low), int(high), rng, D.int32)
-        if high > low:
+        low, high, shape = int(low), int(high), tuple(shape)
+        T.check_int_range([low, high - 1], D.int64)
+        span = high - low
+        if T.I32_MIN <= low and high - 1 <= T.I32_MAX:
+            r = self._random(2, shape, low, high, rng, D.int32)
+        elif span < 1 << 32:  # an unsigned 32-bit draw moved to [low, high) in int64
+            r = self._ew("add", [self._random(2, shape, 0, span, rng, D.uint32), ("c", low)], D.int64, D.int64, shape)
+        elif span <= 1 << 63:  # 63 random bits from two words, reduced modulo the span (as PyTorch's random64)
+            w = self._random(3, shape + (2,), 0, 0, rng, D.uint32)
+            lo, hi = (self.slice(w, (slice(None),) * len(shape) + (k,)) for k in (0, 1))
+            bits = self._ew("bitwise_and", [self._ew("mul", [hi, ("c", 1 << 32)], D.int64, D.int64, shape),
+                                            ("c", T.I64_MAX)], D.int64, D.int64, shape)
+            bits = self._ew("add", [bits, lo], D.int64, D.int64, shape)
+            r = bits if span == 1 << 63 else self._ew("remainder", [bits, ("c", span)], D.int64, D.int64, shape)
+            if low:
+                r = self._ew("add", [r, ("c", low)], D.int64, D.int64, shape)
+        else:
+            raise RuntimeError(f"randint on device 'webgpu': the range [{low}, {high}) spans more than 2^63 values; "
+                               "draw on device 'cpu'")
+        if span > 0:
             keep_bounds(r, (low, high - 1))
-        return r if dtype is D.int32 else self.cast(r, dtype)
+        return r if r.dtype is dtype else self.cast(r, dtype)
 
     def bernoulli(self, p, shape, dtype, rng):
         """p: a handle (broadcast to shape) or a float; result of dtype with 1 where u < p."""
@@ -560,7 +569,7 @@ def _init_np_types():
     except ImportError:
         return
     _NP_DEVICE.update({D.float32: np.dtype("<f4"), D.float16: np.dtype("<f2"), D.int32: np.dtype("<i4"),
-                       D.int64: np.dtype("<i4"), D.uint32: np.dtype("<u4"), D.bool_: np.dtype("<u4")})
+                       D.int64: np.dtype("<i8"), D.uint32: np.dtype("<u4"), D.bool_: np.dtype("<u4")})
     _NP_DEVICE.update({dt: np.dtype("<i4") for dt in T.SMALL_INTS})
 
 
@@ -673,12 +682,11 @@ def _register_source(a_mode, b_mode):
     return s
 
 
-def _random_source(kind):
-    key = ("random", kind)
+def _random_source(kind, out_dt):
+    key = ("random", kind, out_dt)
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("random_philox", KIND=f"{kind}u",
-                                               OutT="i32" if kind == 2 else "f32")
+        s = _SOURCES[key] = kernels.specialize("random_philox", KIND=f"{kind}u", OutT=T.storage_type(out_dt))
     return s
 
 

@@ -14,7 +14,7 @@ import math
 import struct
 
 from ... import _dtype as D
-from . import dtypes as T, subgroup_reduce
+from . import dtypes as T, subgroup_reduce, wgsl_int64 as I64
 from .wgsl_ops import expr as op_expr, helper_sources
 
 WG = 256  # invocations per workgroup of generated kernels
@@ -75,9 +75,15 @@ class KernelSource:
         if dt in T.SMALL_INTS:  # a scalar converts to the small type first, as PyTorch's (x == 256 is x == 0 for uint8)
             v = T.wrap_int(math.trunc(value) if math.isfinite(value) else 0, dt)
             return f"bitcast<i32>({self.param(v)})"
+        if ct == T.I64:  # as PyTorch's scalar operands: [-2^63, 2^64) wraps to int64, beyond raises
+            v = int(value)
+            if not T.I64_MIN <= v < 1 << 64:
+                raise OverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
+            lo, hi = I64.words(v)
+            return f"vec2<u32>({self.param(lo)}, {self.param(hi)})"
         if ct == "i32":
             v = int(value)
-            T.check_int_range([v], D.int64)
+            T.check_int_range([v], D.int32)
             return f"bitcast<i32>({self.param(v)})"
         return self.param(int(value))
 
@@ -154,7 +160,7 @@ class KernelSource:
                 lines.append(f"let f{k} = {e};")
                 lines.append(f"let v{k} = {T.float_to_small_int(f'f{k}')};")
             else:
-                lines.append(f"let v{k} = {convert(e, T.compute_type(sdt), want)};")
+                lines.append(f"let v{k} = {convert(e, T.compute_type(sdt), want, self.helpers.add)};")
         args = []
         for x in a["args"]:
             if type(x) is int:
@@ -162,10 +168,12 @@ class KernelSource:
             elif x is None:
                 args.append(None)
             elif x == "iota":
-                args.append(f"{ct}(i)")
+                args.append(f"vec2<u32>(i, 0u)" if ct == T.I64 else f"{ct}(i)")
             else:
                 args.append(self.const(x[1], D.bool_ if (op == "where" and not args) else cdt))
         e = op_expr(op, args, ct, self.helpers.add)
+        if e is None:
+            raise TypeError(f"'{op}' is not supported for {cdt} on device 'webgpu'")
         rct = "bool" if op in BOOL_RESULT else ct
         if cdt in T.SMALL_INTS and rct == "i32":  # wrapped where produced: fused consumers see PyTorch's value
             e = T.wrap_expr(e, cdt)
@@ -173,9 +181,9 @@ class KernelSource:
             if rct == "f32":
                 lines.append(f"let r = {e};")
                 e = T.float_to_small_int("r")
-            e = T.wrap_expr(convert(e, rct, "i32"), dt)
+            e = T.wrap_expr(convert(e, rct, "i32", self.helpers.add), dt)
         else:
-            e = convert(e, rct, T.compute_type(dt))
+            e = convert(e, rct, T.compute_type(dt), self.helpers.add)
         if dt is D.float16:  # round to half here: a consumer may read this value without a store
             e = f"f32(f16({e}))"
             self.f16 = True
@@ -206,8 +214,15 @@ class KernelSource:
         return struct.pack(f"<{len(w)}I", *w)
 
 
-def convert(e, src_ct, dst_ct):
-    return e if src_ct == dst_ct else f"{dst_ct}({e})"
+def convert(e, src_ct, dst_ct, need):
+    """Expression e of compute type src_ct as dst_ct (``need``: asks for a helper of the int64 conversions)."""
+    if src_ct == dst_ct:
+        return e
+    if dst_ct == T.I64:
+        return I64.from_ct(e, src_ct, need)
+    if src_ct == T.I64:
+        return I64.to_ct(e, dst_ct, need)
+    return f"{dst_ct}({e})"
 
 
 def store(buf_name, addr, e, dt):
@@ -243,6 +258,9 @@ def elementwise_kernel(root, inl):
 # ---- reductions -------------------------------------------------------------------------------------
 
 def _init(op, ct, need):
+    if ct == T.I64:
+        lo, hi = {"sum": (0, 0), "prod": (1, 0), "amax": I64.MIN_WORDS, "argmax": I64.MIN_WORDS}.get(op, I64.MAX_WORDS)
+        return f"vec2<u32>({lo}u, {hi}u)"
     if op in ("sum", "mean"):
         return f"{ct}(0)"
     if op == "prod":
@@ -261,6 +279,8 @@ def _init(op, ct, need):
 
 
 def _combine(op, ct, a, b, need):
+    if ct == T.I64:
+        return I64.expr({"sum": "add", "prod": "mul", "amax": "maximum", "amin": "minimum"}[op], [a, b], need)
     if op in ("sum", "mean"):
         return f"{a} + {b}"
     if op == "prod":
@@ -278,6 +298,9 @@ def _combine(op, ct, a, b, need):
 
 def _arg_better(op, ct, v, vi, acc, acci, need):
     """WGSL condition: candidate (v, vi) replaces (acc, acci) (first occurrence wins, NaN is extreme)."""
+    if ct == T.I64:
+        better = I64.expr("gt" if op == "argmax" else "lt", [v, acc], need)
+        return f"({acci} == 0xffffffffu) || {better} || ({I64.expr('eq', [v, acc], need)} && ({vi} < {acci}))"
     cmp = ">" if op == "argmax" else "<"
     c = f"({acci} == 0xffffffffu) || ({v} {cmp} {acc}) || (({v} == {acc}) && ({vi} < {acci}))"
     if ct == "f32":
@@ -318,17 +341,17 @@ def reduce_kernel(node, inl):
     (raddr,) = k.addresses(tuple(shape[d] for d in dims), [(tuple(src.strides[d] for d in dims), 0)], "r",
                            lines_r)
     e, sdt = k.operand(node, 0, f"base + {raddr}", inl)
+    need = k.helpers.add
     if op in ("all", "any"):
-        val = f"select(0u, 1u, {convert(e, T.compute_type(sdt), 'bool')})"
+        val = f"select(0u, 1u, {convert(e, T.compute_type(sdt), 'bool', need)})"
     else:
-        val = convert(e, T.compute_type(sdt), ct)
+        val = convert(e, T.compute_type(sdt), ct, need)
     chunks = a.get("chunks", 1)  # > 1: this pass writes n_out x chunks partial results
     n_p, r_p = k.param(n_out * chunks), k.param(r_len)
-    need = k.helpers.add
     load = "  ".join(lines_r) + f"\n      let v = {val};"
     if is_arg:
         step = (f"if ({_arg_better(op, ct, 'v', 'r', 'acc', 'acci', need)}) {{ acc = v; acci = r; }}")
-        final_e, final_store = None, "i32(acci)"
+        final_e, final_store = None, "vec2<u32>(acci, 0u)" if out_dt is D.int64 else "i32(acci)"
     else:
         step = f"acc = {_combine(op, ct, 'acc', 'v', need)};"
         final_e = f"acc / {ct}({k.param(a.get('denom', r_len))})" if op == "mean" else "acc"
@@ -337,7 +360,7 @@ def reduce_kernel(node, inl):
         result = f"{ob}[o] = {final_store};"
     else:
         if op in ("all", "any"):
-            rv = convert("(acc != 0u)", "bool", T.compute_type(out_dt))  # all/any of uint8 give uint8
+            rv = convert("(acc != 0u)", "bool", T.compute_type(out_dt), need)  # all/any of uint8 give uint8
         elif out_dt in T.SMALL_INTS and op in ("sum", "prod"):  # sum(dtype=torch.uint8) wraps
             rv = T.wrap_expr(final_e, out_dt)
         else:
@@ -381,7 +404,8 @@ def reduce_kernel(node, inl):
                 f"  if (og >= {n_p}) {{ return; }}\n" + rows + "  " + "\n  ".join(lines_o) + f"\n  let base = {base};\n"
                 f"  var acc = {_init(op, ct, need)};\n{init_i}"
                 f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n")
-        if subgroup_reduce.enabled() and not is_arg:  # arg-reductions keep the tree (index tie-breaks)
+        # arg-reductions keep the tree (index tie-breaks), and int64 (subgroup operations add 32-bit words)
+        if subgroup_reduce.enabled() and not is_arg and ct != T.I64:
             k.subgroups = True
             extra, tail = subgroup_reduce.reduce_tail(op, ct, WG, lambda x, y: _combine(op, ct, x, y, need),
                                                       result.replace("[o]", "[og]"), need)

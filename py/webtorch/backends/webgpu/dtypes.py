@@ -1,8 +1,9 @@
 """How each webtorch dtype lives on the webgpu device: WGSL storage type, compute type, host packing.
 
-bool is stored as one u32 per element (WGSL cannot write single bytes without atomics); int64 is stored
-as i32 (values outside int32 raise); float16 needs the adapter's ``shader-f16`` feature and computes
-in f32; float64 is not supported.
+bool is stored as one u32 per element (WGSL cannot write single bytes without atomics); int64 as two 32-bit
+words per element (``vec2<u32>``, low word first: the host's little-endian int64 bytes as they are), computing
+with the 64-bit helpers of wgsl_int64.py; float16 needs the adapter's ``shader-f16`` feature and computes in
+f32; float64 is not supported.
 
 uint8, int8 and int16 are stored as one i32 per element and compute in i32; every value of one of them that
 a kernel produces is wrapped to its width at once (``wrap_expr``: uint8 keeps the low 8 bits, int8/int16
@@ -11,15 +12,17 @@ float -> small int truncates toward zero and keeps the low bits, as PyTorch's CP
 values outside the int32 range, inf and NaN give 0).
 """
 from ... import _dtype as D
+from .wgsl_int64 import TYPE as I64
 
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
 # dtype -> (WGSL storage element type, WGSL compute type, bytes per element on the device, array code)
 _TYPES = {
     D.float32: ("f32", "f32", 4, "f"),
     D.float16: ("f16", "f32", 2, "e"),
     D.int32: ("i32", "i32", 4, "i"),
-    D.int64: ("i32", "i32", 4, "i"),
+    D.int64: (I64, I64, 8, "q"),
     D.uint32: ("u32", "u32", 4, "I"),
     D.bool_: ("u32", "bool", 4, "I"),
     D.uint8: ("i32", "i32", 4, "i"),
@@ -74,14 +77,13 @@ def array_code(dt):
 
 
 def check_int_range(values, dt):
-    """int64 values must fit the 32-bit storage: raise naming the offending value otherwise."""
-    if dt is not D.int64 or not values:
+    """Python ints given for an int64 (or int32) tensor or scalar must fit it: PyTorch's overflow error otherwise."""
+    if not values or dt not in (D.int64, D.int32):
         return
-    lo, hi = min(values), max(values)
-    if lo < I32_MIN or hi > I32_MAX:
-        bad = lo if lo < I32_MIN else hi
-        raise RuntimeError(f"value {bad} is out of range for int64 on device 'webgpu', which stores int64 as "
-                           f"32-bit integers (range [{I32_MIN}, {I32_MAX}])")
+    lo, hi = (I64_MIN, I64_MAX) if dt is D.int64 else (I32_MIN, I32_MAX)
+    if min(values) < lo or max(values) > hi:
+        raise RuntimeError(f"value cannot be converted to type {'int64_t' if dt is D.int64 else 'int32_t'} "
+                           "without overflow")
 
 
 def wrap_int(v, dt):

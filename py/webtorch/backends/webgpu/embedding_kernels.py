@@ -7,7 +7,7 @@ import struct
 from ... import _dtype as D
 from .conv_kernels import dense, grid256, pack, source
 from .fallback import host_fallback
-from .index_bounds import check_index_range
+from .index_bounds import check_index_range, index32
 
 
 def _out_of_range(_bad):
@@ -20,12 +20,14 @@ class EmbeddingKernels:
     def embedding(self, weight, indices):
         if weight.dtype is D.float16:  # the kernel moves 32-bit words
             return self.cast(self.embedding(self.cast(weight, D.float32), indices), D.float16)
+        if weight.dtype is D.int64:
+            return host_fallback(self, "embedding", weight, indices)
         check_index_range(self, indices, weight.shape[0], _out_of_range)
         dim = weight.shape[1]
         out = self._new(indices.shape + (dim,), weight.dtype)
         total = out.numel
         if total:
-            idx = dense(self, indices, offset_ok=True)
+            idx = dense(self, index32(self, indices), offset_ok=True)
             groups, width = grid256(total)
             words = [(total, dim, width, 0), (weight.strides[0], weight.strides[1], weight.offset, idx.offset)]
             self._record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups,
@@ -53,7 +55,7 @@ class EmbeddingKernels:
         out = self.full((num_weights, dim), 0.0, D.float32)
         total = indices.numel * dim
         if total:
-            idx = dense(self, indices, offset_ok=True)
+            idx = dense(self, index32(self, indices), offset_ok=True)
             gc = dense(self, g)
             counts = self._row_counts(idx, num_weights) if scale_grad_by_freq else idx
             groups, width = grid256(total)
@@ -76,7 +78,7 @@ class EmbeddingKernels:
         check_index_range(self, indices, num, _out_of_range)
         if not indices.numel or not num:
             return weight
-        counts = self._row_counts(dense(self, indices, offset_ok=True), num)
+        counts = self._row_counts(dense(self, index32(self, indices), offset_ok=True), num)
         groups, width = grid256(num)
         fbits = struct.unpack("<2i", struct.pack("<2f", float(max_norm), float(norm_type)))
         words = [(num, weight.shape[1], width, 0), (weight.strides[0], weight.strides[1], weight.offset, 0),

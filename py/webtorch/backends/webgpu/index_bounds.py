@@ -5,7 +5,11 @@ upload, by creation ops with known values (full, arange, randperm), by kernels w
 range (arg reductions, max pooling's indices) and carried through casts and gathers (the values of x[idx]
 are values of x); any other recorded write clears it. Only indices computed on the device with no known
 range cost a small reduction and a read (a flush).
+
+Kernels address with 32-bit words: an int64 index tensor is narrowed to int32 (``index32``) only after its
+range was checked against the indexed size, so no index is ever truncated silently.
 """
+from ... import _dtype as D
 
 
 def device_range(be, h):
@@ -35,3 +39,9 @@ def keep_bounds(out, bounds):
     """Record that every value of the freshly written view ``out`` lies in ``bounds`` ((min, max) or None).
     Call after recording the node that writes it (recording clears the buffer's bounds)."""
     out.st.buf.bounds = None if bounds is None else (int(bounds[0]), int(bounds[1]))
+
+
+def index32(be, h):
+    """The int32 view a kernel binds for the range-checked integer index view h (int64: one narrowing cast to
+    its low words, exact because the values were checked to lie within a 32-bit size)."""
+    return be.cast(h, D.int32) if h.dtype is D.int64 else h

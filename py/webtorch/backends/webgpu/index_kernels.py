@@ -6,6 +6,8 @@ webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes, atomics fo
 the data. Index ranges must be checked before anything is written (PyTorch raises at the call): free when
 the index storage's bounds are known on the host (index_bounds.py), else one flush and a readback of its
 min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides (the generated elementwise kernel).
+int64 index tensors are narrowed to int32 offsets after that check (index_bounds.index32); int64 values are taken
+as two words (vec2<u32>), but scattered on the host (no 64-bit atomics; a word-wise store could mix duplicates).
 """
 import struct
 
@@ -14,11 +16,11 @@ from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
 from . import codegen, dtypes as T, kernels
 from .graph import View
-from .index_bounds import index_range, keep_bounds
+from .index_bounds import index32, index_range, keep_bounds
 from .views import broadcast_strides
 
 MAX_RANK = 8
-_TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: ("i32", 1), D.uint32: ("u32", 2),
+_TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: (T.I64, None), D.uint32: ("u32", 2),
          D.bool_: ("u32", 2), D.uint8: ("i32", 1), D.int8: ("i32", 1), D.int16: ("i32", 1)}
 _MODES = {None: 0, "sum": 1, "mean": 1, "prod": 2, "amax": 3, "amin": 4}
 _BOOL_MODES = {None: 0, "sum": 3, "prod": 4, "amax": 3, "amin": 4}  # or, and
@@ -85,7 +87,7 @@ class WebGPUIndexMixin:
         """int32 linear offsets idx * stride (idx + size where negative, when ``wrap``): idx itself when no
         arithmetic is needed (no dispatch)."""
         if stride == 1 and not wrap:
-            return idx
+            return index32(self, idx)
         lin = self.elementwise("mul", [idx, stride], D.int32)
         if wrap:
             neg = self.elementwise("lt", [idx, 0], D.int32)
@@ -151,9 +153,10 @@ class WebGPUIndexMixin:
         if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
             self._ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 
-    def _native_index(self, h, rank, *others):
-        """Whether the kernels handle h: a dtype they know, at most MAX_RANK dims, src handles on this device."""
-        return h.dtype in _TYPE and rank <= MAX_RANK and all(isinstance(o, View) or o is None or
+    def _native_index(self, h, rank, *others, write=False):
+        """Whether the kernels handle h: a dtype they know (to write: one that fits a 32-bit word), at most
+        MAX_RANK dims, src handles on this device."""
+        return h.dtype in _TYPE and not (write and h.dtype is D.int64) and rank <= MAX_RANK and all(isinstance(o, View) or o is None or
                                                              isinstance(o, (bool, int, float)) for o in others)
 
     # ---- the primitives -------------------------------------------------------------------------------------
@@ -172,7 +175,7 @@ class WebGPUIndexMixin:
         indices, values = [self._on_device(ix) for ix in indices], self._on_device(values)
         idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
         out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
-        if not idx_dims or not self._native_index(h, out_rank, values):
+        if not idx_dims or not self._native_index(h, out_rank, values, write=True):
             from .fallback import host_fallback
             return host_fallback(self, "index_put_", h, indices, values, accumulate)
         shape, xs, lin, ls = self._advanced(h, indices)
@@ -196,7 +199,7 @@ class WebGPUIndexMixin:
     def scatter_(self, h, dim, index, src, reduce, include_self):
         self._writable(h)
         index, src = self._on_device(index), self._on_device(src)
-        if not self._native_index(h, len(index.shape), src) or (reduce == "mean" and h.dtype is D.bool_):
+        if not self._native_index(h, len(index.shape), src, write=True) or (reduce == "mean" and h.dtype is D.bool_):
             from .fallback import host_fallback
             return host_fallback(self, "scatter_", h, dim, index, src, reduce, include_self)
         self._check_index(index, h.shape[dim], dim, False)
@@ -228,12 +231,12 @@ class WebGPUIndexMixin:
         flat = View(flags.st, (n,), (1,), 0)
         cum = self.cumulative("sum", flat, 0, D.int32) if n else flat
         count = self.item(self.slice(cum, (slice(n - 1, n, 1),))) if n else 0
-        out = self._new((count, rank), D.int64)
+        out = self._new((count, rank), D.int32)
         if count and rank:
             words = (n, rank, 0, 0) + _dims(h.shape)
             self._record_kernel("index_nonzero", kernels.template("index_nonzero"), struct.pack("<12I", *words),
                                 codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
-        return out
+        return self.cast(out, D.int64)
 
     def flip(self, h, dims):
         offset = h.offset + sum((h.shape[d] - 1) * h.strides[d] for d in dims if h.shape[d])

@@ -7,6 +7,8 @@ values, so the file compiles as-is (the test compiles every file) and each varia
 import re
 from importlib import resources
 
+_VALUES = re.compile(r"// @values-begin\n.*?// @values-end\n", re.S)
+
 _texts = {}
 
 
@@ -34,3 +36,12 @@ def specialize(name, **values):
         if n != 1:
             raise KeyError(f"kernel {name}.wgsl has no specialization point '{key}'")
     return src
+
+
+def with_values(src, functions):
+    """Kernel source ``src`` with its value functions (the lines between ``// @values-begin`` and
+    ``// @values-end``) replaced by ``functions``: the int64 variant of a kernel written for 32-bit values."""
+    out, n = _VALUES.subn(lambda _: "// @values-begin\n" + functions + "\n// @values-end\n", src, count=1)
+    if n != 1:
+        raise KeyError("kernel source has no '// @values-begin' ... '// @values-end' region")
+    return out

@@ -36,6 +36,8 @@ class PadKernels:
         pads = tuple((int(a), int(b)) for a, b in pads)
         if x.dtype is D.float16:
             return self.cast(self.pad(self.cast(x, D.float32), pads, mode, value), D.float16)
+        if x.dtype is D.int64:  # pad_nd moves 32-bit words
+            return host_fallback(self, "pad", x, pads, mode, value)
         if len(x.shape) > MAX_RANK:  # fold the leading unpadded dims into one
             lead = len(x.shape) - MAX_RANK + 1
             if any(p != (0, 0) for p in pads[:lead]):

@@ -5,10 +5,10 @@ from ... import _dtype as D
 from ..window_geometry import out_size, prod
 from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback
-from .index_bounds import check_index_range
+from .index_bounds import check_index_range, index32
 
 # dtype -> (WGSL type, is float) of the kernels that compute in the element type
-_ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False), D.int64: ("i32", False)}
+_ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False)}  # int64 pools on the host (no 64-bit kernel)
 
 
 def plane_geometry(x):
@@ -42,7 +42,7 @@ class PoolKernels:
         wgsl_t, is_float = _ELEMENT[xc.dtype]
         shape = x.shape[:2] + out
         vals = self._new(shape, xc.dtype)
-        idx = self._new(shape, D.int64)
+        idx = self._new(shape, D.int32)
         total = vals.numel
         if total:
             groups, width = grid256(total)
@@ -55,7 +55,7 @@ class PoolKernels:
             self._record_kernel("pool_max", src, params, groups, [xc.st.buf, vals.st.buf, idx.st.buf],
                                 [xc.st.buf], [vals.st.buf, idx.st.buf])
             idx.st.buf.bounds = (0, max(prod(x.shape[2:]) - 1, 0))  # indices point into the plane by construction
-        return (vals if vals.dtype is x.dtype else self.cast(vals, x.dtype)), idx
+        return (vals if vals.dtype is x.dtype else self.cast(vals, x.dtype)), self.cast(idx, D.int64)
 
     def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
         xc = self._elementwise_dtype(x)
@@ -103,7 +103,7 @@ class PoolKernels:
         out = self.full(src.shape[:2] + tuple(plane_shape), 0, src_c.dtype)
         total = src.numel
         if total:
-            src_c, idx = dense(self, src_c), dense(self, indices)
+            src_c, idx = dense(self, src_c), dense(self, index32(self, indices))
             groups, width = grid256(total)
             j = prod(src.shape[2:])
             params = pack([(total, j, plane, width)])
@@ -116,13 +116,15 @@ class PoolKernels:
     def gather_plane(self, src, indices):
         if src.dtype is D.float16:  # the kernel moves 32-bit words
             return self.cast(self.gather_plane(self.cast(src, D.float32), indices), D.float16)
+        if src.dtype is D.int64:
+            return host_fallback(self, "gather_plane", src, indices)
         plane = prod(src.shape[2:])
         check_index_range(self, indices, plane, lambda bad: RuntimeError(
             f"index {bad} is out of bounds for a plane of {plane} elements"))
         out = self._new(indices.shape, src.dtype)
         total = out.numel
         if total:
-            src_c, idx = dense(self, src, offset_ok=True), dense(self, indices)
+            src_c, idx = dense(self, src, offset_ok=True), dense(self, index32(self, indices))
             groups, width = grid256(total)
             params = pack([(total, prod(indices.shape[2:]), plane, width), (src_c.offset, 0, 0, 0)])
             self._record_kernel("pool_gather_plane", source("pool_gather_plane"), params, groups,

@@ -36,7 +36,7 @@ class WebGPURandpermMixin:
         p = 1 << (n - 1).bit_length()
         block = min(p, BLOCK)
         keys = self._random(2, (p,), 0, _KEY_RANGE, rng, D.int32)
-        vals = self._new((p,), D.int64)
+        vals = self._new((p,), D.int32)
         kb, vb = keys.st.buf, vals.st.buf
         blocks = codegen.grid(p // block)
 
@@ -57,7 +57,7 @@ class WebGPURandpermMixin:
             local(k, k, False)
             k *= 2
         first = View(vals.st, (n,), (1,), 0)
-        out = self.contiguous(first) if dtype is D.int64 else self.cast(first, dtype)
+        out = self.cast(first, dtype)
         if dtype in (D.int32, D.int64):
             keep_bounds(out, (0, n - 1))  # a permutation of 0..n-1: index checks need no readback
         return out

@@ -3,20 +3,50 @@
 Mixed into WebGPUBackend. ``cumulative`` is one dispatch of webgpu-shaders/scan_cumulative.wgsl (a
 workgroup scan per row, or an invocation per row when rows are short); ``sort``/``topk`` one dispatch of
 sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the counted host path);
-``searchsorted`` one dispatch of sort_searchsorted.wgsl. All stay lazy.
+``searchsorted`` one dispatch of sort_searchsorted.wgsl. All stay lazy. int64 values run the same kernels with
+64-bit value functions (``_source``); the kernels write int32 indices, widened to int64 by one cast.
 """
 import struct
 
 from ... import _dtype as D
-from . import codegen, dtypes as T
+from . import codegen, dtypes as T, kernels
 from .graph import View
-from .index_kernels import MAX_RANK, _dims, _source
+from .index_kernels import MAX_RANK, _dims, _source as _source32
 from .index_bounds import keep_bounds
+from .wgsl_ops import helper_sources
 
 SORT_MAX_N = 2048
 SEQUENTIAL_MAX = 32  # rows up to this long are scanned by one invocation each
-_T = {D.float32: "f32", D.int32: "i32", D.int64: "i32", D.uint32: "u32", D.bool_: "u32", D.uint8: "i32",
+_T = {D.float32: "f32", D.int32: "i32", D.int64: T.I64, D.uint32: "u32", D.bool_: "u32", D.uint8: "i32",
       D.int8: "i32", D.int16: "i32"}
+# the value functions of each kernel for int64 (two's complement vec2<u32>): no NaN, signed 64-bit order/arithmetic
+_I64_VALUES = {
+    "scan_cumulative": ("""fn is_nan(v: T) -> bool { return false; }
+fn right_wins(l: T, r: T) -> bool { return select(!wt_i64_lt(l, r), !wt_i64_lt(r, l), OP == 3u); }
+fn combine(l: T, r: T) -> T {
+  switch OP {
+    case 0u: { return wt_i64_add(l, r); }
+    case 1u: { return wt_i64_mul(l, r); }
+    default: { return select(l, r, right_wins(l, r)); }
+  }
+}""", ("wt_i64_lt", "wt_i64_add", "wt_i64_mul")),
+    "sort_bitonic": ("fn is_nan(v: T) -> bool { return false; }\nfn less(a: T, b: T) -> bool { return wt_i64_lt(a, b); }",
+                     ("wt_i64_lt",)),
+    "sort_searchsorted": ("fn less(a: T, b: T) -> bool { return wt_i64_lt(a, b); }", ("wt_i64_lt",)),
+}
+_SOURCES = {}
+
+
+def _source(name, **values):
+    """Kernel ``name`` specialized; its int64 variant (T = vec2<u32>) with the 64-bit value functions."""
+    if values.get("T") != T.I64:
+        return _source32(name, **values)
+    key = (name,) + tuple(sorted(values.items()))
+    s = _SOURCES.get(key)
+    if s is None:
+        fns, helpers = _I64_VALUES[name]
+        s = _SOURCES[key] = kernels.with_values(_source32(name, **values), helper_sources(helpers) + "\n" + fns)
+    return s
 _OPS = {"sum": 0, "prod": 1, "logsumexp": 2, "max": 3, "min": 4}
 
 
@@ -47,7 +77,7 @@ class WebGPUScanSortMixin:
             return self._host("cumulative", op, h, dim, dtype, reverse)
         x = h if h.dtype is dtype else self.cast(h, dtype)
         out = self._new(h.shape, dtype)
-        idx = self._new(h.shape, D.int64) if op in ("max", "min") else None
+        idx = self._new(h.shape, D.int32) if op in ("max", "min") else None
         L = h.shape[dim]
         rows = h.numel // L if L else 0
         if rows:
@@ -63,7 +93,7 @@ class WebGPUScanSortMixin:
                                 [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
             if dtype in T.SMALL_INTS and op in ("sum", "prod"):  # the scan ran in i32: wrap
                 self._ew("copy", [out], dtype, dtype, out.shape, out=out)
-        return (out, idx) if idx is not None else out
+        return (out, self.cast(idx, D.int64)) if idx is not None else out
 
     def _sorted_rows(self, h, dim, descending, k):
         """(values, int64 indices) of the first k of each row sorted along dim; None when rows are too long."""
@@ -72,7 +102,7 @@ class WebGPUScanSortMixin:
             return None
         shape = h.shape[:dim] + (k,) + h.shape[dim + 1:]
         out = self._new(shape, h.dtype)
-        idx = self._new(shape, D.int64)
+        idx = self._new(shape, D.int32)
         rows = h.numel // L if L else 0
         if rows and k:
             n = 2
@@ -83,7 +113,7 @@ class WebGPUScanSortMixin:
             src = _source("sort_bitonic", T=_T[h.dtype], FLOAT=h.dtype is D.float32, DESCENDING=bool(descending))
             self._record_kernel("sort_bitonic", src, struct.pack("<36I", *words), codegen.grid(rows),
                                 [h.st.buf, out.st.buf, idx.st.buf], [h.st.buf], [out.st.buf, idx.st.buf])
-        return out, idx
+        return out, self.cast(idx, D.int64)
 
     def sort(self, h, dim, descending, stable):
         if not h.shape:
@@ -101,12 +131,14 @@ class WebGPUScanSortMixin:
         if not isinstance(values, View) or _T.get(seq.dtype) is None or _T.get(values.dtype) is None:
             return self._host("searchsorted", seq, values, right, out_int32)
         if _T[seq.dtype] != _T[values.dtype]:  # compare in the promoted type, as PyTorch does
-            if D.float32 not in (seq.dtype, values.dtype):
+            common = D.float32 if D.float32 in (seq.dtype, values.dtype) else \
+                D.int64 if D.int64 in (seq.dtype, values.dtype) else None
+            if common is None:
                 return self._host("searchsorted", seq, values, right, out_int32)
-            seq, values = self.cast(seq, D.float32), self.cast(values, D.float32)
+            seq, values = self.cast(seq, common), self.cast(values, common)
         seq = seq if seq.is_contiguous() else self.contiguous(seq)
         values = values if values.is_contiguous() else self.contiguous(values)
-        out = self._new(values.shape, D.int32 if out_int32 else D.int64)
+        out = self._new(values.shape, D.int32)
         n = values.numel
         if n:
             length = seq.shape[-1]
@@ -116,4 +148,4 @@ class WebGPUScanSortMixin:
             self._record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256)),
                                 [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
             keep_bounds(out, (0, length))  # insertion points: index checks on them need no readback
-        return out
+        return out if out_int32 else self.cast(out, D.int64)

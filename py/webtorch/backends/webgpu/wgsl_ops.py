@@ -1,11 +1,13 @@
 """WGSL for each elementwise op of backends/base.py ELEMENTWISE_OPS, and the helper functions they use.
 
 ``expr(op, args, ct, need)`` returns a WGSL expression: ``args`` are WGSL expressions already in the
-compute type ``ct`` ("f32", "i32", "u32" or "bool"; None for a missing clamp bound); ``need(name)``
+compute type ``ct`` ("f32", "i32", "u32", "bool", or int64's ``vec2<u32>`` (wgsl_int64.py); None for a missing
+clamp bound); ``need(name)``
 asks for a helper function of HELPERS to be emitted into the kernel. Comparison/logic ops give bool.
 PyTorch semantics that WGSL leaves undefined (NaN through max/min, pow of negative bases, integer
 floor division and modulo signs) are spelled out here.
 """
+from . import wgsl_int64
 
 HELPERS = {
     # inf/NaN from their bits through a function call: a const-expression that evaluates to inf/NaN is a
@@ -132,7 +134,8 @@ HELPERS = {
 _DEPS = {"wt_pow": ("wt_f32_bits",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
          "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
          "wt_logaddexp": ("wt_log1p",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
-         "wt_log": ("wt_f32_bits",)}
+         "wt_log": ("wt_f32_bits",), **wgsl_int64.DEPS}
+HELPERS.update(wgsl_int64.HELPERS)
 
 
 def helper_sources(names):
@@ -153,7 +156,9 @@ def helper_sources(names):
 
 
 def expr(op, args, ct, need):
-    """WGSL expression for ``op`` over compute-typed argument expressions ``args``."""
+    """WGSL expression for ``op`` over compute-typed argument expressions ``args`` (None: no int64 form)."""
+    if ct == wgsl_int64.TYPE:
+        return wgsl_int64.expr(op, args, need)
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
     f = ct == "f32"
