@@ -134,8 +134,8 @@ def _offset_bags(rows, keep, mode, offsets, include_last_offset):
             not_top = cand != top.gather(0, idx)
             if keep is not None:
                 not_top = not_top | (weight == 0)
-            pos = arange(n, device=rows.device).unsqueeze(1).expand(n, dim).masked_fill(not_top, n)
-            first = full((bags + 2, dim), n, dtype=D.int64, device=rows.device)
+            pos = arange(n, dtype=D.int32, device=rows.device).unsqueeze(1).expand(n, dim).masked_fill(not_top, n)
+            first = full((bags + 2, dim), n, dtype=D.int32, device=rows.device)
             first = first.scatter_reduce(0, idx, pos, "amin", include_self=True)
             # PyTorch's max_indices: the first element holding each bag's maximum gets the gradient
             weight = ((pos == first.gather(0, idx)) & not_top.logical_not()).to(rows.dtype)

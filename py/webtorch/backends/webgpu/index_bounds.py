@@ -41,6 +41,12 @@ def keep_bounds(out, bounds):
     out.st.buf.bounds = None if bounds is None else (int(bounds[0]), int(bounds[1]))
 
 
+def fits_int32(bounds, scale=1):
+    """Whether values within host-known ``bounds`` ((min, max) or None), and sums of ``scale`` of them, fit int32:
+    then an int64 tensor may run through an int32 kernel exactly (its result widened back)."""
+    return bounds is not None and max(-bounds[0], bounds[1], 0) * scale <= (1 << 31) - 1 and bounds[0] >= -(1 << 31)
+
+
 def index32(be, h):
     """The int32 view a kernel binds for the range-checked integer index view h (int64: one narrowing cast to
     its low words, exact because the values were checked to lie within a 32-bit size)."""

@@ -7,7 +7,8 @@ the data. Index ranges must be checked before anything is written (PyTorch raise
 the index storage's bounds are known on the host (index_bounds.py), else one flush and a readback of its
 min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides (the generated elementwise kernel).
 int64 index tensors are narrowed to int32 offsets after that check (index_bounds.index32); int64 values are taken
-as two words (vec2<u32>), but scattered on the host (no 64-bit atomics; a word-wise store could mix duplicates).
+as two words (vec2<u32>); they are scattered (no 64-bit atomics, and a word-wise store could mix duplicates) by
+the int32 kernels when assign/max/min meet values the host knows to fit int32, else on the host (counted).
 """
 import struct
 
@@ -16,7 +17,7 @@ from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
 from . import codegen, dtypes as T, kernels
 from .graph import View
-from .index_bounds import index32, index_range, keep_bounds
+from .index_bounds import fits_int32, index32, index_range, keep_bounds
 from .views import broadcast_strides
 
 MAX_RANK = 8
@@ -170,9 +171,23 @@ class WebGPUIndexMixin:
         shape, xs, lin, ls = self._advanced(h, indices)
         return self._take(h, h.offset, xs, lin, ls, shape)
 
+    def _as_int32(self, h, src, reduce):
+        """An int32 copy of int64 target h and src (a View or a Python int) when the scatter ``reduce`` (None, amax,
+        amin) keeps every value inside the int32 range the host knows both to lie in; else None."""
+        if h.dtype is not D.int64 or reduce not in (None, "amax", "amin"):
+            return None
+        ranges = [h.st.buf.bounds, src.st.buf.bounds if isinstance(src, View) else (int(src), int(src))]
+        if not all(fits_int32(b) for b in ranges) or (isinstance(src, View) and src.dtype not in (D.int64, D.int32)):
+            return None
+        return self.cast(h, D.int32), self.cast(src, D.int32) if isinstance(src, View) else int(src)
+
     def index_put_(self, h, indices, values, accumulate):
         self._writable(h)
         indices, values = [self._on_device(ix) for ix in indices], self._on_device(values)
+        narrow = None if accumulate else self._as_int32(h, values, None)
+        if narrow is not None:
+            self.copy_(h, self.index_put_(narrow[0], indices, narrow[1], False))
+            return h
         idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
         out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
         if not idx_dims or not self._native_index(h, out_rank, values, write=True):
@@ -199,6 +214,10 @@ class WebGPUIndexMixin:
     def scatter_(self, h, dim, index, src, reduce, include_self):
         self._writable(h)
         index, src = self._on_device(index), self._on_device(src)
+        narrow = self._as_int32(h, src, reduce)
+        if narrow is not None:
+            self.copy_(h, self.scatter_(narrow[0], dim, index, narrow[1], reduce, include_self))
+            return h
         if not self._native_index(h, len(index.shape), src, write=True) or (reduce == "mean" and h.dtype is D.bool_):
             from .fallback import host_fallback
             return host_fallback(self, "scatter_", h, dim, index, src, reduce, include_self)

@@ -1,5 +1,6 @@
 """WGSL kernels of pad (pad_nd.wgsl, one dispatch for every dim) and pad_backward (pad_backward.wgsl, one
-dispatch per padded dim: the adjoint of each dim's padding folded back in turn)."""
+dispatch per padded dim: the adjoint of each dim's padding folded back in turn). pad_nd moves 32-bit words: an int64
+tensor is padded as its words (a trailing dim of 2), a constant c as (x - c) padded with 0, plus c (exact mod 2^64)."""
 import struct
 
 from ... import _dtype as D
@@ -36,10 +37,8 @@ class PadKernels:
         pads = tuple((int(a), int(b)) for a, b in pads)
         if x.dtype is D.float16:
             return self.cast(self.pad(self.cast(x, D.float32), pads, mode, value), D.float16)
-        if x.dtype is D.int64:  # pad_nd moves 32-bit words
-            return host_fallback(self, "pad", x, pads, mode, value)
-        if len(x.shape) > MAX_RANK:  # fold the leading unpadded dims into one
-            lead = len(x.shape) - MAX_RANK + 1
+        if len(x.shape) > MAX_RANK - (x.dtype is D.int64):  # fold the leading unpadded dims into one
+            lead = len(x.shape) - MAX_RANK + 1 + (x.dtype is D.int64)
             if any(p != (0, 0) for p in pads[:lead]):
                 return host_fallback(self, "pad", x, pads, mode, value)
             xc = dense(self, x)
@@ -47,16 +46,29 @@ class PadKernels:
             y = self.pad(folded, ((0, 0),) + pads[lead:], mode, value)
             return self.reshape_view(y, x.shape[:lead] + y.shape[1:])
         out_shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
+        if x.dtype is D.int64:
+            shift = int(value) if mode == "constant" else 0
+            xs = self.elementwise("sub", [x, shift], D.int64) if shift else x
+            y = self._new(out_shape, D.int64)
+            self._pad_words(xs.st.buf, xs.shape + (2,), tuple(2 * s for s in xs.strides) + (1,), 2 * xs.offset,
+                            pads + ((0, 0),), mode, 0, y.st.buf, out_shape + (2,))
+            return self.elementwise("add", [y, shift], D.int64) if shift else y
         y = self._new(out_shape, x.dtype)
-        total = y.numel
+        self._pad_words(x.st.buf, x.shape, x.strides, x.offset, pads, mode,
+                        _value_bits(value, x.dtype) if mode == "constant" else 0, y.st.buf, out_shape)
+        return y
+
+    def _pad_words(self, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, out_shape):
+        """One pad_nd dispatch: 32-bit words of geometry (shape, strides, offset) in ``xbuf`` padded into the
+        contiguous ``out_shape`` words of ``ybuf``."""
+        total = prod(out_shape)
         if total:
             groups, width = grid256(total)
-            words = [(total, len(x.shape), width, _value_bits(value, x.dtype) if mode == "constant" else 0)]
-            words += _rows(out_shape, 1) + _rows(x.shape, 1) + _rows([a for a, _ in pads]) + _rows(x.strides)
-            words.append((x.offset, 0, 0, 0))
+            words = [(total, len(shape), width, value_bits)]
+            words += _rows(out_shape, 1) + _rows(shape, 1) + _rows([a for a, _ in pads]) + _rows(strides)
+            words.append((offset, 0, 0, 0))
             self._record_kernel("pad_nd", source("pad_nd", MODE=f"{_MODES[mode]}u"), pack(words), groups,
-                                [x.st.buf, y.st.buf], [x.st.buf], [y.st.buf])
-        return y
+                                [xbuf, ybuf], [xbuf], [ybuf])
 
     def pad_backward(self, g, pads, mode):
         if g.dtype is D.float16:

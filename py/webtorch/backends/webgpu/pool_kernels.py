@@ -5,10 +5,10 @@ from ... import _dtype as D
 from ..window_geometry import out_size, prod
 from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback
-from .index_bounds import check_index_range, index32
+from .index_bounds import check_index_range, fits_int32, index32
 
 # dtype -> (WGSL type, is float) of the kernels that compute in the element type
-_ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False)}  # int64 pools on the host (no 64-bit kernel)
+_ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False)}
 
 
 def plane_geometry(x):
@@ -20,10 +20,13 @@ def plane_geometry(x):
 class PoolKernels:
     """max_pool, adaptive_max_pool, avg_pool, avg_pool_backward, scatter_plane, gather_plane."""
 
-    def _elementwise_dtype(self, x):
-        """The float32/int32 view to compute x's pooling on (float16 cast up), or None for the host fallback."""
+    def _elementwise_dtype(self, x, scale=1):
+        """The float32/int32 view to compute x's pooling on (float16 cast up; int64 narrowed when the host knows its
+        values, and sums of ``scale`` of them, fit int32), or None for the host fallback."""
         if x.dtype is D.float16:
             return self.cast(x, D.float32)
+        if x.dtype is D.int64:
+            return self.cast(x, D.int32) if fits_int32(x.st.buf.bounds, scale) else None
         return x if x.dtype in _ELEMENT else None
 
     def max_pool(self, x, kernel, stride, padding, dilation, ceil_mode):
@@ -58,7 +61,7 @@ class PoolKernels:
         return (vals if vals.dtype is x.dtype else self.cast(vals, x.dtype)), self.cast(idx, D.int64)
 
     def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        xc = self._elementwise_dtype(x)
+        xc = self._elementwise_dtype(x, prod(kernel))
         if xc is None:
             return host_fallback(self, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
                                  divisor_override)
@@ -69,7 +72,7 @@ class PoolKernels:
 
     def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                           divisor_override):
-        gc = self._elementwise_dtype(g)
+        gc = self._elementwise_dtype(g, prod(kernel))
         if gc is None:
             return host_fallback(self, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
@@ -94,7 +97,7 @@ class PoolKernels:
 
     def scatter_plane(self, src, indices, plane_shape, accumulate):
         plane = prod(plane_shape)
-        src_c = self._elementwise_dtype(src)
+        src_c = self._elementwise_dtype(src, prod(src.shape[2:]) if accumulate else 1)
         if src_c is None:
             return host_fallback(self, "scatter_plane", src, indices, plane_shape, accumulate)
         check_index_range(self, indices, plane, lambda bad: RuntimeError(
