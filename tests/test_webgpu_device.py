@@ -28,6 +28,13 @@ def test_shader_specializations_compile():
         rt.compile("random_philox", kernels.specialize("random_philox", KIND=f"{kind}u", OutT=out))
 
 
+def test_int64_kernel_variants_compile_on_naga():
+    from webtorch.backends.webgpu import wgsl_int64
+    rt = wg.get_backend().rt
+    for name, src in wgsl_int64.kernel_sources().items():
+        rt.compile(name, src)
+
+
 def test_compile_error_names_kernel_and_line():
     from webtorch.backends.webgpu.runtime import ShaderCompileError
     bad = "@compute @workgroup_size(1)\nfn main() {\n  let x: f32 = undefined_name;\n}\n"

@@ -241,3 +241,21 @@ def expr(op, args, need):
             x = f"select({x}, {hi}, {h('wt_i64_lt', hi, x)})"
         return x
     return None
+
+
+def kernel_sources():
+    """{name: WGSL} of the kernels int64 adds to the shipped templates' own forms: their 64-bit variants, and
+    every helper above in one module (what the Tint and naga compile tests build)."""
+    from .backend import _random_source
+    from .index_kernels import _source as specialized
+    from .scan_sort_kernels import _source
+    from ... import _dtype as D
+    out = {f"scan_cumulative[int64,op{op},{seq}]": _source("scan_cumulative", T=TYPE, FLOAT=False, OP=f"{op}u",
+                                                           SEQUENTIAL=seq) for op in (0, 3) for seq in (False, True)}
+    out["sort_bitonic[int64]"] = _source("sort_bitonic", T=TYPE, FLOAT=False, DESCENDING=True)
+    out["sort_searchsorted[int64]"] = _source("sort_searchsorted", T=TYPE, RIGHT=True)
+    out["index_take[int64]"] = specialized("index_take", T=TYPE)
+    out["random_philox[raw words]"] = _random_source(3, D.uint32)
+    from .wgsl_ops import helper_sources
+    out["int64 helpers"] = helper_sources(HELPERS) + "\n@compute @workgroup_size(1)\nfn main() {}\n"
+    return out
