@@ -236,3 +236,11 @@ def test_pooling_narrows_only_values_known_to_fit():
     big = webtorch.tensor(x, device=DEV) * 2 ** 34  # computed on the device: no known bounds, values past int32
     ref = torch.nn.functional.max_pool2d(torch.tensor(x) * 2 ** 34, 2)
     assert webtorch.nn.functional.max_pool2d(big, 2).tolist() == ref.tolist()  # on the host (counted), exact
+
+
+def test_int64_indices_are_read_in_place_by_the_take_kernel():
+    x = webtorch.tensor(np.arange(12, dtype=np.float32), device=DEV)
+    i = webtorch.tensor([5, 0, 2, 11], device=DEV)  # uploaded: bounds known, no readback for the check
+    r, n = counted(lambda: (x.index_select(0, i).tolist(), x[i[1:]].tolist(), x.gather(0, i).tolist()))
+    assert r == ([5.0, 0.0, 2.0, 11.0], [0.0, 2.0, 11.0], [5.0, 0.0, 2.0, 11.0])
+    assert n == {"dispatches": 3, "submits": 3, "host_fallbacks": 0}  # one take each, no narrowing copy

@@ -6,7 +6,8 @@ webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes, atomics fo
 the data. Index ranges must be checked before anything is written (PyTorch raises at the call): free when
 the index storage's bounds are known on the host (index_bounds.py), else one flush and a readback of its
 min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides (the generated elementwise kernel).
-int64 index tensors are narrowed to int32 offsets after that check (index_bounds.index32); int64 values are taken
+int64 index tensors are read after that check through their low words (LIN bound as i32 with doubled strides and
+offset: no copy) or folded into int32 offsets by the arithmetic above; int64 values are taken
 as two words (vec2<u32>); they are scattered (no 64-bit atomics, and a word-wise store could mix duplicates) by
 the int32 kernels when assign/max/min meet values the host knows to fit int32, else on the host (counted).
 """
@@ -17,7 +18,7 @@ from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
 from . import codegen, dtypes as T, kernels
 from .graph import View
-from .index_bounds import fits_int32, index32, index_range, keep_bounds
+from .index_bounds import fits_int32, index_range, keep_bounds
 from .views import broadcast_strides
 
 MAX_RANK = 8
@@ -47,6 +48,13 @@ def _bits(value, dtype):
     if dtype in T.SMALL_INTS:
         return T.wrap_int(int(value), dtype) & 0xFFFFFFFF
     return int(value) & 0xFFFFFFFF
+
+
+def _low_words(lin, ls):
+    """(offset, strides) at which the kernels' LIN (an i32 array) reads the offsets ``lin`` seen with strides ``ls``:
+    an int64 lin (a range-checked index used as is) through the low word of each element (little-endian)."""
+    w = 2 if lin.dtype is D.int64 else 1
+    return lin.offset * w, tuple(s * w for s in ls)
 
 
 def _identity(reduce, dtype):
@@ -85,10 +93,10 @@ class WebGPUIndexMixin:
         return lo < 0
 
     def _offsets(self, idx, stride, size, wrap):
-        """int32 linear offsets idx * stride (idx + size where negative, when ``wrap``): idx itself when no
-        arithmetic is needed (no dispatch)."""
+        """int32 linear offsets idx * stride (idx + size where negative, when ``wrap``): idx itself (int32 or int64)
+        when no arithmetic is needed (no dispatch)."""
         if stride == 1 and not wrap:
-            return index32(self, idx)
+            return idx
         lin = self.elementwise("mul", [idx, stride], D.int32)
         if wrap:
             neg = self.elementwise("lt", [idx, 0], D.int32)
@@ -124,7 +132,8 @@ class WebGPUIndexMixin:
         out = self._new(shape, x.dtype)
         n = out.numel
         if n:
-            words = (n, len(shape), x_offset, lin.offset) + _dims(shape) + _dims(xs) + _dims(ls)
+            lin_offset, ls = _low_words(lin, ls)
+            words = (n, len(shape), x_offset, lin_offset) + _dims(shape) + _dims(xs) + _dims(ls)
             self._record_kernel("index_take", _source("index_take", T=_TYPE[x.dtype][0]),
                                 struct.pack("<28I", *words), codegen.grid(-(-n // 256)),
                                 [x.st.buf, lin.st.buf, out.st.buf], [x.st.buf, lin.st.buf], [out.st.buf])
@@ -143,8 +152,9 @@ class WebGPUIndexMixin:
         # scatter_'s src may be larger than the index in any dim: same rank, read through its own strides
         ss = (0,) * len(shape) if scalar else src.strides if len(src.shape) == len(shape) and all(
             a >= b for a, b in zip(src.shape, shape)) else broadcast_strides(src.shape, src.strides, shape)
+        lin_offset, ls = _low_words(lin, ls)
         words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, 0,
-                 h.offset, lin.offset, 0 if scalar else src.offset, 0) \
+                 h.offset, lin_offset, 0 if scalar else src.offset, 0) \
             + _dims(shape) + _dims(os) + _dims(ls) + _dims(ss)
         sbuf = lin.st.buf if scalar else src.st.buf
         self._record_kernel("index_scatter", _source("index_scatter", MODE=f"{mode}u",
