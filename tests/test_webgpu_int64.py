@@ -10,7 +10,7 @@ import torch
 
 import webtorch
 
-from devices import adapter_kind
+from devices import DEVICES, adapter_kind
 from optest import check
 from webgpu_counts import counted
 
@@ -244,3 +244,15 @@ def test_int64_indices_are_read_in_place_by_the_take_kernel():
     r, n = counted(lambda: (x.index_select(0, i).tolist(), x[i[1:]].tolist(), x.gather(0, i).tolist()))
     assert r == ([5.0, 0.0, 2.0, 11.0], [0.0, 2.0, 11.0], [5.0, 0.0, 2.0, 11.0])
     assert n == {"dispatches": 3, "submits": 3, "host_fallbacks": 0}  # one take each, no narrowing copy
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8"])
+def test_shifts_by_every_amount(dtype, device):
+    vals = BIG.ravel().astype(dtype)
+    a = np.repeat(vals, 12)
+    s = np.tile(np.array([-2, -1, 0, 1, 5, 7, 8, 15, 31, 32, 63, 64], dtype=dtype if dtype != "uint8" else "int16"),
+                len(vals)).astype(dtype)
+    _no_fallback(lambda: check(lambda m, x, y: (x << y, x >> y, m.bitwise_left_shift(x, 3), x >> 1,
+                                                m.bitwise_right_shift(x, y)),
+                               a, s, device=device, grad=False))

@@ -26,6 +26,7 @@ ELEMENTWISE_OPS = {
     "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
     "logical_and": 2, "logical_or": 2, "logical_xor": 2, "logical_not": 1,
     "bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "bitwise_not": 1,
+    "bitwise_left_shift": 2, "bitwise_right_shift": 2,  # integers; a shift by < 0 or >= the width: 0 / sign fill
     "isnan": 1, "isinf": 1, "isfinite": 1, "signbit": 1,
     # unary math
     "neg": 1, "abs": 1, "sign": 1, "reciprocal": 1, "square": 1,

@@ -134,6 +134,16 @@ def _int_pow(a, b):
     return np.where(b < 0, neg_r, r)
 
 
+def _shift(a, b, left):
+    """a << b or a >> b (arithmetic) with PyTorch's results for a shift by < 0 or >= the width: 0, or the sign."""
+    a, b = np.asarray(a), np.asarray(b)
+    outside = (b < 0) | (b >= a.dtype.itemsize * 8)
+    s = np.where(outside, 0, b).astype(a.dtype)
+    if left:
+        return np.where(outside, 0, np.left_shift(a, s)).astype(a.dtype)
+    return np.where(outside, np.where(a < 0, -1, 0), np.right_shift(a, s)).astype(a.dtype)
+
+
 def _scalar(a, nd):
     """A Python number as a NumPy scalar of nd; integers wrap around as PyTorch's casts do (-1 -> 255 uint8)."""
     try:
@@ -154,6 +164,7 @@ _UFUNC = {
     "ge": np.greater_equal, "logical_and": np.logical_and, "logical_or": np.logical_or,
     "logical_xor": np.logical_xor, "logical_not": np.logical_not, "bitwise_and": np.bitwise_and,
     "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor, "bitwise_not": np.invert,
+    "bitwise_left_shift": lambda a, b: _shift(a, b, True), "bitwise_right_shift": lambda a, b: _shift(a, b, False),
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "signbit": np.signbit,
     "neg": np.negative, "abs": np.abs, "sign": np.sign, "reciprocal": np.reciprocal, "square": np.square,
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10,

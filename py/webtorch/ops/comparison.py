@@ -1,5 +1,6 @@
 """Comparisons, logic and bit ops (no gradient): eq/ne/lt/le/gt/ge, logical_*, bitwise_*, isnan/isinf/
-isfinite/signbit, equal, isclose/allclose, and the operators == != < <= > >= & | ^ ~ with their in-place forms.
+isfinite/signbit, equal, isclose/allclose, bitwise_left_shift/bitwise_right_shift, and the operators
+== != < <= > >= & | ^ ~ << >> with their in-place forms.
 """
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -44,6 +45,20 @@ def _bitwise(op):
 
 
 bitwise_and, bitwise_or, bitwise_xor = (_bitwise(n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor"))
+
+
+def _shift(op, kernel):
+    def fn(input, other):
+        dt = D.result_type(input, other)
+        if dt.is_floating_point or dt is D.bool_:
+            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{scalar_type_name(dt)}'")
+        return ew(op, (input, other), dt)
+    fn.__name__ = op
+    return fn
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", "lshift")
+bitwise_right_shift = _shift("bitwise_right_shift", "rshift")
 
 
 def logical_not(input):
@@ -106,12 +121,13 @@ FUNCTIONS = {
     "greater_equal": ge, "less_equal": le, "not_equal": ne,
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
     "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "signbit": signbit, "equal": equal,
     "isclose": isclose, "allclose": allclose,
 }
 METHODS = dict(FUNCTIONS)
 for _name in ("logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-              "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):
+              "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "eq", "ne", "lt", "le", "gt", "ge"):
     METHODS[_name + "_"] = inplace_method(FUNCTIONS[_name])
 
 DUNDERS = {
@@ -121,5 +137,8 @@ DUNDERS = {
     "__xor__": operator_method(bitwise_xor), "__rxor__": reflected_method(bitwise_xor),
     "__eq__": _eq_method(eq), "__ne__": _eq_method(ne), "__lt__": operator_method(lt), "__le__": operator_method(le),
     "__gt__": operator_method(gt), "__ge__": operator_method(ge),
+    "__lshift__": operator_method(bitwise_left_shift), "__rlshift__": reflected_method(bitwise_left_shift),
+    "__rshift__": operator_method(bitwise_right_shift), "__rrshift__": reflected_method(bitwise_right_shift),
     "__iand__": METHODS["bitwise_and_"], "__ior__": METHODS["bitwise_or_"], "__ixor__": METHODS["bitwise_xor_"],
+    "__ilshift__": METHODS["bitwise_left_shift_"], "__irshift__": METHODS["bitwise_right_shift_"],
 }

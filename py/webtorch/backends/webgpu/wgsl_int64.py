@@ -126,9 +126,26 @@ HELPERS = {
   }
   return r;
 }""",
+    # shifts by < 0 or >= 64 give 0 (left) or the sign (right), as PyTorch's
+    "wt_i64_shl": """fn wt_i64_shl(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let s = b.x;
+  if (b.y != 0u || s >= 64u) { return vec2<u32>(0u); }
+  if (s == 0u) { return a; }
+  if (s >= 32u) { return vec2<u32>(0u, a.x << (s - 32u)); }
+  return vec2<u32>(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+}""",
+    "wt_i64_shr": """fn wt_i64_shr(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let s = b.x;
+  let fill = select(0u, 0xffffffffu, wt_i64_isneg(a));
+  if (b.y != 0u || s >= 64u) { return vec2<u32>(fill); }
+  if (s == 0u) { return a; }
+  if (s >= 32u) { return vec2<u32>(bitcast<u32>(bitcast<i32>(a.y) >> (s - 32u)), fill); }
+  return vec2<u32>((a.x >> s) | (a.y << (32u - s)), bitcast<u32>(bitcast<i32>(a.y) >> s));
+}""",
 }
 
 DEPS = {
+    "wt_i64_shr": ("wt_i64_isneg",),
     "wt_i64_neg": ("wt_i64_sub",), "wt_i64_abs": ("wt_i64_neg", "wt_i64_isneg"),
     "wt_i64_mul": ("wt_u32_mulhi",), "wt_i64_from_f32": ("wt_i64_neg",),
     "wt_i64_to_f32": ("wt_i64_neg", "wt_i64_isneg"), "wt_u64_divmod": ("wt_i64_sub",),
@@ -221,6 +238,10 @@ def expr(op, args, need):
         return f"({a} {dict(bitwise_and='&', bitwise_or='|', bitwise_xor='^')[op]} {b})"
     if op == "bitwise_not":
         return f"(~{a})"
+    if op == "bitwise_left_shift":
+        return h("wt_i64_shl", a, b)
+    if op == "bitwise_right_shift":
+        return h("wt_i64_shr", a, b)
     if op in ("isnan", "isinf"):
         return "false"
     if op == "isfinite":

@@ -225,6 +225,11 @@ def expr(op, args, ct, need):
         return f"({a} {dict(bitwise_and='&', bitwise_or='|', bitwise_xor='^')[op]} {b})"
     if op == "bitwise_not":
         return f"!{a}" if bl else f"(~{a})"
+    if op in ("bitwise_left_shift", "bitwise_right_shift"):  # a shift by < 0 or >= 32: 0, or the sign (PyTorch)
+        s = f"u32({b})"
+        shifted = f"({a} {'<<' if op == 'bitwise_left_shift' else '>>'} {s})"
+        fill = f"select(0, -1, {a} < 0)" if i and op == "bitwise_right_shift" else f"{ct}(0)"
+        return f"select({fill}, {shifted}, {s} < 32u)"
     if op in ("isnan", "isinf"):
         return h("wt_" + op, a) if f else "false"
     if op == "isfinite":
