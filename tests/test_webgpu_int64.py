@@ -204,7 +204,7 @@ def test_random_int64_ranges():
         webtorch.randint(MIN, MAX, (3,), device=DEV)
 
 
-def test_int64_scatter_of_values_known_to_fit_int32_stays_on_the_device():
+def test_int64_scatter_of_values_that_fit_int32_stays_on_the_device():
     h = webtorch.full((3, 4), 5, dtype=webtorch.int64, device=DEV)
     src = webtorch.arange(8, device=DEV).reshape(2, 4)
     idx = webtorch.tensor([[0, 1, 2, 0], [2, 0, 1, 1]], device=DEV)
@@ -214,6 +214,12 @@ def test_int64_scatter_of_values_known_to_fit_int32_stays_on_the_device():
                               h.clone().index_put_((idx[0, :2], idx[1, :2]), src[1, :2]).tolist()))
     assert r == (th.clone().scatter_(0, ti, ts).tolist(), th.clone().scatter_reduce(0, ti, ts, "amin").tolist(),
                  th.clone().index_put_((ti[0, :2], ti[1, :2]), ts[1, :2]).tolist())
+    computed = webtorch.arange(8, device=DEV).reshape(2, 4) * 3 - 5  # no known bounds: its range is read back
+    counts = webtorch.zeros(5, dtype=webtorch.int64, device=DEV)
+    r = _no_fallback(lambda: (h.clone().scatter_add(0, idx, computed).tolist(),
+                              counts.index_put_((idx.reshape(-1) % 5,), webtorch.tensor(1, device=DEV), True).tolist()))
+    assert r == (th.clone().scatter_add(0, ti, ts * 3 - 5).tolist(),
+                 torch.zeros(5, dtype=torch.int64).index_put_((ti.reshape(-1) % 5,), torch.tensor(1), True).tolist())
 
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])

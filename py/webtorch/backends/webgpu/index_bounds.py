@@ -41,10 +41,18 @@ def keep_bounds(out, bounds):
     out.st.buf.bounds = None if bounds is None else (int(bounds[0]), int(bounds[1]))
 
 
-def fits_int32(bounds, scale=1):
-    """Whether values within host-known ``bounds`` ((min, max) or None), and sums of ``scale`` of them, fit int32:
-    then an int64 tensor may run through an int32 kernel exactly (its result widened back)."""
-    return bounds is not None and max(-bounds[0], bounds[1], 0) * scale <= (1 << 31) - 1 and bounds[0] >= -(1 << 31)
+def fits_int32(be, terms):
+    """Whether sums of values of integer views -- ``terms``: (view or Python int, count of its values in a sum) --
+    are known to fit int32 (host-known bounds, else each view's range read back): then an int64 computation may
+    run through an int32 kernel exactly (its result widened back)."""
+    total = 0
+    for h, count in terms:
+        if isinstance(h, int):
+            total += abs(h) * count
+        elif h.numel:
+            lo, hi = index_range(be, h, -(1 << 31) + 1, (1 << 31) - 1)
+            total += max(-lo, hi) * count
+    return total <= (1 << 31) - 1
 
 
 def index32(be, h):

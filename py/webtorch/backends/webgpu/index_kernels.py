@@ -9,7 +9,8 @@ min/max; nonzero reads back its count (its shape is data dependent). flip is a c
 int64 index tensors are read after that check through their low words (LIN bound as i32 with doubled strides and
 offset: no copy) or folded into int32 offsets by the arithmetic above; int64 values are taken
 as two words (vec2<u32>); they are scattered (no 64-bit atomics, and a word-wise store could mix duplicates) by
-the int32 kernels when assign/max/min meet values the host knows to fit int32, else on the host (counted).
+the int32 kernels when the values and any sums of them fit int32 (known bounds, else their range read back),
+else on the host (counted).
 """
 import struct
 
@@ -181,22 +182,25 @@ class WebGPUIndexMixin:
         shape, xs, lin, ls = self._advanced(h, indices)
         return self._take(h, h.offset, xs, lin, ls, shape)
 
-    def _as_int32(self, h, src, reduce):
-        """An int32 copy of int64 target h and src (a View or a Python int) when the scatter ``reduce`` (None, amax,
-        amin) keeps every value inside the int32 range the host knows both to lie in; else None."""
-        if h.dtype is not D.int64 or reduce not in (None, "amax", "amin"):
+    def _as_int32(self, h, src, reduce, n):
+        """An int32 copy of int64 target h and src (a View or a Python int) when scattering ``n`` values with
+        ``reduce`` (None, "sum", "mean", "amax", "amin") keeps every result inside int32; else None."""
+        if h.dtype is not D.int64 or reduce == "prod" or (isinstance(src, View) and src.dtype not in (D.int64, D.int32)):
             return None
-        ranges = [h.st.buf.bounds, src.st.buf.bounds if isinstance(src, View) else (int(src), int(src))]
-        if not all(fits_int32(b) for b in ranges) or (isinstance(src, View) and src.dtype not in (D.int64, D.int32)):
+        if not fits_int32(self, [(h, 1), (int(src) if not isinstance(src, View) else src,
+                                          n if reduce in ("sum", "mean") else 1)]):
             return None
         return self.cast(h, D.int32), self.cast(src, D.int32) if isinstance(src, View) else int(src)
 
     def index_put_(self, h, indices, values, accumulate):
         self._writable(h)
         indices, values = [self._on_device(ix) for ix in indices], self._on_device(values)
-        narrow = None if accumulate else self._as_int32(h, values, None)
+        n = 1
+        for s in broadcast_shapes(*(ix.shape for ix in indices if ix is not None)):
+            n *= s  # values accumulated into one element at most
+        narrow = self._as_int32(h, values, "sum" if accumulate else None, n)
         if narrow is not None:
-            self.copy_(h, self.index_put_(narrow[0], indices, narrow[1], False))
+            self.copy_(h, self.index_put_(narrow[0], indices, narrow[1], accumulate))
             return h
         idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
         out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
@@ -224,7 +228,7 @@ class WebGPUIndexMixin:
     def scatter_(self, h, dim, index, src, reduce, include_self):
         self._writable(h)
         index, src = self._on_device(index), self._on_device(src)
-        narrow = self._as_int32(h, src, reduce)
+        narrow = self._as_int32(h, src, reduce, index.numel)
         if narrow is not None:
             self.copy_(h, self.scatter_(narrow[0], dim, index, narrow[1], reduce, include_self))
             return h

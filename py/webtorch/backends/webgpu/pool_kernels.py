@@ -26,7 +26,7 @@ class PoolKernels:
         if x.dtype is D.float16:
             return self.cast(x, D.float32)
         if x.dtype is D.int64:
-            return self.cast(x, D.int32) if fits_int32(x.st.buf.bounds, scale) else None
+            return self.cast(x, D.int32) if fits_int32(self, [(x, scale)]) else None
         return x if x.dtype in _ELEMENT else None
 
     def max_pool(self, x, kernel, stride, padding, dilation, ceil_mode):
