@@ -226,8 +226,7 @@ def test_integer_division_family(device):
 
 def test_large_int_trunc_division(device):
     big = np.array([2 ** 40 + 1, -(2 ** 41) - 3], dtype=np.int64)
-    with webgpu_dtype_error(device, error=RuntimeError, match="out of range for int64 on device 'webgpu'"):
-        check(lambda m, a: (m.div(a, 3, rounding_mode="trunc"), a // 7), big, device=device)
+    check(lambda m, a: (m.div(a, 3, rounding_mode="trunc"), a // 7), big, device=device)
 
 
 def test_integer_zero_division(device):
