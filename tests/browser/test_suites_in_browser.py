@@ -114,14 +114,14 @@ def test_every_wgsl_kernel_compiles_on_tint(webtorch_browser):
         "import json\n"
         "import js\n"
         "from pyodide.ffi import run_sync\n"
-        "from webtorch.backends.webgpu import kernels\n"
+        "from webtorch.backends.webgpu import wgsl_loader\n"
         "b = js.webtorchBridge\n"
         "errors = {}\n"
-        "for name in kernels.names():\n"
-        "    err = run_sync(b.compileError(b.compile(name, kernels.template(name))))\n"
+        "for name in wgsl_loader.names():\n"
+        "    err = run_sync(b.compileError(b.compile(name, wgsl_loader.template(name))))\n"
         "    if err:\n"
         "        errors[name] = err\n"
-        "print(json.dumps({'names': kernels.names(), 'errors': errors}))\n")
+        "print(json.dumps({'names': wgsl_loader.names(), 'errors': errors}))\n")
     assert r.status == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     shipped = sorted(p.stem for p in (ROOT / "webgpu-shaders").glob("*.wgsl"))
