@@ -30,6 +30,12 @@ from . import distributions  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import legacy  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+from . import accelerator, amp, backends, cuda, distributed, onnx  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import is_autocast_enabled  # noqa: E402,F401
+from ._tensor_types import LEGACY_TYPES as _LEGACY_TYPES  # noqa: E402
+
+globals().update(_LEGACY_TYPES)
 
 __version__ = "0.1.0"
 
@@ -58,26 +64,3 @@ def is_nonzero(t):
     if t.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(t.item())
-
-
-class _Cuda:
-    """torch.cuda: never available in webtorch."""
-
-    @staticmethod
-    def is_available():
-        return False
-
-    @staticmethod
-    def device_count():
-        return 0
-
-    @staticmethod
-    def manual_seed(seed):
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed):
-        pass
-
-
-cuda = _Cuda()
