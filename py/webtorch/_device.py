@@ -66,10 +66,33 @@ def backend_for(dev):
     if be is None and t not in _BACKEND_MODULES:
         raise no_storage_error(t)
     if be is None:
-        import importlib
-        be = importlib.import_module(_BACKEND_MODULES[t]).get_backend()
+        be = _import_backend(t).get_backend()
         _backends[t] = be
     return be
+
+
+def _import_backend(t):
+    """The backend module of device type ``t``; device "cpu" without NumPy loads it in the page where it can,
+    else raises an error naming the cause and the way out."""
+    import importlib
+    import sys
+    try:
+        return importlib.import_module(_BACKEND_MODULES[t])
+    except ModuleNotFoundError as e:
+        if e.name != "numpy":
+            raise
+        if sys.platform != "emscripten":
+            raise ModuleNotFoundError(f"device '{t}' is webtorch's NumPy backend and NumPy is not installed: "
+                                      "pip install numpy (or use device 'webgpu')", name="numpy") from e
+        from .browser.numpy_on_demand import load_numpy
+        why = load_numpy()
+        if why is None:
+            return importlib.import_module(_BACKEND_MODULES[t])
+        raise ModuleNotFoundError(
+            f"device '{t}' is webtorch's NumPy backend, and this Pyodide has no NumPy ({why}). Load it before the "
+            "script (loadWebtorch({..., packages: ['numpy']}) or await pyodide.loadPackage('numpy'), from a site "
+            "that carries Pyodide's numpy wheel or online), or keep the work on 'webgpu': print(t), t.tolist() "
+            "and t.item() read webgpu tensors without .cpu()", name="numpy") from e
 
 
 class _DefaultDevice:
