@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from compat_harness import PROGRAMS, run_program, differences  # noqa: E402
 
 IN_PAGE = ("regression", "vae")
+ARGS = {"regression": ["--epochs", "20"], "vae": ["--epochs", "15"]}  # fewer steps: SwiftShader is slow
 # probe_start builds its data with the legacy CPU constructors (torch.FloatTensor) and loads with
 # map_location="cpu": device "cpu" needs NumPy, which this offline page cannot load, and must say so
 NEEDS_NUMPY = ("probe_start",)
@@ -37,7 +38,7 @@ print("PAGE", json.dumps({
 for name in NAMES:
     with open(name + ".pt", "wb") as f:
         f.write(base64.b64decode(open(name + ".b64").read()))
-    sys.argv = [name + ".py", "--init", name + ".pt"]
+    sys.argv = [name + ".py", *ARGS.get(name, []), "--init", name + ".pt"]
     print("PROGRAM", name)
     try:
         runpy.run_path(name + ".py", run_name="__main__")
@@ -50,10 +51,11 @@ def test_compat_programs_in_page(webtorch_browser, tmp_path):
     files, refs = {}, {}
     for name in IN_PAGE + NEEDS_NUMPY:
         init = tmp_path / f"{name}.pt"
-        refs[name] = run_program(name, "torch", init)
+        refs[name] = run_program(name, "torch", init, ARGS.get(name, ()))
         files[f"{name}.py"] = (PROGRAMS / f"{name}.py").read_text()
         files[f"{name}.b64"] = base64.b64encode(init.read_bytes()).decode()
-    r = webtorch_browser.run_source(f"NAMES = {list(IN_PAGE + NEEDS_NUMPY)!r}\n" + DRIVER, files=files, timeout=600)
+    header = f"NAMES = {list(IN_PAGE + NEEDS_NUMPY)!r}\nARGS = {ARGS!r}\n"
+    r = webtorch_browser.run_source(header + DRIVER, files=files, timeout=600)
     assert r.status == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     page = json.loads(next(ln for ln in r.stdout.splitlines() if ln.startswith("PAGE "))[5:])
     assert page["accelerator"] == "webgpu" and page["default_device"] == "webgpu", page
