@@ -187,3 +187,52 @@ def test_accelerator_reports_webgpu_only_when_chosen(monkeypatch):
     monkeypatch.setenv("WEBTORCH_ACCELERATOR", "cuda")
     with pytest.raises(RuntimeError, match="WEBTORCH_ACCELERATOR"):
         acc.is_available()
+
+
+def test_settings_read_back_as_pytorch_and_are_restored():
+    def settings(m):
+        threads, precision = m.get_num_threads(), m.get_float32_matmul_precision()
+        try:
+            m.set_float32_matmul_precision("high")
+            m.use_deterministic_algorithms(True, warn_only=True)
+            m.set_num_threads(3)
+            with m.backends.cudnn.flags(enabled=False, deterministic=True):
+                inside = (m.backends.cudnn.enabled, m.backends.cudnn.deterministic)
+            return (m.get_float32_matmul_precision(), m.are_deterministic_algorithms_enabled(),
+                    m.is_deterministic_algorithms_warn_only_enabled(), m.get_num_threads(), inside,
+                    m.backends.cudnn.enabled, m.version.cuda, m.mps.is_available(), m.xpu.device_count(),
+                    m.cuda.max_memory_allocated(), m.cuda.get_rng_state_all(), m.utils.data.get_worker_info(),
+                    m.random.manual_seed(4).initial_seed())
+        finally:
+            m.use_deterministic_algorithms(False)
+            m.set_num_threads(threads)
+            m.set_float32_matmul_precision(precision)
+    ref, ours = _both(settings)
+    assert ours == ref
+    with pytest.raises(RuntimeError, match="positive integer"):
+        webtorch.set_num_threads(0)
+
+
+def test_compile_runs_the_model_eagerly():
+    lin = webtorch.nn.Linear(2, 2)
+    assert webtorch.compile(lin) is lin and webtorch.compile(mode="max-autotune")(lin) is lin
+    with pytest.raises(RuntimeError, match="callable"):
+        webtorch.compile(3)
+
+
+@pytest.mark.parametrize("n,replicas,rank,drop_last", [(5, 2, 1, False), (5, 3, 2, True), (5, 4, 3, False),
+                                                        (7, 1, 0, False)])
+def test_distributed_sampler_shares_as_pytorch(n, replicas, rank, drop_last):
+    from torch.utils.data.distributed import DistributedSampler as Ref
+    kw = dict(num_replicas=replicas, rank=rank, shuffle=False, drop_last=drop_last)
+    ours = webtorch.utils.data.distributed.DistributedSampler(list(range(n)), **kw)
+    ref = Ref(list(range(n)), **kw)
+    assert (list(ours), len(ours)) == (list(ref), len(ref))
+    shuffled = webtorch.utils.data.distributed.DistributedSampler(list(range(n)), num_replicas=1, rank=0, seed=3)
+    shuffled.set_epoch(2)
+    first = list(shuffled)
+    assert first == list(shuffled) and sorted(first) == list(range(n))
+    with pytest.raises(RuntimeError, match="single process"):
+        webtorch.utils.data.distributed.DistributedSampler(list(range(n)))
+    with pytest.raises(ValueError, match="Invalid rank"):
+        webtorch.utils.data.distributed.DistributedSampler(list(range(n)), num_replicas=2, rank=2)

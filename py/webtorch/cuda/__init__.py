@@ -2,42 +2,28 @@
 would need a CUDA device raises an error that names webtorch's GPU device, "webgpu"."""
 from .._device import no_storage_error
 from . import amp  # noqa: F401
-
-
-def is_available():
-    return False
-
-
-def device_count():
-    return 0
-
-
-def is_initialized():
-    return False
+from .._absent_device import (  # noqa: F401
+    is_available, device_count, is_initialized, manual_seed, manual_seed_all, seed, seed_all,
+)
 
 
 def is_bf16_supported(including_emulation=True):
     return False
 
 
-def manual_seed(seed):
-    pass
-
-
-def manual_seed_all(seed):
-    pass
-
-
-def seed():
-    pass
-
-
-def seed_all():
-    pass
-
-
 def empty_cache():
     pass
+
+
+def memory_allocated(device=None):
+    return 0
+
+
+max_memory_allocated = memory_reserved = max_memory_reserved = memory_allocated
+
+
+def get_rng_state_all():
+    return []
 
 
 def _unavailable(*args, **kwargs):
@@ -45,7 +31,7 @@ def _unavailable(*args, **kwargs):
 
 
 current_device = get_device_name = get_device_properties = get_device_capability = synchronize = set_device = \
-    memory_allocated = max_memory_allocated = memory_reserved = reset_peak_memory_stats = _unavailable
+    reset_peak_memory_stats = _unavailable
 
 
 def _legacy_type(name):
