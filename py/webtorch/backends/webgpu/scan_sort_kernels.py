@@ -9,7 +9,7 @@ sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the count
 import struct
 
 from ... import _dtype as D
-from . import codegen, dtypes as T, kernels
+from . import codegen, dtypes as T, wgsl_loader
 from .graph import View
 from .index_kernels import MAX_RANK, _dims, _source as _source32
 from .index_bounds import keep_bounds
@@ -45,7 +45,7 @@ def _source(name, **values):
     s = _SOURCES.get(key)
     if s is None:
         fns, helpers = _I64_VALUES[name]
-        s = _SOURCES[key] = kernels.with_values(_source32(name, **values), helper_sources(helpers) + "\n" + fns)
+        s = _SOURCES[key] = wgsl_loader.with_values(_source32(name, **values), helper_sources(helpers) + "\n" + fns)
     return s
 _OPS = {"sum": 0, "prod": 1, "logsumexp": 2, "max": 3, "min": 4}
 
