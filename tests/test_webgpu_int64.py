@@ -93,7 +93,8 @@ def test_promotion_with_other_dtypes():
     i32 = np.array([[2 ** 31 - 1, -(2 ** 31), 5, 0, 1, -1, 7]] * 2, dtype=np.int32)
     flags = (OTHER > 0)
     _no_fallback(lambda: check(lambda m, a, b, c, f: (a + b, b * a, a * c.float(), a + 0.5, a * 1.5, a + f,
-                                                      a * f, c + a[0, 3], b.long() * b.long(), (a > b) & f),
+                                                      a * f, c + a[0, 3], b.long() * b.long(), (a > b) & f, a / 3,
+                                                      a / c, m.true_divide(a, 7)),
                                BIG, i32, OTHER.astype(np.float32), flags, device=DEV, grad=False, rtol=1e-6))
 
 
@@ -262,3 +263,10 @@ def test_shifts_by_every_amount(dtype, device):
     _no_fallback(lambda: check(lambda m, x, y: (x << y, x >> y, m.bitwise_left_shift(x, 3), x >> 1,
                                                 m.bitwise_right_shift(x, y)),
                                a, s, device=device, grad=False))
+
+
+def test_integer_powers():
+    base = np.array([[0, 1, -1, 2, -3, 7, 2 ** 20, -(2 ** 31)]] * 4, dtype=np.int64)
+    exps = np.array([[-2], [0], [3], [5]], dtype=np.int64) * np.ones((1, 8), dtype=np.int64)
+    _no_fallback(lambda: check(lambda m, a, e: (a ** e, a ** 3, a.pow(2), m.pow(a, e.abs())), base, exps,
+                               device=DEV, grad=False))
