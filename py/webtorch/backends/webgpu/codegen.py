@@ -14,7 +14,8 @@ import math
 import struct
 
 from ... import _dtype as D
-from . import dtypes as T, subgroup_reduce
+from . import dtypes as T, limits, subgroup_reduce
+from .runtime import OutOfMemoryError
 from .wgsl_ops import expr as op_expr, helper_sources
 
 WG = 256  # invocations per workgroup of generated kernels
@@ -40,10 +41,16 @@ def coalesce(shape, stride_lists):
 
 
 def grid(n_groups):
-    """Workgroup counts for n_groups 1-D workgroups within the 65535-per-dimension limit."""
-    if n_groups <= 65535:
+    """Workgroup counts (x, y, 1) for n_groups 1-D workgroups within maxComputeWorkgroupsPerDimension (the
+    kernel's workgroup number is ``wid.x + wid.y * nwg.x``)."""
+    w = limits.workgroups()
+    if n_groups <= w:
         return (max(n_groups, 1), 1, 1)
-    return (65535, (n_groups + 65534) // 65535, 1)
+    y = -(-n_groups // w)
+    if y > w:
+        raise OutOfMemoryError(f"a launch of {n_groups} workgroups exceeds {w} x {w}, the adapter's "
+                               f"maxComputeWorkgroupsPerDimension squared: split the tensor")
+    return (w, y, 1)
 
 
 class KernelSource:

@@ -14,7 +14,7 @@ Nodes whose output no tensor and no later node can read are dropped.
 """
 import bisect
 
-from . import codegen, epilogue
+from . import codegen, epilogue, limits
 from .graph import contiguous_strides
 from .runtime import Batch
 
@@ -53,7 +53,7 @@ class Scheduler:
         self.rt = runtime
         self.stats = stats
         self.pipelines = {}  # WGSL source -> pipeline id
-        self.generated = {}  # signature of a fused tree -> (source, binding slots, params, groups)
+        self.generated = limits.register_cache({})  # signature of a fused tree -> (source, binding slots, params, groups)
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8)
 
     def _generated(self, n, inl, generate):
