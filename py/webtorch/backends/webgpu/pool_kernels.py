@@ -3,6 +3,7 @@ gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (
 
 from ... import _dtype as D
 from ..window_geometry import out_size, prod
+from . import limits
 from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback
 from .index_bounds import check_index_range
@@ -15,6 +16,16 @@ def plane_geometry(x):
     """Words (x strides of n, c, s0, s1), (x stride of s2, x offset) of an (N, C, *S) view."""
     st = spatial3(x.strides[2:], 0)
     return (x.strides[0], x.strides[1], st[0], st[1]), (st[2], x.offset, 0, 0)
+
+
+def _window_fits(spans):
+    """True when one invocation walks a window of these spans (one nested loop per dim) within its loop
+    budget (limits.py); a larger window (a global pool of a large plane) runs on the host, counted in
+    stats()["host_fallbacks"], rather than come back truncated."""
+    trips = 1
+    for k in spans:
+        trips = trips * k + 1
+    return trips <= limits.loop_trips()
 
 
 class PoolKernels:
@@ -37,7 +48,8 @@ class PoolKernels:
 
     def _max_pool(self, x, out, window, name, args):
         xc = self._elementwise_dtype(x)
-        if xc is None:
+        spans = window[0] if window else [-(-s // max(o, 1)) + 1 for s, o in zip(x.shape[2:], out)]
+        if xc is None or not _window_fits(spans):
             return host_fallback(self, name, x, *args)
         wgsl_t, is_float = _ELEMENT[xc.dtype]
         shape = x.shape[:2] + out
@@ -59,7 +71,7 @@ class PoolKernels:
 
     def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
         xc = self._elementwise_dtype(x)
-        if xc is None:
+        if xc is None or not _window_fits(kernel):
             return host_fallback(self, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
                                  divisor_override)
         out = tuple(out_size(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
@@ -70,7 +82,7 @@ class PoolKernels:
     def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                           divisor_override):
         gc = self._elementwise_dtype(g)
-        if gc is None:
+        if gc is None or not _window_fits([-(-k // s) + 1 for k, s in zip(kernel, stride)]):
             return host_fallback(self, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
         y = self._avg_pool(gc, tuple(input_shape), tuple(input_shape), g.shape[2:], kernel, stride, padding,
