@@ -12,7 +12,7 @@ import sys
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import Backend
-from . import codegen, dtypes as T, kernels, limits
+from . import codegen, device_checks, dtypes as T, kernels, limits
 from .conv_family import ConvFamilyKernels
 from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import keep_bounds
@@ -60,7 +60,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         T.features.subgroups = "subgroups" in runtime.features
         self.pool = BufferPool(runtime)
         self.stats = Stats()
-        self.scheduler = Scheduler(runtime, self.stats)
+        self.checks = device_checks.ErrorWord(self)
+        self.scheduler = Scheduler(runtime, self.stats, self.checks)
         self.graph = Graph(self.scheduler)
 
     # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
@@ -234,7 +235,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         start, nbytes = h.offset * isz, h.numel * isz
         a0, a1 = start - start % 4, start + nbytes + (-(start + nbytes)) % 4
         self.stats.readbacks += 1
-        raw = self.rt.read(h.st.buf.ensure(), a0, a1 - a0)
+        raw = self.checks.read(h.st.buf.ensure(), a0, a1 - a0)
         return raw[start - a0:start - a0 + nbytes]
 
     def _values(self, h):

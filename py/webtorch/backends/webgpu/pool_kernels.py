@@ -6,7 +6,6 @@ from ..window_geometry import out_size, prod
 from . import limits
 from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback
-from .index_bounds import check_index_range
 
 # dtype -> (WGSL type, is float) of the kernels that compute in the element type
 _ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False), D.int64: ("i32", False)}
@@ -109,9 +108,11 @@ class PoolKernels:
         src_c = self._elementwise_dtype(src)
         if src_c is None:
             return host_fallback(self, "scatter_plane", src, indices, plane_shape, accumulate)
-        check_index_range(self, indices, plane, lambda bad: RuntimeError(
-            f"Found an invalid max index: {bad} (output volumes are of size "
-            f"{'x'.join(str(s) for s in plane_shape)}"))
+        known = indices.st.buf.bounds
+        if known is not None and indices.is_whole() and (known[0] < 0 or known[1] >= plane):  # PyTorch's words
+            raise RuntimeError(f"Found an invalid max index: {known[0] if known[0] < 0 else known[1]} (output "
+                               f"volumes are of size {'x'.join(str(s) for s in plane_shape)}")
+        indices, _ = self._check_index(indices, plane, 0, False, "max_unpool")
         out = self.full(src.shape[:2] + tuple(plane_shape), 0, src_c.dtype)
         total = src.numel
         if total:
@@ -129,8 +130,7 @@ class PoolKernels:
         if src.dtype is D.float16:  # the kernel moves 32-bit words
             return self.cast(self.gather_plane(self.cast(src, D.float32), indices), D.float16)
         plane = prod(src.shape[2:])
-        check_index_range(self, indices, plane, lambda bad: RuntimeError(
-            f"index {bad} is out of bounds for a plane of {plane} elements"))
+        indices, _ = self._check_index(indices, plane, 0, False, "gather_plane")
         out = self._new(indices.shape, src.dtype)
         total = out.numel
         if total:

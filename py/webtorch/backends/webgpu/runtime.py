@@ -113,9 +113,10 @@ class Runtime:
         every batch already run and before every later one."""
         raise NotImplementedError
 
-    def read(self, buf, offset, nbytes):
+    def read(self, buf, offset, nbytes, check=None):
         """The ``nbytes`` bytes of ``buf`` at ``offset`` (both multiples of 4), after every batch run so far.
-        Blocks until the device is done."""
+        Blocks until the device is done. With ``check`` (a buffer id): ``(bytes, the first 16 bytes of check)``,
+        both copied by the same submit and mapped together (the error word of device_checks.py)."""
         raise NotImplementedError
 
     def wait(self):
