@@ -114,8 +114,9 @@ class ErrorWord:
         if not self.armed:
             return self.be.rt.read(buf, offset, nbytes)
         raw, word = self.be.rt.read(buf, offset, nbytes, check=self.buf.id)
-        self.armed = False
-        self._raise_if(word)
+        if word is not None:  # None: served from a prefetch without the word (the next read carries it)
+            self.armed = False
+            self._raise_if(word)
         return raw
 
     def check(self):

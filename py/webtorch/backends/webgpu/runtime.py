@@ -96,6 +96,8 @@ class Runtime:
     features = frozenset()
     #: one line naming the adapter, for error messages and benchmarks
     description = ""
+    #: ids of buffers whose allocation failed on the device (reported late, by error scopes): never reused
+    bad_buffers = frozenset()
     #: the adapter runs shaders on the CPU (SwiftShader, lavapipe): kernels without workgroup memory and
     #: barriers are faster there (matmul_register.wgsl)
     cpu_adapter = False

@@ -129,18 +129,25 @@ class RuntimeNative(Runtime):
         if arena:
             self._ensure_arena(len(arena))
             dev.queue.write_buffer(self._arena, 0, arena + b"\0" * ((-len(arena)) % 4))
-        enc = dev.create_command_encoder()
-        cpass = enc.begin_compute_pass()
-        off = 0
-        for pipeline, buffers, params, groups in batch.dispatches:
-            if params:
-                off += (-off) % PARAM_ALIGN
-            cpass.set_pipeline(self._pipelines[pipeline])
-            cpass.set_bind_group(0, self._bind_group(pipeline, buffers, off if params else -1, len(params)))
-            cpass.dispatch_workgroups(*groups)
-            off += len(params)
-        cpass.end()
-        dev.queue.submit([enc.finish()])
+        # wgpu-native reports a validation or memory error of these calls as an exception of the call (wgpu-py
+        # has no error scopes): raised here, for this flush, naming its kernels; nothing of it stays invalid
+        try:
+            enc = dev.create_command_encoder()
+            cpass = enc.begin_compute_pass()
+            off = 0
+            for pipeline, buffers, params, groups in batch.dispatches:
+                if params:
+                    off += (-off) % PARAM_ALIGN
+                cpass.set_pipeline(self._pipelines[pipeline])
+                cpass.set_bind_group(0, self._bind_group(pipeline, buffers, off if params else -1, len(params)))
+                cpass.dispatch_workgroups(*groups)
+                off += len(params)
+            cpass.end()
+            dev.queue.submit([enc.finish()])
+        except Exception as e:  # noqa: BLE001
+            names = sorted({self._pipelines[d[0]].label for d in batch.dispatches})
+            cls = OutOfMemoryError if "memory" in str(e).lower() else WebGPUError
+            raise cls(f"WebGPU error in a flush of {len(batch)} dispatches ({', '.join(names)}): {e}") from None
 
     # ---- internals ----------------------------------------------------------------------------------
     def _ensure_arena(self, nbytes):

@@ -16,7 +16,7 @@ import bisect
 
 from . import codegen, epilogue, limits
 from .graph import contiguous_strides
-from .runtime import Batch
+from .runtime import Batch, OutOfMemoryError
 
 
 GENERATED_MAX = 4096  # generated kernels remembered (with their parameters) across flushes
@@ -143,15 +143,23 @@ class Scheduler:
                 continue
             if self.checks.buf in bufs:
                 self.checks.armed = True
-            ids = [b.ensure() for b in bufs]
+            try:
+                ids = [b.ensure() for b in bufs]
+            except OutOfMemoryError as e:  # what was recorded before this op runs; this op and the rest do not
+                self._submit(batch)
+                raise OutOfMemoryError(f"{e} -- needed by {name}, op {j + 1} of the {len(nodes)} this flush ran; "
+                                       "it and the ops recorded after it did not run") from None
             keep.append(bufs)
             batch.add(self.pipeline(name, src), ids, params, groups)
+        self._submit(batch)
+        del keep
+
+    def _submit(self, batch):
         if len(batch):
             self.rt.run(batch)
             self.stats.dispatches += len(batch)
             self.stats.submits += 1
         self.stats.flushes += 1
-        del keep
 
     def _with_epilogue(self, n, chain, nodes, inl):
         """(source, buffers, params) of template kernel n with the elementwise ``chain`` fused into its store
