@@ -12,8 +12,8 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from . import kernels, limits, subgroup_reduce
 from ..window_geometry import prod as numel
+from . import limits, subgroup_reduce, wgsl_loader
 from .codegen import coalesce, grid
 from .fallback import host_fallback
 from .graph import View, contiguous_strides
@@ -33,7 +33,7 @@ def _source(name, **spec):
     key = (name, sg) + tuple(sorted(spec.items()))
     s = _SOURCES.get(key)
     if s is None:
-        s = kernels.specialize(name, **spec)
+        s = wgsl_loader.specialize(name, **spec)
         s = _SOURCES[key] = subgroup_reduce.specialize(s) if sg else s
     return s
 
