@@ -101,3 +101,19 @@ def test_float_semantics_match_pytorch():
         assert math.isnan(webtorch.sign(webtorch.tensor(nan, device=dev)).item()) is False
         c = webtorch.tensor([float("inf"), 0.0, 2.0], device=dev).cumprod(0).tolist()
         assert c[0] == float("inf") and math.isnan(c[1]) and math.isnan(c[2])
+
+
+def test_cross_entropy_targets_are_checked_on_the_device():
+    x = webtorch.randn(4, 5, device="webgpu")
+    bad = _device_indices([0, 2, 6, 1])
+    webtorch.webgpu.synchronize()
+    before = _stats()["readbacks"]
+    loss = F.cross_entropy(x, bad)
+    assert _stats()["readbacks"] == before
+    with pytest.raises(IndexError, match=r"Target 6 is out of bounds\. \(nll_loss"):
+        loss.item()
+    ignored = _device_indices([0, 2, -100, 1])
+    want = torch.nn.functional.cross_entropy(torch.tensor(x.tolist()), torch.tensor([0, 2, -100, 1]))
+    assert F.cross_entropy(x, ignored).item() == pytest.approx(want.item(), rel=1e-5)
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x, bad).item()

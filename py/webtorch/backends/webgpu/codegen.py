@@ -191,9 +191,12 @@ class KernelSource:
         if op in INT_DIVISIONS and ct in ("i32", "u32"):  # PyTorch raises ZeroDivisionError: report it
             self.err = True
             args[1] = f"wt_nonzero_{ct}({args[1]}, {device_checks.code(op, device_checks.DIV_ZERO)}u)"
-        if op == "index_check":  # (index, lowest, highest, code): reported and clamped when outside
+        if op == "index_check":  # (index, lowest, highest, code[, exempt value]): reported and clamped outside
             self.err = True
-            e = f"wt_in_range({args[0]}, {args[1]}, {args[2]}, u32({args[3]}))"
+            if len(args) > 4:  # nll_loss's ignore_index passes unchecked
+                e = f"wt_in_range_or({args[0]}, {args[1]}, {args[2]}, {args[4]}, u32({args[3]}))"
+            else:
+                e = f"wt_in_range({args[0]}, {args[1]}, {args[2]}, u32({args[3]}))"
         else:
             e = op_expr(op, args, ct, self.helpers.add)
         rct = "bool" if op in BOOL_RESULT else ct

@@ -17,7 +17,7 @@ from ..base import IndexOutOfRange
 
 # public op -> number in the code (append only: codes are in cached kernel sources)
 OPS = ("floor_divide", "remainder", "fmod", "index", "index_select", "gather", "scatter", "embedding",
-       "cross_entropy", "index_put_", "embedding_backward", "max_unpool", "gather_plane")
+       "nll_loss", "index_put_", "embedding_backward", "max_unpool", "gather_plane", "multi_margin_loss")
 _OP_NO = {name: i + 1 for i, name in enumerate(OPS)}
 DIV_ZERO, INDEX = 1, 2
 
@@ -55,6 +55,10 @@ fn wt_in_range(i: i32, lo: i32, hi: i32, code: u32) -> i32 {
   if (i < lo || i > hi) { wt_report(code, i, u32(hi + 1)); return clamp(i, lo, hi); }
   return i;
 }
+fn wt_in_range_or(i: i32, lo: i32, hi: i32, exempt: i32, code: u32) -> i32 {
+  if (i == exempt) { return i; }
+  return wt_in_range(i, lo, hi, code);
+}
 """
 
 
@@ -74,8 +78,10 @@ def error(word, checked=True):
     where = f" ({op}, checked on the webgpu device)" if checked else ""
     if kind == DIV_ZERO:
         return RuntimeError("ZeroDivisionError" + where)
-    if op == "cross_entropy":
+    if op == "nll_loss":  # cross_entropy's too
         return IndexError(f"Target {value} is out of bounds." + where)
+    if op == "multi_margin_loss":
+        return RuntimeError("target out of range" + where)
     if op in ("index_select", "embedding", "embedding_backward"):
         return IndexError("index out of range in self" + where)
     if op == "max_unpool":

@@ -87,6 +87,17 @@ class WebGPUIndexMixin:
         keep_bounds(checked, (lo_ok, size - 1))
         return checked, negative
 
+    def check_classes(self, h, n, ignore, op):
+        if not h.numel:
+            return h
+        known = h.st.buf.bounds
+        if known is not None and 0 <= known[0] and known[1] < n:
+            return h
+        ignore = -(1 << 31) if ignore is None or not -(1 << 31) <= ignore < 1 << 31 else ignore
+        code = device_checks.code(op, device_checks.INDEX)
+        return self._ew("index_check", [h, ("c", 0), ("c", n - 1), ("c", code), ("c", ignore)], D.int32, h.dtype,
+                        h.shape)
+
     def _offsets(self, idx, stride, size, wrap):
         """int32 linear offsets idx * stride (idx + size where negative, when ``wrap``): idx itself when no
         arithmetic is needed (no dispatch)."""
