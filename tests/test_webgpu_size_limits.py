@@ -47,12 +47,16 @@ def _with_grads(outs, leaves):
 X = _arr(3, 3000)  # 9,000 elements: 36 workgroups of 256, past the forced 32
 XI = _arr(3, 3000, low=-50)
 XT = _arr(3000, 3)
+XL = _arr(2, 12000)  # rows past a workgroup's forced loop budget (40 x 256)
 CASES = {
     "elementwise": lambda lib, t: [((t(X) * 2 + 1).relu() - t(X[0]).sin()).exp().clamp(max=50)],
     "elementwise_strided": lambda lib, t: [t(XT).t() + t(X[:1]), (t(XI) % 7).abs()],
-    "reduce_sum": lambda lib, t: _with_grads([t(X, True).sum(1), t(X, True).mean(), t(X, True).sum(0)], []),
-    "reduce_ext": lambda lib, t: [t(X).amax(1), t(X).amin(), t(XT).amax(0), t(XI).sum(1), t(X).prod(1)],
-    "reduce_arg": lambda lib, t: [t(X).argmax(1), t(X).argmin(), t(XT).argmax(0), t(XI).argmin(1)],
+    "reduce_sum": lambda lib, t: _with_grads([t(X, True).sum(1), t(X, True).mean(), t(X, True).sum(0),
+                                              t(XL, True).sum(1)], []),
+    "reduce_ext": lambda lib, t: [t(X).amax(1), t(X).amin(), t(XT).amax(0), t(XI).sum(1), t(X).prod(1),
+                                  t(XL).amax(1), t(XL).amin()],
+    "reduce_arg": lambda lib, t: [t(X).argmax(1), t(X).argmin(), t(XT).argmax(0), t(XI).argmin(1),
+                                  t(XL).argmax(1), t(XL).argmin()],
     "reduce_norms": lambda lib, t: [t(X).var(1), t(X).std(), t(X).norm(dim=1), t(X).logsumexp(1)],
     "scan": lambda lib, t: _with_grads([t(X, True).cumsum(1)], []) + [
         t(XI).cumsum(1), t(X * 0.01).cumprod(1), *t(X).cummax(1), *t(XT).cummin(0), t(X).logcumsumexp(1)],

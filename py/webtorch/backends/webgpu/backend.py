@@ -397,7 +397,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         budget = limits.loop_trips() * (1 if per_thread else codegen.WG)
         if op in ("argmax", "argmin") and r_len > budget:
             return self._arg_reduce_long(op, h, dims, keepdim)
-        if (r_len > CPU_CHUNK_LEN if cpu else r_len > CHUNK_MIN and n_out < 64 or r_len > budget) and \
+        if ((r_len > CPU_CHUNK_LEN if cpu else r_len > CHUNK_MIN and n_out < 64) or r_len > budget) and \
                 op not in ("argmax", "argmin"):
             # split long rows: one workgroup (CPU: invocation) per (output, chunk), then reduce the partials
             chunk = CPU_CHUNK_LEN if cpu else max(CHUNK_LEN, -(-r_len // 1024))

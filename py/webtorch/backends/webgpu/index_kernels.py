@@ -93,6 +93,8 @@ class WebGPUIndexMixin:
         known = h.st.buf.bounds
         if known is not None and 0 <= known[0] and known[1] < n:
             return h
+        if known is not None and h.is_whole() and (ignore is None or not known[0] <= ignore <= known[1]):
+            raise IndexError(f"Target {known[1] if known[1] >= n else known[0]} is out of bounds.")  # values of h
         ignore = -(1 << 31) if ignore is None or not -(1 << 31) <= ignore < 1 << 31 else ignore
         code = device_checks.code(op, device_checks.INDEX)
         return self._ew("index_check", [h, ("c", 0), ("c", n - 1), ("c", code), ("c", ignore)], D.int32, h.dtype,
