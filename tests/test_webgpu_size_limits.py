@@ -69,7 +69,17 @@ CASES = {
                                  *t(_arr(20, 300)).sort(0, descending=True)],
     "softmax_norms": lambda lib, t: _softmax_norms(lib, t),
     "optimizer": lambda lib, t: _optimizer(lib, t),
+    "linalg": lambda lib, t: _linalg(lib, t),
 }
+
+
+def _linalg(lib, t):
+    a = _arr(24, 24)
+    spd = t(a @ a.T / 24 + np.eye(24, dtype=np.float32))
+    low = t(np.tril(a) + 8 * np.eye(24, dtype=np.float32))
+    rhs = t(_arr(24, 3))
+    return [lib.linalg.cholesky(spd), lib.linalg.solve(spd, rhs), lib.linalg.inv(spd),
+            lib.linalg.solve_triangular(low, rhs, upper=False)]
 
 
 def _matmul(lib, t):

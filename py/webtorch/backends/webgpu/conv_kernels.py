@@ -42,8 +42,8 @@ def float_kernel(be, fn, *args):
     if dts <= {D.float32}:
         return fn(*args)
     if dts <= {D.float16}:
-        up = [be.cast(a, D.float32) if isinstance(a, View) else a for a in args]
-        return be.cast(fn(*up), D.float16)
+        r = fn(*[be.cast(a, D.float32) if isinstance(a, View) else a for a in args])
+        return None if r is None else be.cast(r, D.float16)  # None: fn leaves it to the host fallback
     return None
 
 
