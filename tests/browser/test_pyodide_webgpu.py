@@ -117,13 +117,21 @@ def test_device_errors_belong_to_their_flush(webtorch_browser):
         "    (torch.arange(3) * 4 - 5 + torch.arange(3)).gather(0, torch.tensor([0]) + 7).item()\n"
         "except RuntimeError as e:\n"
         "    print(str(e))\n"
-        "print(x.tolist())\n"))
+        "print(x.tolist())\n"
+        "from pyodide.ffi import run_sync\n"
+        "async def main():\n"
+        "    try:\n"
+        "        await x.gather(0, torch.tensor([0]) + 9).sum().item_async()\n"
+        "    except RuntimeError as e:\n"
+        "        print(str(e))\n"
+        "run_sync(main())\n"))
     lines = r.stdout.splitlines()
     assert lines[0].startswith("OutOfMemoryError webgpu out of memory: could not allocate 1073741824 bytes"), lines
     assert lines[1] == lines[3] == "[3.0, 3.0]", lines
     assert lines[2].startswith("WebGPUError WebGPU error:"), lines
     assert lines[4] == "index 7 is out of bounds for dimension 0 with size 3 (gather, checked on the webgpu device)"
     assert lines[5] == "[2.0, 2.0, 2.0, 2.0]"
+    assert lines[6] == "index 9 is out of bounds for dimension 0 with size 4 (gather, checked on the webgpu device)"
 
 
 def test_first_step_takes_the_warmed_pipelines(webtorch_browser):

@@ -77,6 +77,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.graph.flush()
         prefetch = getattr(self.rt, "prefetch_async", None)
         if prefetch is not None and h.numel:
+            if self.checks.armed:  # the error word too (device_checks.py): the read that follows raises its error
+                await prefetch(self.checks.buf.id, device_checks.NBYTES)
             await prefetch(h.st.buf.ensure(), (h.st.buf.nbytes + 3) // 4 * 4)
         return h
 

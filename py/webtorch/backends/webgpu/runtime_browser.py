@@ -78,7 +78,10 @@ class RuntimeBrowser(Runtime):
         hit = self._prefetched.get(buf)
         if hit is not None and hit[0] == self._epoch and offset + nbytes <= len(hit[1]):
             data = hit[1][offset:offset + nbytes]
-            return data if check is None else (data, None)  # no word read: the next read carries it
+            if check is None:
+                return data
+            word = self._prefetched.get(check)  # prefetched with it (backend.prefetch_async), or None: not read
+            return data, (word[1][:16] if word is not None and word[0] == self._epoch else None)
         if not self._can_run_sync():
             raise WebGPUError(_NEEDS_ASYNC)
         out = bytearray(nbytes + (16 if check is not None else 0))
