@@ -38,7 +38,8 @@ def _load_safetensors(path, map_location):
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **kwargs):
     """Load what webtorch.save or torch.save wrote. ``map_location`` (a device, a str, a dict from saved
-    location to device, or a callable(storage, location)) places each storage once; views stay views."""
+    location to device, or a callable(storage, location) that gets each storage as a flat tensor and returns
+    it moved, or None) places each storage once; views stay views on it."""
     if _is_safetensors(f):
         return _load_safetensors(os.fspath(f), map_location)
     if isinstance(f, (bytes, bytearray, memoryview)):
