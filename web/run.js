@@ -4,18 +4,25 @@
 // they were written), "timing" and "result" JSON, and the reports of webtorch.browser.runner.report.
 import { loadWebtorch } from "./loader.js";
 
-const SEND_EVERY_MS = 10, SEND_AT_CHARS = 1 << 18;
+const BURST = 50, SENDS_PER_MS = 0.1, SEND_AT_CHARS = 1 << 18, TIMER_MS = 10;
 
 // stdout/stderr as few messages: every message to the host costs about a millisecond there, so writes
-// collect in one ordered list, sent when SEND_EVERY_MS passed since the last send (checked at each write,
-// so the first line after a pause goes at once), when it grows past SEND_AT_CHARS, whenever the event loop
-// turns (a timer: during GPU readbacks and after the script), and before any other message.
+// collect in one ordered list. A write is sent at once while the send budget lasts (up to BURST sends
+// back to back, refilled at SENDS_PER_MS: a script printing now and then shows every line immediately;
+// a flood is sent every 10 ms); otherwise when the list passes SEND_AT_CHARS, when the event loop turns
+// (a timer: during GPU readbacks and after the script) or before any other message.
 function outputBatcher(emit) {
-  let pieces = [], chars = 0, lastSent = performance.now(), timer = null;
+  let pieces = [], chars = 0, timer = null, budget = BURST, at = performance.now();
+  const refill = () => {
+    const now = performance.now();
+    budget = Math.min(BURST, budget + (now - at) * SENDS_PER_MS);
+    at = now;
+  };
   const send = () => {
     if (timer !== null) { clearTimeout(timer); timer = null; }
-    lastSent = performance.now();
     if (!pieces.length) return;
+    refill();
+    budget -= 1;
     const out = JSON.stringify(pieces);
     pieces = []; chars = 0;
     emit("output", out);
@@ -25,8 +32,9 @@ function outputBatcher(emit) {
     const last = pieces[pieces.length - 1];
     if (last && last[0] === kind) last[1] += text; else pieces.push([kind, text]);
     chars += text.length;
-    if (chars >= SEND_AT_CHARS || performance.now() - lastSent >= SEND_EVERY_MS) send();
-    else if (timer === null) timer = setTimeout(send, SEND_EVERY_MS);
+    refill();
+    if (budget >= 1 || chars >= SEND_AT_CHARS) send();
+    else if (timer === null) timer = setTimeout(send, TIMER_MS);
   };
   const other = (kind, text) => { send(); emit(kind, text); };
   return { write, other, send };
