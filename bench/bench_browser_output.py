@@ -17,7 +17,7 @@ from _report import report
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "py"))
 
-from webtorch.browser.session import BrowserSession  # noqa: E402
+from webtorch_devtools.session import BrowserSession  # noqa: E402
 
 GOAL = 50_000
 
