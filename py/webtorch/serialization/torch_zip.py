@@ -17,7 +17,7 @@ from .storage_types import STORAGE_DTYPES
 
 _ALIGN = 64
 _STORAGE_NAME = {v: k for k, v in STORAGE_DTYPES.items()}
-_EXPANSION, _SLACK = 32, 64 << 20
+_EXPANSION, _SLACK = 4, 16 << 20
 _CHUNK = 1 << 20
 
 
@@ -139,7 +139,7 @@ class ZipReader:
         if n > self.budget:
             raise CheckpointError(
                 f"webtorch.load: checkpoint entry {info.filename} would expand to {n} bytes; with the entries "
-                f"already read that exceeds {_EXPANSION}x the file's {self.size} bytes (+64 MiB), so the zip "
+                f"already read that exceeds {_EXPANSION}x the file's {self.size} bytes (+16 MiB), so the zip "
                 "overlaps or inflates past what a checkpoint can hold (a zip bomb)")
         self.budget -= n
         out = bytearray()
