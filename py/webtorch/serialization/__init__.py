@@ -51,6 +51,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
 
 def _load_file(fh, map_location, weights_only):
+    if not (hasattr(fh, "seekable") and fh.seekable()):
+        fh = io.BytesIO(fh.read())  # a stream (a pipe, a response body): the zip reader needs to seek
     start = fh.tell()
     head = fh.read(2)
     size = fh.seek(0, io.SEEK_END) - start
