@@ -171,3 +171,14 @@ def test_map_location_forms_move_each_storage_once():
     out = webtorch.load(io.BytesIO(data), map_location={"cpu": "cpu"})
     out[0][1] = -1.0
     assert out[1][0].item() == -1.0
+
+
+def test_unseekable_stream_loads():
+    class Stream:  # a pipe or a response body: read() only
+        def __init__(self, data):
+            self._b = io.BytesIO(data)
+
+        def read(self, n=-1):
+            return self._b.read(n)
+
+    assert webtorch.load(Stream(_saved({"a": webtorch.arange(3.0)})))["a"].tolist() == [0.0, 1.0, 2.0]
