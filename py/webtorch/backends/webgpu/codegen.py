@@ -32,7 +32,7 @@ def reports(node, inl):
         if q.kind == "ew" and (q.attrs["op"] == "index_check" or q.attrs["op"] in INT_DIVISIONS and
                                T.compute_type(q.attrs["cdt"]) in ("i32", "u32")):
             return True
-        stack.extend(c for (pid, _), c in inl.items() if pid == id(q))
+        stack.extend(c for c in (inl.get((id(q), k)) for k in range(len(q.srcs))) if c is not None)
     return False
 
 
