@@ -41,6 +41,12 @@ HELPERS = {
     "wt_i64_from_i32": """fn wt_i64_from_i32(v: i32) -> vec2<u32> {
   return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0));
 }""",
+    # an int64 index as i32 for a range check: a value past int32 saturates (so the check fails), never wraps
+    "wt_i64_sat_i32": """fn wt_i64_sat_i32(a: vec2<u32>) -> i32 {
+  let v = bitcast<i32>(a.x);
+  if (a.y == select(0u, 0xffffffffu, v < 0)) { return v; }
+  return select(2147483647, -2147483647 - 1, (a.y >> 31u) != 0u);
+}""",
     "wt_i64_from_f32": """fn wt_i64_from_f32(v: f32) -> vec2<u32> {
   let t = trunc(v);
   let m = abs(t);
