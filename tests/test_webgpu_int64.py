@@ -271,3 +271,12 @@ def test_integer_powers():
     exps = np.array([[-2], [0], [3], [5]], dtype=np.int64) * np.ones((1, 8), dtype=np.int64)
     _no_fallback(lambda: check(lambda m, a, e: (a ** e, a ** 3, a.pow(2), m.pow(a, e.abs())), base, exps,
                                device=DEV, grad=False))
+
+
+def test_int64_division_by_zero_is_reported_by_the_device():
+    a = webtorch.tensor([5, -7, 2 ** 40], device=DEV)
+    zero = webtorch.tensor([1, 0, 2 ** 32], device=DEV) * 0  # computed on the device: the kernel checks it
+    for fn in (lambda: a // 0, lambda: a % zero, lambda: webtorch.fmod(a, zero)):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fn().tolist()
+    assert (a // 3).tolist() == [1, -3, 366503875925]
