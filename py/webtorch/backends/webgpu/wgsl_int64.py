@@ -284,5 +284,7 @@ def kernel_sources():
     out["index_take[int64]"] = specialized("index_take", T=TYPE)
     out["random_philox[raw words]"] = _random_source(3, D.uint32)
     from .wgsl_ops import helper_sources
-    out["int64 helpers"] = helper_sources(HELPERS) + "\n@compute @workgroup_size(1)\nfn main() {}\n"
+    from . import device_checks
+    out["int64 helpers"] = (device_checks.declaration(0) + "\n" + device_checks.HELPERS + helper_sources(HELPERS)
+                            + "\n@compute @workgroup_size(1)\nfn main() { wt_report(0u, 0, 0u); }\n")
     return out
