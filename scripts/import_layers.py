@@ -55,26 +55,27 @@ def layer(rel):
     return 5
 
 
-def _module_file(dotted):
-    """py/webtorch-relative path of module ``webtorch.<dotted>`` (a file or a package's __init__), or None."""
-    base = PKG.joinpath(*dotted.split(".")) if dotted else PKG
+def _module_file(pkg, dotted):
+    """pkg-relative path of module ``webtorch.<dotted>`` (a file or a package's __init__), or None."""
+    base = pkg.joinpath(*dotted.split(".")) if dotted else pkg
     if base.with_suffix(".py").is_file():
-        return base.with_suffix(".py").relative_to(PKG).as_posix()
+        return base.with_suffix(".py").relative_to(pkg).as_posix()
     if (base / "__init__.py").is_file():
-        return (base / "__init__.py").relative_to(PKG).as_posix()
+        return (base / "__init__.py").relative_to(pkg).as_posix()
     return None
 
 
-def _imports(path):
-    """The py/webtorch files that the file at ``path`` imports (at module level or inside functions)."""
-    rel = path.relative_to(PKG)
+def _imports(pkg, path):
+    """The files of package directory ``pkg`` that the file at ``path`` imports (at module level or inside
+    functions)."""
+    rel = path.relative_to(pkg)
     package = list(rel.parent.parts)  # the importing module's package, relative to webtorch
     found = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name == "webtorch" or a.name.startswith("webtorch."):
-                    found.add(_module_file(a.name[len("webtorch."):] if "." in a.name else ""))
+                    found.add(_module_file(pkg, a.name[len("webtorch."):] if "." in a.name else ""))
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 up = package[:len(package) - (node.level - 1)] if node.level > 1 else package
@@ -84,16 +85,16 @@ def _imports(path):
             else:
                 continue
             for a in node.names:
-                sub = _module_file(f"{mod}.{a.name}" if mod else a.name)
-                found.add(sub if sub is not None else _module_file(mod))
+                sub = _module_file(pkg, f"{mod}.{a.name}" if mod else a.name)
+                found.add(sub if sub is not None else _module_file(pkg, mod))
     found.discard(None)
     found.discard(rel.as_posix())
     return found
 
 
-def graph():
-    """{file: set of files it imports}, for every .py file of py/webtorch."""
-    return {p.relative_to(PKG).as_posix(): _imports(p) for p in sorted(PKG.rglob("*.py"))}
+def graph(pkg=PKG):
+    """{file: set of files it imports}, for every .py file of the package directory (py/webtorch)."""
+    return {p.relative_to(pkg).as_posix(): _imports(pkg, p) for p in sorted(pkg.rglob("*.py"))}
 
 
 def upward(g):
@@ -153,7 +154,7 @@ def main(argv):
         for c in cyc:
             print(f"cycle  {len(c)} files: {' '.join(c[:12])}{' ...' if len(c) > 12 else ''}")
     print(f"upward imports: {len(up)}")
-    print(f"import cycles: {len(cyc)}")
+    print(f"import cycles: {len(cyc)} ({sum(map(len, cyc))} files in them, the largest {max(map(len, cyc), default=0)})")
 
 
 if __name__ == "__main__":
