@@ -29,9 +29,9 @@ def test_shader_specializations_compile():
 
 
 def test_int64_kernel_variants_compile_on_naga():
-    from webtorch.backends.webgpu import wgsl_int64
+    from webtorch.backends.webgpu.backend import int64_kernel_sources
     rt = wg.get_backend().rt
-    for name, src in wgsl_int64.kernel_sources().items():
+    for name, src in int64_kernel_sources().items():
         rt.compile(name, src)
 
 

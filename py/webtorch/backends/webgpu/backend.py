@@ -756,6 +756,26 @@ def _random_source(kind, out_dt):
     return s
 
 
+def int64_kernel_sources():
+    """{name: WGSL} of the kernels int64 adds to the shipped templates' own forms: their 64-bit variants, and
+    every int64 helper (beside the error-word helpers) in one module -- what the Tint and naga compile tests build."""
+    from . import device_checks, wgsl_int64
+    from .index_kernels import _source as specialized
+    from .scan_sort_kernels import _source
+    from .wgsl_ops import helper_sources
+    i64 = wgsl_int64.TYPE
+    out = {f"scan_cumulative[int64,op{op},{seq}]": _source("scan_cumulative", T=i64, FLOAT=False, OP=f"{op}u",
+                                                           SEQUENTIAL=seq) for op in (0, 3) for seq in (False, True)}
+    out["sort_bitonic[int64]"] = _source("sort_bitonic", T=i64, FLOAT=False, DESCENDING=True)
+    out["sort_searchsorted[int64]"] = _source("sort_searchsorted", T=i64, RIGHT=True)
+    out["index_take[int64]"] = specialized("index_take", T=i64)
+    out["random_philox[raw words]"] = _random_source(3, D.uint32)
+    out["int64 helpers"] = (device_checks.declaration(0) + "\n" + device_checks.HELPERS
+                            + helper_sources(wgsl_int64.HELPERS)
+                            + "\n@compute @workgroup_size(1)\nfn main() { wt_report(0u, 0, 0u); }\n")
+    return out
+
+
 def _install():
     from ..base import Backend as _Base
     from .fallback import install_fallbacks

@@ -269,22 +269,3 @@ def expr(op, args, need):
         return x
     return None
 
-
-def kernel_sources():
-    """{name: WGSL} of the kernels int64 adds to the shipped templates' own forms: their 64-bit variants, and
-    every helper above in one module (what the Tint and naga compile tests build)."""
-    from .backend import _random_source
-    from .index_kernels import _source as specialized
-    from .scan_sort_kernels import _source
-    from ... import _dtype as D
-    out = {f"scan_cumulative[int64,op{op},{seq}]": _source("scan_cumulative", T=TYPE, FLOAT=False, OP=f"{op}u",
-                                                           SEQUENTIAL=seq) for op in (0, 3) for seq in (False, True)}
-    out["sort_bitonic[int64]"] = _source("sort_bitonic", T=TYPE, FLOAT=False, DESCENDING=True)
-    out["sort_searchsorted[int64]"] = _source("sort_searchsorted", T=TYPE, RIGHT=True)
-    out["index_take[int64]"] = specialized("index_take", T=TYPE)
-    out["random_philox[raw words]"] = _random_source(3, D.uint32)
-    from .wgsl_ops import helper_sources
-    from . import device_checks
-    out["int64 helpers"] = (device_checks.declaration(0) + "\n" + device_checks.HELPERS + helper_sources(HELPERS)
-                            + "\n@compute @workgroup_size(1)\nfn main() { wt_report(0u, 0, 0u); }\n")
-    return out
