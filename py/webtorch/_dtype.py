@@ -155,7 +155,11 @@ def result_type(*args):
 
 
 def to_dtype(x):
-    """Accept a webtorch dtype, a name ('float32'), a Python type, or anything with a matching ``name``."""
+    """A user's ``dtype=`` argument: a webtorch dtype, a Python type, or a dtype of PyTorch (its ``name``).
+
+    A string is refused as PyTorch refuses it (``dtype='float32'`` is a TypeError there); file readers that
+    hold a dtype's name use ``from_name``.
+    """
     if isinstance(x, dtype):
         return x
     if x is float:
@@ -164,8 +168,16 @@ def to_dtype(x):
         return int64
     if x is bool:
         return bool_
-    name = x if isinstance(x, str) else getattr(x, "name", None) or str(x)
+    if isinstance(x, str):
+        raise TypeError(f"argument 'dtype' must be torch.dtype, not str (write torch.{ALIASES.get(x, float32).name}"
+                        f" instead of {x!r})")
+    name = getattr(x, "name", None) or str(x)
+    return from_name(name)
+
+
+def from_name(name):
+    """The dtype named ``name`` ('float32', 'torch.long', ...), as checkpoint files spell it."""
     name = name.replace("torch.", "")
     if name in ALIASES:
         return ALIASES[name]
-    raise TypeError(f"unknown dtype {x!r}")
+    raise TypeError(f"unknown dtype {name!r}")

@@ -168,7 +168,7 @@ class Tensor:
             return ("torch." if self._device.type == "cpu" else f"torch.{self._device.type}.") + name
         if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
             inv = {v: k for k, v in _TYPE_NAMES.items()}
-            dtype = inv[dtype.split(".")[-1]]
+            return self.to(D.from_name(inv[dtype.split(".")[-1]]))
         return self.to(D.to_dtype(dtype))
 
     # -- autograd ----------------------------------------------------------------------------------
@@ -500,10 +500,7 @@ def _parse_to(t, *args, **kwargs):
         elif isinstance(a, D.dtype):
             dt = a
         elif isinstance(a, (str, _device_cls)):
-            if isinstance(a, str) and a.replace("torch.", "") in D.ALIASES and ":" not in a and a not in ("cpu", "webgpu"):
-                dt = D.to_dtype(a)
-            else:
-                dev = _device_cls(a)
+            dev = _device_cls(a)
         elif isinstance(a, bool) or a is None:
             pass  # non_blocking positional; None keeps the device / dtype (t.to(dev, None))
         else:

@@ -3,11 +3,14 @@
 Bins are found by a binary search of the edges (searchsorted), so a value on an edge falls in the same bin as
 PyTorch's; counts are accumulated with index_put_(accumulate=True) into one extra slot that collects the
 values outside the range. Only bincount (its length is max(input) + 1) and histogram with range=None (the
-edges come from the data's extrema, as in PyTorch) read a value back.
+edges come from the data's extrema, as in PyTorch) and histc with min == max (PyTorch reads the data's range
+and refuses NaN/inf in it) read a value back.
 """
+import math
+
 from .. import _dtype as D
-from .creation import arange, zeros, linspace
-from .shape import cat
+from .creation import zeros, linspace
+from .shape import cat, stack
 from .sorting import searchsorted
 from .return_types import _make
 from .elementwise import not_differentiable
@@ -52,19 +55,14 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise RuntimeError("torch.histc: max must be larger than min")
     lo, hi = float(min), float(max)
     if lo == hi and input.numel() > 0:
-        # the data's range, kept on the device (PyTorch reads it; the output's shape does not depend on it)
-        lo_t, hi_t = input.detach().amin(), input.detach().amax()
-        same = lo_t == hi_t
-        lo_t, hi_t = lo_t.where(same.logical_not(), lo_t - 1), hi_t.where(same.logical_not(), hi_t + 1)
-        # linspace(lo, hi, bins + 1) with device scalars, in PyTorch's order of operations: the first half
-        # counted up from lo, the second down from hi (an element on an edge then falls in torch's bin)
-        i = arange(bins + 1, dtype=input.dtype, device=input.device)
-        step = (hi_t - lo_t) / bins
-        edges = (lo_t + step * i).where(i < (bins + 1) // 2, hi_t - step * (bins - i))
-    else:
-        if lo == hi:
-            lo, hi = lo - 1, hi + 1
-        edges = linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
+        # the data's range: PyTorch reads it on the host too, and refuses a NaN or inf there
+        lo, hi = stack((input.detach().amin(), input.detach().amax())).tolist()
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite (remove NaN and inf values "
+                           "from the input, or pass finite min= and max=)")
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    edges = linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
     r = not_differentiable("histc", _counts(input.detach(), edges, None, input.dtype), input)
     if out is not None:
         out.copy_(r)

@@ -4,7 +4,7 @@ import math
 from .. import _dtype as D
 from .._device import device as _device_cls, backend_for
 from .._tensor import Tensor, _wrap, default_backend
-from .dispatch import shape_arg
+from .dispatch import new_size_arg
 from .inplace import scalar_type_name
 from .out_arg import ANY, RESIZED, Rule, floating, takes_out
 
@@ -140,7 +140,7 @@ def _refuse_dtype(kernel, dt):
 def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros"):
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    shape = shape_arg(size)
+    shape = new_size_arg(size)
     be, dev = default_backend(device)
     dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
     if value is None:
@@ -206,7 +206,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
-    size, stride = tuple(size), tuple(stride)
+    size, stride = new_size_arg((size,)), tuple(stride)
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
     flat = empty(span, dtype=dtype, device=device)
     return _finish(flat.as_strided(size, stride), requires_grad)
@@ -353,7 +353,7 @@ def rng_for(generator, dev):
 
 
 def _random(kind, size, generator, dtype, device, requires_grad, *params):
-    shape = shape_arg(size)
+    shape = new_size_arg(size)
     be, dev = default_backend(device)
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     if kind == "randint":
@@ -394,8 +394,9 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     dt = D.to_dtype(dtype or D.int64)
     if dt is D.bool_:
         _refuse_dtype("randperm", dt)
+    (n,) = new_size_arg((n,))
     be, dev = default_backend(device)
-    return _make(be.randperm(int(n), dt, rng_for(generator, dev)), be, dev, requires_grad)
+    return _make(be.randperm(n, dt, rng_for(generator, dev)), be, dev, requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):

@@ -25,7 +25,23 @@ def _dim_index(x, dim, index, name):
         raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
                          f"{scalar_type_name(index.dtype)} and size: {list(index.shape)}")
     index = to_device_of(index, x)
-    return norm_dim(dim, x.dim()), index.reshape(1) if index.dim() == 0 else index
+    dim = norm_dim(dim, x.dim())
+    if name != "index_fill":  # index_fill alone takes negative indices, as in PyTorch
+        index = _no_negatives(index, x.shape[dim] if x.dim() else 1)
+    return dim, index.reshape(1) if index.dim() == 0 else index
+
+
+def _no_negatives(index, size):
+    """index with each negative value i moved to i - size: the backend's range check, which accepts [-size, size)
+    as advanced indexing does, then refuses it (PyTorch's index_select/index_add/index_copy take no negative
+    index) without reading the index back here. ``_users_index`` undoes the shift for the message."""
+    return index.where(index >= 0, index - size)
+
+
+def _users_index(e):
+    """The IndexOutOfRange e as the user's index shows it (before ``_no_negatives``)."""
+    i = e.index + e.size if e.index < -e.size else e.index
+    return IndexOutOfRange(i, e.dim, e.size)
 
 
 def _along_dim(x, dim, index):
@@ -82,10 +98,11 @@ def _put_along(x, h, dim, index, values, accumulate, name):
     try:
         be.index_put_(hv, _along_dim(x, dim, index), values, accumulate)
     except IndexOutOfRange as e:
-        if name == "index_add":
-            raise runtime_error(e) from None
+        if name == "index_add":  # PyTorch's 0-/1-d kernel words it as index_select does
+            raise (IndexError("index out of range in self") if x.dim() <= 1 else runtime_error(_users_index(e))) \
+                from None
         if name == "index_copy":
-            raise IndexError(f"index_copy_(): {e}") from None
+            raise IndexError(f"index_copy_(): {_users_index(e)}") from None
         raise
 
 

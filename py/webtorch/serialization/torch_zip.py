@@ -118,7 +118,7 @@ def load_zip(data, map_location):
         info = infos.get(f"{prefix}data/{key}")
         if info is None:
             raise CheckpointError(f"webtorch.load: storage record data/{key} is missing")
-        dt = D.to_dtype(dtype_name)
+        dt = D.from_name(dtype_name)
         raw = _read_entry(zf, info, len(data))
         if numel < 0 or numel * dt.itemsize > len(raw):
             raise CheckpointError(f"webtorch.load: storage data/{key} holds {len(raw)} bytes, fewer than "
