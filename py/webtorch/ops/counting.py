@@ -9,7 +9,7 @@ and refuses NaN/inf in it) read a value back.
 import math
 
 from .. import _dtype as D
-from .creation import zeros, linspace
+from .creation import arange, zeros, linspace
 from .shape import cat, stack
 from .sorting import searchsorted
 from .return_types import _make
@@ -54,15 +54,25 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
     lo, hi = float(min), float(max)
-    if lo == hi and input.numel() > 0:
-        # the data's range: PyTorch reads it on the host too, and refuses a NaN or inf there
-        lo, hi = stack((input.detach().amin(), input.detach().amax())).tolist()
+    data_range = lo == hi and input.numel() > 0
+    if data_range:  # PyTorch reads the data's range on the host too, and refuses a NaN or inf there
+        lo_t, hi_t = input.detach().amin(), input.detach().amax()
+        lo, hi = stack((lo_t, hi_t)).tolist()
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite (remove NaN and inf values "
                            "from the input, or pass finite min= and max=)")
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    edges = linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
+    if data_range:
+        same = lo_t == hi_t
+        lo_t, hi_t = lo_t.where(same.logical_not(), lo_t - 1), hi_t.where(same.logical_not(), hi_t + 1)
+        # linspace(lo, hi, bins + 1) in the input's dtype, in PyTorch's order of operations: the first half
+        # counted up from lo, the second down from hi (an element on an edge then falls in torch's bin)
+        i = arange(bins + 1, dtype=input.dtype, device=input.device)
+        step = (hi_t - lo_t) / bins
+        edges = (lo_t + step * i).where(i < (bins + 1) // 2, hi_t - step * (bins - i))
+    else:
+        if lo == hi:
+            lo, hi = lo - 1, hi + 1
+        edges = linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
     r = not_differentiable("histc", _counts(input.detach(), edges, None, input.dtype), input)
     if out is not None:
         out.copy_(r)
