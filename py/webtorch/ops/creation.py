@@ -430,9 +430,19 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                          requires_grad=requires_grad)
 
 
+def check_std(std):
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
 @takes_out("normal", Rule(floating, "\"normal_kernel_cpu\" not implemented for '{o}'", NotImplementedError))
 def _normal_tensors(mean, std, *, generator=None):
     ref = mean if isinstance(mean, Tensor) else std
+    if isinstance(std, Tensor):
+        if std.numel() and not bool((std >= 0).all()):  # PyTorch reads std's minimum too
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        check_std(std)
     from .dispatch import broadcast_shapes
     shape = broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
     z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
@@ -441,6 +451,7 @@ def _normal_tensors(mean, std, *, generator=None):
 
 @_factory("aten::normal")
 def _normal_sized(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
+    check_std(std)
     return _random("normal", (tuple(size),), generator, dtype, device, requires_grad, float(mean), float(std))
 
 

@@ -6,7 +6,7 @@ import math
 from .. import _dtype as D
 from ..autograd.grad_mode import state
 from .._tensor import Tensor
-from .creation import rng_for
+from .creation import check_std, rng_for
 from .dispatch import wrap
 from .inplace import check_inplace_target, commit, scalar_type_name
 from .out_arg import ANY, Rule, same, takes_out
@@ -44,8 +44,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_only(self, "normal_kernel_cpu")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    check_std(std)
     return _fill(self, self._be.normal(tuple(self.shape), float(mean), float(std), self.dtype,
                                        rng_for(generator, self._device)))
 
