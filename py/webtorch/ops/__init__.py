@@ -21,6 +21,7 @@ MODULES = [
     "norms",
     "scan",
     "sorting",
+    "mode",
     "random",
     "linalg",
     "linalg_extra",

@@ -14,7 +14,7 @@ from .shape import cat, stack
 from .sorting import searchsorted
 from .return_types import _make
 from .elementwise import not_differentiable
-from .inplace import scalar_type_name
+from .inplace import not_implemented_for, require_float
 
 histogram_result = _make("histogram", ("hist", "bin_edges"))
 
@@ -38,18 +38,13 @@ def _extrema(x):
     return tuple(cat([x.amin().reshape(1), x.amax().reshape(1)]).tolist())
 
 
-def _check_float(x, kernel):
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
-
-
 def _check_bins(bins):
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    _check_float(input, "histogram_cpu")
+    require_float(input, "histogram_cpu")
     _check_bins(bins)
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
@@ -81,7 +76,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False):
-    _check_float(input, "histogramdd")
+    require_float(input, "histogramdd")
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise RuntimeError("torch.histogramdd(): if weight tensor is provided it should have the same shape as "
                            "the input tensor excluding its innermost dimension")
@@ -113,7 +108,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
 
 def bincount(input, weights=None, minlength=0):
     if input.dtype.is_floating_point or input.dtype is D.bool_:
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise not_implemented_for("bincount_cpu", input.dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if input.dim() != 1:

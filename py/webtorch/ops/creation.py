@@ -5,7 +5,7 @@ from .. import _dtype as D
 from .._device import device as _device_cls, backend_for
 from .._tensor import Tensor, _wrap, default_backend
 from .dispatch import new_size_arg
-from .inplace import scalar_type_name
+from .inplace import not_implemented_for
 from .out_arg import ANY, RESIZED, Rule, floating, takes_out
 
 
@@ -134,7 +134,7 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=No
 
 def _refuse_dtype(kernel, dt):
     """PyTorch's error for a creation kernel that has no version for dt (reachable through dtype= or out=)."""
-    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dt)}'")
+    raise not_implemented_for(kernel, dt)
 
 
 def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros"):
