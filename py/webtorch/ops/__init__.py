@@ -38,6 +38,7 @@ MODULES = [
     "normalization",
     "dropout",
     "loss",
+    "ctc_loss",
     "attention",
     "padding",
     "conv",

@@ -511,7 +511,6 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 
 @takes_out("linalg_matrix_rank", SAME)
 def _rank_out(A, atol, rtol, hermitian):
-    from .. import _dtype as D
     from ..autograd.grad_mode import no_grad
     with no_grad():
         if min(A.shape[-1], A.shape[-2]) == 0:
