@@ -224,10 +224,14 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if math.ceil((end - start) / step) > 2 ** 63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dt = D.to_dtype(dtype)
@@ -252,6 +256,10 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     be, dev = default_backend(device)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    if not isinstance(steps, int) and not (isinstance(steps, Tensor) and not steps.dtype.is_floating_point):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _make(be.linspace(start, end, int(steps), dt), be, dev, requires_grad)
 
 
@@ -270,8 +278,14 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 @_factory("aten::eye")
 def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    m = n if m is None else m
+    for name, v in (("n", n), ("m", m)):
+        if type(v) is not int:
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     be, dev = default_backend(device)
-    return _make(be.eye(n, n if m is None else m, dt), be, dev, requires_grad)
+    return _make(be.eye(n, m, dt), be, dev, requires_grad)
 
 
 # ---- random ---------------------------------------------------------------------------------------

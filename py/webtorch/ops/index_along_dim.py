@@ -5,6 +5,7 @@ Forwards call the backend's index / index_put_ primitives; each backward is writ
 (the gradient of index_select is an index_add, and so on), so double backward works. Writing ops whose
 backward needs no old value of self write straight into self's storage through inplace.write_inplace.
 """
+from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
@@ -17,9 +18,13 @@ def _dim_index(x, dim, index, name):
     """(dim, 1-D index) for the index_* ops; a 0-dim index counts as one index."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if name == "index_fill" and index.dtype is not D.int64:  # PyTorch's index_fill takes int64 only
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if index.dtype not in INDEX_DTYPES:
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
     if index.dim() > 1:
+        if name == "index_fill":
+            raise RuntimeError("Index has to be a vector/scalar")
         if name == "index_select":
             raise IndexError("index_select(): Index is supposed to be a vector")
         raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
