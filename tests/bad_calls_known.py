@@ -132,7 +132,7 @@ KNOWN = {
         ('webgpu', 'm.tensor([2**63], device=d)'),
         ('webgpu', 'm.tensor([[1], 2], device=d)'),
     ],
-    "linspace(nan, 1, 3): torch's second half counts down from the end (a finite value), webtorch's is all NaN": [
+    "linspace(nan, 1, 3): torch gives all NaN, webtorch's second half counts down from the finite end": [
         ('cpu', "m.linspace(float('nan'), 1, 3, device=d)"),
         ('webgpu', "m.linspace(float('nan'), 1, 3, device=d)"),
     ],
