@@ -40,6 +40,9 @@ def _no_negatives(index, size):
     """index with each negative value i moved to i - size: the backend's range check, which accepts [-size, size)
     as advanced indexing does, then refuses it (PyTorch's index_select/index_add/index_copy take no negative
     index) without reading the index back here. ``_users_index`` undoes the shift for the message."""
+    known = index._be.known_range(index._data)
+    if known is not None and known[0] >= 0:
+        return index  # bounds the backend already knows (an upload, a creation op): no shift, no extra op
     return index.where(index >= 0, index - size)
 
 

@@ -165,7 +165,7 @@ class BinaryCrossEntropyBackward0(Node):
     def forward(ctx, x, t, weight, reduction):
         # PyTorch checks this on every device (CUDA with a device assert); until webgpu kernels report errors
         # through the flush, the check reads one bool back rather than return a loss computed from NaNs
-        if x.numel() and _host_reduce((x < 0) | (x > 1) | (x != x), "any"):
+        if x.numel() and _host_reduce((x < 0) | (x > 1) | x.isnan(), "any"):
             raise RuntimeError("all elements of input should be between 0 and 1 (apply sigmoid first, or use "
                                "binary_cross_entropy_with_logits on the raw scores)")
         # PyTorch clamps the logs at -100 so that a confident wrong answer costs 100, not inf
