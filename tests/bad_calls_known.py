@@ -54,12 +54,6 @@ KNOWN = {
         ('webgpu', 'F.smooth_l1_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('webgpu', 'F.mse_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
     ],
-    'relu6/hardtanh on an integer tensor return float32 (torch keeps the integer dtype)': [
-        ('cpu', 'F.hardtanh(m.arange(-3, 3, device=d).reshape(2, 3))'),
-        ('cpu', 'F.relu6(m.arange(-3, 3, device=d).reshape(2, 3))'),
-        ('webgpu', 'F.hardtanh(m.arange(-3, 3, device=d).reshape(2, 3))'),
-        ('webgpu', 'F.relu6(m.arange(-3, 3, device=d).reshape(2, 3))'),
-    ],
     'layer_norm with an int normalized_shape: torch asks for a tuple of ints, webtorch accepts the int': [
         ('cpu', 'F.layer_norm(m.arange(6., device=d).reshape(2, 3), 3)'),
         ('webgpu', 'F.layer_norm(m.arange(6., device=d).reshape(2, 3), 3)'),

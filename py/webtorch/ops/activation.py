@@ -49,7 +49,8 @@ def _hardtanh_bwd(g, x, lo, hi):
     return g * ((x > lo) & (x < hi))
 
 
-HardtanhBackward0 = _unary_node("HardtanhBackward0", lambda x, lo, hi: clamp(x, lo, hi), _hardtanh_bwd)
+# clamp with float bounds would promote an integer x to float; hardtanh keeps x's dtype, as PyTorch's
+HardtanhBackward0 = _unary_node("HardtanhBackward0", lambda x, lo, hi: clamp(x, lo, hi).to(x.dtype), _hardtanh_bwd)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
