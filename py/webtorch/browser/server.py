@@ -68,10 +68,12 @@ def zip_folder(folder):
 class Server:
     """Serves the routes above on 127.0.0.1 at a free port, on a daemon thread. ``url`` is its base."""
 
-    def __init__(self, wheel, folders=None, wheels_dir=None):
-        self.roots = {"pyodide": pyodide_dir(), "web": web_dir()}
+    def __init__(self, wheel, folders=None, wheels_dir=None, roots=None, headers=None, port=0):
+        """``roots``: more {route: folder}; ``headers``: sent with every response (e.g. COOP/COEP)."""
+        self.roots = {"pyodide": pyodide_dir(), "web": web_dir(), **(roots or {})}
         if wheels_dir:
             self.roots["wheels"] = Path(wheels_dir)
+        self.headers = dict(headers or {})
         self.wheel = Path(wheel)
         # read now: the wheel cache prunes old builds while other sessions (other checkouts' edits) build new ones
         self._wheel_bytes = self.wheel.read_bytes()
@@ -89,21 +91,29 @@ class Server:
                 if body is None:
                     self.send_error(404)
                     return
+                if ctype == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", body)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 self.send_response(200)
+                for k, v in server.headers.items():
+                    self.send_header(k, v)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="webtorch-server")
         self.thread.start()
 
     def resolve(self, path):
-        """(bytes, content type) for a request path, or (None, None)."""
+        """(bytes, content type) for a request path, or (None, None); (location, "redirect") for a redirect."""
         parts = [p for p in path.split("/") if p]
         if not parts or any(p in ("..", ".") for p in parts):
             return None, None
