@@ -29,7 +29,7 @@ def _table(obj):
     list of lists of numbers; else None."""
     if isinstance(obj, dict) and obj and all(_is_number(_scalar(v)) for v in obj.values()):
         return ["key", "value"], [[str(k), _scalar(v)] for k, v in obj.items()]
-    if not isinstance(obj, (list, tuple)) or not obj:
+    if not isinstance(obj, list) or not obj:  # tuples keep their repr, as in Jupyter
         return None
     items = [_scalar(v) for v in obj]
     if all(_is_number(v) for v in items):
