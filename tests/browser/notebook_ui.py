@@ -65,3 +65,10 @@ def outputs_summary(page):
       progress: document.querySelectorAll('.output progress').length,
       prompts: [...document.querySelectorAll('.cell.code .prompt')].map((e) => e.textContent),
     })""")
+
+
+def full_screenshot(page, path):
+    """The whole notebook (not only the scrolled part) as a PNG."""
+    page.evaluate("document.body.classList.add('full')")
+    page.screenshot(path=str(path), full_page=True)
+    page.evaluate("document.body.classList.remove('full')")

@@ -15,7 +15,7 @@ import torch
 from webtorch.browser.chromium import find_chromium, launch
 from webtorch.browser.notebook_app import NotebookServer, notebooks_dir
 
-from notebook_ui import (KERNEL_BOOT_MS, cells, new_notebook, open_app, outputs_summary, run_all, run_code,
+from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all, run_code,
                          set_source, wait_done, wait_idle)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_mlp.ipynb"
@@ -60,12 +60,12 @@ def screenshot_on_failure(request, shots):
     rep = getattr(request.node, "rep_call", None)
     pg = request.node.funcargs.get("page")
     if rep is not None and rep.failed and pg is not None:
-        pg.screenshot(path=str(shots / f"FAILED-{request.node.name}.png"), full_page=True)
+        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")
 
 
 def _check_ran_clean(page, name, shots, min_images=0, min_plots=0):
     s = outputs_summary(page)
-    page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+    full_screenshot(page, shots / f"{name}.png")
     assert not s["errors"], f"{name}: error outputs:\n" + "\n---\n".join(s["errors"])
     assert all(p not in ("[ ]:", "[*]:") for p in s["prompts"]), f"{name}: cells not run: {s['prompts']}"
     assert s["images"] >= min_images and s["plots"] >= min_plots, f"{name}: outputs {s}"

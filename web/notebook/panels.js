@@ -13,6 +13,14 @@ function item(label, onOpen, extra = []) {
   return li;
 }
 
+function orEmpty(items, text) {
+  if (items.length) return items;
+  const li = document.createElement("li");
+  li.className = "empty";
+  li.textContent = text;
+  return [li];
+}
+
 function smallButton(label, title, onClick) {
   const b = document.createElement("button");
   b.textContent = label;
@@ -22,10 +30,10 @@ function smallButton(label, title, onClick) {
 }
 
 export async function showNotebookList(app) {
-  $("tutorial-list").replaceChildren(...(app.config.tutorials || []).map((t) =>
-    item(t.name, () => app.openURL(new URL(t.url, app.configURL).href))));
+  $("tutorial-list").replaceChildren(...orEmpty((app.config.tutorials || []).map((t) =>
+    item(t.name, () => app.openURL(new URL(t.url, app.configURL).href))), "none in this build"));
   const local = await listNotebooks();
-  $("local-list").replaceChildren(...local.map((n) => {
+  $("local-list").replaceChildren(...orEmpty(local.map((n) => {
     const li = item(n.name || n.id, () => app.openLocal(n.id), [smallButton("✕", "Delete from this browser", async () => {
       if (n.id === app.id) return;  // the open notebook stays
       await deleteNotebook(n.id);
@@ -34,7 +42,7 @@ export async function showNotebookList(app) {
     li.title = `saved ${new Date(n.updated).toLocaleString()}`;
     if (n.id === app.id) li.classList.add("current");
     return li;
-  }));
+  }), "none yet"));
 }
 
 const size = (n) => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
@@ -56,11 +64,11 @@ export async function showFiles(app) {
   } catch {
     return;  // kernel restarting: the list refreshes when it is ready
   }
-  $("file-list").replaceChildren(...files.filter((f) => !f.dir).map((f) => item(`${f.name}  (${size(f.size)})`,
+  $("file-list").replaceChildren(...orEmpty(files.filter((f) => !f.dir).map((f) => item(`${f.name}  (${size(f.size)})`,
     () => downloadFile(app, f.name), [
       smallButton("⤓", "Download", () => downloadFile(app, f.name)),
       smallButton("✕", "Delete", async () => { await app.kernel.fs("delete", f.name); showFiles(app); }),
-    ])));
+    ])), "no files yet"));
 }
 
 async function downloadFile(app, name) {

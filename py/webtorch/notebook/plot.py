@@ -34,16 +34,19 @@ class LinePlot(LiveOutput):
         self.title, self.xlabel, self.ylabel = title, xlabel, ylabel
         self.x = []
         self.series = {}
-        self._show()
+        if self.host.rich:  # as text, the first point is the first line
+            self._show()
 
     def append(self, x, **series):
         if not series:
             raise TypeError("LinePlot.append needs at least one named value, e.g. plot.append(step, loss=0.3)")
-        self.x.append(_num(x, "x"))
-        for name, v in series.items():
+        x = _num(x, "x")
+        values = {name: _num(v, name) for name, v in series.items()}
+        self.x.append(x)
+        for name, v in values.items():
             if name not in self.series:
                 self.series[name] = [None] * (len(self.x) - 1)
-            self.series[name].append(_num(v, name))
+            self.series[name].append(v)
         for values in self.series.values():
             if len(values) < len(self.x):
                 values.append(None)
