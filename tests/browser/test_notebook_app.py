@@ -238,3 +238,55 @@ def test_no_webgpu_message(browser, server, shots):
         assert "not available" in pg.inner_text("#device-info")
     finally:
         b.close()
+
+
+def test_cli_serves_and_prints_the_url():
+    import subprocess
+    import sys
+    import urllib.request
+    proc = subprocess.Popen([sys.executable, "-m", "webtorch", "notebook", str(FIXTURE), "--no-open"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("webtorch notebook: http://127.0.0.1:"), line
+        url = line.split(": ", 1)[1].strip()
+        assert url.endswith("?open=/opened/tiny_mlp.ipynb")
+        with urllib.request.urlopen(url) as r:
+            assert r.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
+            assert b"webtorch notebook" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, shots):
+    """`webtorch notebook --build DIR` on a plain static server (no COOP/COEP): the app boots from the site's
+    own files, and interrupt falls back to restarting the kernel, saying so."""
+    import functools
+    import subprocess
+    import sys
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "webtorch", "notebook", "--build", str(site)], check=True)
+    assert (site / "index.html").is_file() and (site / "notebook-config.json").is_file()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SimpleHTTPRequestHandler, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    context = browser[1].new_context()
+    try:
+        pg = context.new_page()
+        open_app(pg, f"http://127.0.0.1:{httpd.server_address[1]}/")
+        assert pg.evaluate("crossOriginIsolated") is False
+        assert "restarts the kernel" in pg.inner_text("#device-info")
+        set_source(pg, 0, "while True:\n    pass")
+        pg.keyboard.press("Control+Enter")
+        pg.wait_for_selector("body[data-kernel=busy]")
+        pg.click("[data-action=interrupt]")
+        pg.wait_for_selector("#banner:not([hidden])")
+        assert "restarted" in pg.inner_text("#banner")
+        wait_idle(pg, KERNEL_BOOT_MS)
+        assert run_code(pg, "21 * 2").strip() == "42"
+        pg.screenshot(path=str(shots / "static-site.png"))
+    finally:
+        context.close()
+        httpd.shutdown()
