@@ -152,9 +152,11 @@ def test_keyboard_shortcuts(page):
     assert cells(page).count() == 3
     page.keyboard.press("m")  # to Markdown
     page.keyboard.press("Enter")
-    page.keyboard.insert_text("# Title *here*")
+    page.keyboard.insert_text("# Title *here*\n\nmath: $E = mc^2$, money: $5 and $6")
     page.keyboard.press("Shift+Enter")
     assert page.locator(".cell.markdown.rendered-md h1").inner_text() == "Title here"
+    assert page.locator(".cell.markdown.rendered-md .katex").count() == 1
+    assert "money: $5 and $6" in page.locator(".cell.markdown.rendered-md p").inner_text()
     page.keyboard.press("Escape")
     page.keyboard.press("k")  # select the Markdown cell again
     page.keyboard.press("b")

@@ -44,6 +44,7 @@ class App {
   }
 
   kernelReady(info) {
+    this.kernelReadyAt ??= performance.now();  // page load -> first kernel ready (bench/bench_notebook.py)
     showDevice(this, info, this.stats);
     if (info.webgpuError) {
       this.banner(`WebGPU is not available in this browser (${info.webgpuError}). Cells run on device "cpu", which `

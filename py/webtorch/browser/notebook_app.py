@@ -4,7 +4,7 @@
     webtorch notebook --build DIR                 a static site: the app, Pyodide, the webtorch wheel and the
                                                   tutorials (examples/notebooks/), for any static host, offline
 
-The app's third-party libraries (CodeMirror, markdown-it, uPlot; pinned in package.json) are bundled from
+The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot; pinned in package.json) are bundled from
 node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
 """
 import json
@@ -30,7 +30,7 @@ def notebooks_dir():
 
 
 def build_bundle(force=False):
-    """web/notebook/build/{vendor.js, uPlot.min.css}, rebuilt when vendor.js or package-lock.json is newer."""
+    """web/notebook/build/{vendor.js, uPlot.min.css, katex.min.css, fonts/}, rebuilt when vendor.js or package-lock.json is newer."""
     root = repo_root()
     app = web_dir() / "notebook"
     out = app / "build"
@@ -48,6 +48,11 @@ def build_bundle(force=False):
     subprocess.run([str(esbuild), str(entry), "--bundle", "--format=esm", "--minify", "--log-level=warning",
                     f"--outfile={bundle}"], check=True, cwd=root)
     shutil.copyfile(root / "node_modules" / "uplot" / "dist" / "uPlot.min.css", out / "uPlot.min.css")
+    katex = root / "node_modules" / "katex" / "dist"
+    shutil.copyfile(katex / "katex.min.css", out / "katex.min.css")
+    (out / "fonts").mkdir(exist_ok=True)
+    for font in (katex / "fonts").glob("*.woff2"):  # every browser that has WebGPU reads woff2
+        shutil.copyfile(font, out / "fonts" / font.name)
     return out
 
 
@@ -83,6 +88,11 @@ class NotebookServer(Server):
             self.open_url = f"/opened/{p.name}"
         super().__init__(build_wheel(), roots=roots, headers=ISOLATION_HEADERS, port=port)
         self._config = json.dumps(app_config(self.wheel.name, "/")).encode()
+
+    def cache_control(self, path):
+        # Pyodide's files are a pinned npm release: cached, so a reload boots from the browser's cache (and its
+        # compiled wasm); the app and the wheel follow this checkout, revalidated on each load.
+        return "public, max-age=86400" if path.startswith("/pyodide/") else "no-store"
 
     @property
     def app_url(self):

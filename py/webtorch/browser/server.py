@@ -102,7 +102,7 @@ class Server:
                     self.send_header(k, v)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
+                self.send_header("Cache-Control", server.cache_control(self.path))
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -111,6 +111,10 @@ class Server:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="webtorch-server")
         self.thread.start()
+
+    def cache_control(self, path):
+        """The Cache-Control header for a request path: nothing is cached (every run sees this checkout's files)."""
+        return "no-store"
 
     def resolve(self, path):
         """(bytes, content type) for a request path, or (None, None); (location, "redirect") for a redirect."""
