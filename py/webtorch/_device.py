@@ -57,7 +57,15 @@ def backend_for(dev):
     be = _backends.get(t)
     if be is None:
         import importlib
-        be = importlib.import_module(_BACKEND_MODULES[t]).get_backend()
+        try:
+            module = importlib.import_module(_BACKEND_MODULES[t])
+        except ModuleNotFoundError as e:
+            if t != "cpu" or e.name != "numpy":
+                raise
+            raise RuntimeError('device "cpu" needs NumPy, which is not installed here. Install it (in Pyodide: '
+                               'await pyodide.loadPackage("numpy") or micropip, when online), or use device "webgpu" '
+                               '(webtorch.webgpu.is_available() says whether this browser has WebGPU)') from None
+        be = module.get_backend()
         _backends[t] = be
     return be
 

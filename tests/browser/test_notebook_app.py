@@ -238,6 +238,10 @@ def test_no_webgpu_message(browser, server, shots):
         text = pg.inner_text("#banner")
         assert "WebGPU is not available" in text and "cpu" in text
         assert "not available" in pg.inner_text("#device-info")
+        wait_idle(pg, KERNEL_BOOT_MS)
+        new_notebook(pg)
+        out = run_code(pg, "import torch\ntorch.ones(2) * 2")
+        assert "RuntimeError: device \"cpu\" needs NumPy" in out, out
     finally:
         b.close()
 

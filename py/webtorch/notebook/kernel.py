@@ -66,13 +66,15 @@ def _namespace():
 
 
 def _trimmed_traceback(exc, filename_prefix):
-    """Traceback lines from the first frame of the user's cell on (the kernel's own frames dropped)."""
+    """Traceback lines from the first frame of the user's cell on (the kernel's own frames and the import
+    system's frozen frames, which show no source, dropped); chained exceptions kept."""
     tb = exc.__traceback__
     while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(filename_prefix):
         tb = tb.tb_next
     if isinstance(exc, SyntaxError):
         tb = None
-    return "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n").split("\n")
+    text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
+    return [line for line in text.split("\n") if not line.startswith('  File "<frozen ')]
 
 
 def _send(kind, payload):
