@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from notebook_ui import KERNEL_BOOT_MS, new_notebook, set_source, wait_done  # noqa: E402
-from webtorch.browser.chromium import launch  # noqa: E402
-from webtorch.browser.notebook_app import NotebookServer  # noqa: E402
-from webtorch.browser.session import BrowserSession  # noqa: E402
+from webtorch_devtools.chromium import launch  # noqa: E402
+from webtorch_devtools.notebook_app import NotebookServer  # noqa: E402
+from webtorch_devtools.session import BrowserSession  # noqa: E402
 
 STEPS_SCRIPT = HERE / "notebook" / "digits_mlp_steps.py"
 GOALS = {"notebook_vs_run_browser": 0.9, "longest_task_ms": 50}

@@ -12,8 +12,8 @@ import nbformat
 import pytest
 import torch
 
-from webtorch.browser.chromium import find_chromium, launch
-from webtorch.browser.notebook_app import NotebookServer, notebooks_dir
+from webtorch_devtools.chromium import find_chromium, launch
+from webtorch_devtools.notebook_app import NotebookServer, notebooks_dir
 
 from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all, run_code,
                          set_source, wait_done, wait_idle)
@@ -250,7 +250,7 @@ def test_cli_serves_and_prints_the_url():
     import subprocess
     import sys
     import urllib.request
-    proc = subprocess.Popen([sys.executable, "-m", "webtorch", "notebook", str(FIXTURE), "--no-open"],
+    proc = subprocess.Popen([sys.executable, "-m", "webtorch_devtools", "notebook", str(FIXTURE), "--no-open"],
                             stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -274,7 +274,7 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "webtorch", "notebook", "--build", str(site)], check=True)
+    subprocess.run([sys.executable, "-m", "webtorch_devtools", "notebook", "--build", str(site)], check=True)
     assert (site / "index.html").is_file() and (site / "notebook-config.json").is_file()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SimpleHTTPRequestHandler, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()

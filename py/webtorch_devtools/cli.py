@@ -1,4 +1,4 @@
-"""The ``webtorch`` command (also ``python -m webtorch``).
+"""The ``webtorch`` command (also ``python -m webtorch_devtools``).
 
     webtorch run SCRIPT.py [args]                 run in this CPython
     webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
@@ -39,8 +39,8 @@ def _write(stream):
 
 
 def run_browser(script, args, worker=False, timeout=None, chromium=None):
-    from .browser.chromium import ChromiumNotFoundError
-    from .browser.session import BrowserSession
+    from .chromium import ChromiumNotFoundError
+    from .session import BrowserSession
     try:
         session = BrowserSession(chromium=chromium)
     except (ChromiumNotFoundError, FileNotFoundError) as e:
@@ -69,7 +69,7 @@ def main(argv=None):
             return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium)
         return run_cpython(ns.script, ns.args)
     if ns.command == "notebook":
-        from .browser import notebook_app
+        from . import notebook_app
         if ns.build:
             if ns.path:
                 _parser().error("--build writes the app with the tutorials; open a notebook in it with ?open=URL")

@@ -13,12 +13,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .server import Server, pyodide_dir, web_dir
+from .server import ISOLATION_HEADERS, Server, pyodide_dir, web_dir
 from .wheel import build_wheel, repo_root
 
-# SharedArrayBuffer (the kernel's interrupt buffer) needs a cross-origin isolated page.
-ISOLATION_HEADERS = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp",
-                     "Cross-Origin-Resource-Policy": "same-origin"}
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
                  "package.json")
 APP_PATH = "web/notebook/index.html"
@@ -86,7 +83,8 @@ class NotebookServer(Server):
                 raise FileNotFoundError(f"{open_path}: no such notebook file")
             roots["opened"] = p.parent
             self.open_url = f"/opened/{p.name}"
-        super().__init__(build_wheel(), roots=roots, headers=ISOLATION_HEADERS, port=port)
+        # cross-origin isolated: SharedArrayBuffer, the kernel's interrupt buffer, needs it
+        super().__init__(build_wheel(), roots=roots, cross_origin_isolated=True, port=port)
         self._config = json.dumps(app_config(self.wheel.name, "/")).encode()
 
     def cache_control(self, path):
@@ -137,7 +135,7 @@ def build_site(dest):
     (dest / "notebook-config.json").write_text(json.dumps(app_config(wheel.name, ""), indent=1))
     (dest / "index.html").write_text(_SITE_INDEX)
     # static hosts rarely send COOP/COEP; where they can (Netlify, Cloudflare Pages) this file asks for them
-    (dest / "_headers").write_text("/*\n" + "".join(f"  {k}: {v}\n" for k, v in ISOLATION_HEADERS.items()))
+    (dest / "_headers").write_text("/*\n" + "".join(f"  {k}: {v}\n" for k, v in ISOLATION_HEADERS))
     return dest
 
 
