@@ -76,16 +76,34 @@ class NotebookServer(Server):
         folder = notebooks_dir()
         if folder and folder.is_dir():
             roots["notebooks"] = folder
-        self.open_url = None
+        self.open_url = self.open_path = None
         if open_path:
             p = Path(open_path).resolve()
             if not p.is_file():
                 raise FileNotFoundError(f"{open_path}: no such notebook file")
             roots["opened"] = p.parent
-            self.open_url = f"/opened/{p.name}"
+            self.open_url, self.open_path = f"/opened/{p.name}", p
         # cross-origin isolated: SharedArrayBuffer, the kernel's interrupt buffer, needs it
         super().__init__(build_wheel(), roots=roots, cross_origin_isolated=True, port=port)
-        self._config = json.dumps(app_config(self.wheel.name, "/")).encode()
+        config = app_config(self.wheel.name, "/")
+        if self.open_url:
+            config["saveURL"] = self.open_url  # the app's Save writes the opened notebook back (store below)
+        self._config = json.dumps(config).encode()
+
+    def store(self, path, body):
+        """Save the opened notebook (only that file, only a valid-looking nbformat 4 notebook)."""
+        if not self.open_url or path != self.open_url:
+            return 403, "only the notebook this server was started with can be saved"
+        try:
+            nb = json.loads(body)
+        except ValueError as e:
+            return 400, f"not JSON: {e}"
+        if not isinstance(nb, dict) or nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
+            return 400, "not an nbformat 4 notebook"
+        tmp = self.open_path.with_name(f".{self.open_path.name}.saving")
+        tmp.write_bytes(body)
+        os.replace(tmp, self.open_path)
+        return 200, f"saved {self.open_path}"
 
     def cache_control(self, path):
         # Pyodide's files are a pinned npm release: cached, so a reload boots from the browser's cache (and its

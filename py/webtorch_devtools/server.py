@@ -110,11 +110,27 @@ class Server:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def do_PUT(self):
+                # a PUT always needs a CORS preflight, which is never answered: only this origin's pages can write
+                n = int(self.headers.get("Content-Length") or 0)
+                status, message = (413, "too large") if n > MAX_ARCHIVE_BYTES else \
+                    server.store(unquote(urlsplit(self.path).path), self.rfile.read(n))
+                body = message.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="webtorch-server")
         self.thread.start()
+
+    def store(self, path, body):
+        """(HTTP status, message) for a PUT of ``body`` to ``path``: nothing is writable here."""
+        return 405, "this server stores nothing"
 
     def cache_control(self, path):
         """The Cache-Control header for a request path: nothing is cached (every run sees this checkout's files)."""

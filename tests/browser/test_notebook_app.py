@@ -296,3 +296,28 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
     finally:
         context.close()
         httpd.shutdown()
+
+
+def test_save_writes_the_opened_file_back(browser, tmp_path):
+    import shutil
+    nb_path = tmp_path / "mine.ipynb"
+    shutil.copyfile(FIXTURE, nb_path)
+    s = NotebookServer(nb_path)
+    context = browser[1].new_context()
+    try:
+        pg = context.new_page()
+        pg.goto(s.app_url)
+        pg.wait_for_selector("[data-action=save-file]:not([hidden])")
+        set_source(pg, 1, "print('edited in the app')")
+        pg.keyboard.press("Escape")
+        pg.keyboard.press("Control+s")
+        pg.wait_for_function("document.getElementById('save-state').textContent === 'saved to disk'")
+        nb = nbformat.read(nb_path, as_version=4)
+        nbformat.validate(nb)
+        assert nb.cells[1].source == "print('edited in the app')"
+        assert len(nb.cells) == len(nbformat.read(FIXTURE, as_version=4).cells)
+        other = pg.evaluate("fetch('/notebooks/x.ipynb', {method: 'PUT', body: '{}'}).then((r) => r.status)")
+        assert other == 403
+    finally:
+        context.close()
+        s.close()

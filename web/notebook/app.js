@@ -75,6 +75,8 @@ class App {
     $("nb-name").value = name;
     document.title = `${name} — webtorch notebook`;
     this.notebook.load(nb);
+    this.saveURL = this.config.saveURL && source === new URL(this.config.saveURL, this.configURL).href ? source : null;
+    document.querySelector("[data-action=save-file]").hidden = !this.saveURL;
     localStorage.setItem(LAST_KEY, id);
     const params = new URLSearchParams(location.search);
     params.delete("open");
@@ -144,6 +146,15 @@ class App {
     $("save-state").textContent = s === "saved" ? "autosaved" : s === "edited" ? "edited…" : "";
   }
 
+  /** Write the notebook back to the file `webtorch notebook PATH` opened. */
+  async saveFile() {
+    const r = await fetch(this.saveURL, { method: "PUT", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(this.ipynb(), null, 1) + "\n" });
+    if (!r.ok) return this.banner(`Could not save: ${await r.text()}`, true);
+    await this.save();
+    $("save-state").textContent = "saved to disk";
+  }
+
   download() {
     const name = ($("nb-name").value || "Untitled").replace(/[\\/:*?"<>|]/g, "_");
     downloadBlob(new Blob([JSON.stringify(this.ipynb(), null, 1) + "\n"], { type: "application/x-ipynb+json" }), `${name}.ipynb`);
@@ -151,11 +162,20 @@ class App {
 
   // ---- kernel actions ----------------------------------------------------------------------------------
   async interrupt() {
+    const running = this.kernel.current;
     if (!(await this.kernel.interrupt())) {
       this.notebook.resetCounts();
       this.banner("Interrupt needs a cross-origin isolated page (COOP/COEP headers, which `webtorch notebook` "
         + "sends): the kernel was restarted instead, and its variables are gone.");
+      return;
     }
+    // Python sees the interrupt between bytecodes; a cell blocked inside one call (a wait on the GPU) may not
+    setTimeout(() => {
+      if (running && this.kernel.current === running) {
+        this.banner("The running cell has not stopped 3 s after the interrupt (it may be blocked waiting inside "
+          + "one call). Restart the kernel (↻ Restart) to stop it; its variables will be lost.");
+      }
+    }, 3000);
   }
 
   async restart() {
@@ -174,6 +194,7 @@ class App {
       new: () => this.newNotebook(),
       open: () => $("open-input").click(),
       download: () => this.download(),
+      "save-file": () => this.saveFile(),
       "add-code": () => nb().add(nb().selected + 1, "code"),
       "add-markdown": () => { nb().add(nb().selected + 1, "markdown"); nb().edit(); },
       run: () => nb().runAt(nb().selected, true),
@@ -199,7 +220,7 @@ class App {
       const nb = this.notebook;
       if ((e.ctrlKey || e.metaKey) && e.key === "s") {
         e.preventDefault();
-        this.save();
+        if (this.saveURL) this.saveFile(); else this.save();
         return;
       }
       const t = e.target;
