@@ -66,6 +66,8 @@ class App {
     if (params.get("open")) return this.openURL(new URL(params.get("open"), location.href).href);
     const id = params.get("nb") || localStorage.getItem(LAST_KEY);
     if (id && await loadNotebook(id)) return this.openLocal(id);
+    const first = (this.config.tutorials || [])[0];
+    if (!id && first) return this.openURL(new URL(first.url, this.configURL).href);  // a first visit: a tutorial
     return this.newNotebook();
   }
 
