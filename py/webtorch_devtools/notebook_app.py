@@ -60,10 +60,25 @@ def _tutorials(url_prefix):
     return [{"name": p.stem.replace("_", " "), "url": f"{url_prefix}{p.name}"} for p in sorted(folder.glob("*.ipynb"))]
 
 
+def _tutorial_files():
+    """The tutorials' folder's other files (links followed: data/, digits_data.py, assets/), relative paths.
+    examples/notebooks/README.md: a host copies them into the kernel's working directory."""
+    folder = notebooks_dir()
+    if not folder or not folder.is_dir():
+        return []
+    out = []
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=True):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+        out += [(Path(dirpath) / f).relative_to(folder).as_posix() for f in sorted(filenames)
+                if not f.startswith(".") and not f.endswith((".ipynb", ".pyc"))]
+    return out
+
+
 def app_config(wheel_name, prefix):
     """What the app needs to boot; URLs relative to the config file (prefix "/" when served, "" in a site)."""
     return {"indexURL": f"{prefix}pyodide/", "wheelURL": f"{prefix}wheel/{wheel_name}",
-            "tutorials": _tutorials(f"{prefix}notebooks/")}
+            "tutorials": _tutorials(f"{prefix}notebooks/"),
+            "tutorialFiles": {"base": f"{prefix}notebooks/", "files": _tutorial_files()}}
 
 
 class NotebookServer(Server):

@@ -45,6 +45,7 @@ class App {
 
   kernelReady(info) {
     this.kernelReadyAt ??= performance.now();  // page load -> first kernel ready (bench/bench_notebook.py)
+    this.copyTutorialFiles();
     showDevice(this, info, this.stats);
     if (info.webgpuError) {
       this.banner(`WebGPU is not available in this browser (${info.webgpuError}). Cells run on device "cpu", which `
@@ -77,6 +78,7 @@ class App {
     $("nb-name").value = name;
     document.title = `${name} — webtorch notebook`;
     this.notebook.load(nb);
+    this.copyTutorialFiles();
     this.saveURL = this.config.saveURL && source === new URL(this.config.saveURL, this.configURL).href ? source : null;
     document.querySelector("[data-action=save-file]").hidden = !this.saveURL;
     localStorage.setItem(LAST_KEY, id);
@@ -86,6 +88,18 @@ class App {
     history.replaceState(null, "", `${location.pathname}?${params}`);
     this.setSaveState("");
     showNotebookList(this);
+  }
+
+  /** A tutorial finds its data and helpers in the kernel's working folder (examples/notebooks/README.md):
+   * copied there when one is open and the kernel (re)starts. Cells queued meanwhile wait for the copy. */
+  copyTutorialFiles() {
+    const t = this.config.tutorialFiles;
+    const base = t && new URL(t.base, this.configURL).href;
+    if (!t || !t.files.length || !this.source || !this.source.startsWith(base) || this.kernel.status === "starting") return;
+    if (this.copiedFor === this.kernel.worker) return;
+    this.copiedFor = this.kernel.worker;
+    this.kernel.fetchFiles(base, t.files).then(() => showFiles(this))
+      .catch((e) => this.banner(`Could not copy the tutorial's files into the kernel: ${e.message}`, true));
   }
 
   newNotebook() {

@@ -122,11 +122,20 @@ export class Kernel extends EventTarget {
 
   /** A file operation in the kernel's working folder (/home/pyodide): list, read, write, delete. */
   fs(op, name, bytes) {
+    return this.request({ type: "fs", op, name, bytes }, bytes ? [bytes] : []);
+  }
+
+  /** Copy `files` (paths relative to the URL `base`) into the kernel's working folder. */
+  fetchFiles(base, files) {
+    return this.request({ type: "fs", op: "fetch", base, files });
+  }
+
+  request(message, transfer = []) {
     if (!this.worker) return Promise.reject(new Error("the kernel is not running"));
     return new Promise((resolve, reject) => {
       const rid = this.rid++;
       this.pending.set(rid, { resolve, reject });
-      this.worker.postMessage({ type: "fs", rid, op, name, bytes }, bytes ? [bytes] : []);
+      this.worker.postMessage({ ...message, rid }, transfer);
     });
   }
 }

@@ -1,6 +1,6 @@
 // The notebook's kernel: a module Web Worker holding Pyodide + webtorch + WebGPU, so the page never freezes.
 // Page -> worker: {type: "init", config, interruptBuffer?, torchAlias}, {type: "run", id, code, count},
-//   {type: "fs", rid, op: "list"|"read"|"write"|"delete", name?, bytes?}
+//   {type: "fs", rid, op: "list"|"read"|"write"|"delete", name?, bytes?} | {type: "fs", rid, op: "fetch", base, files}
 // Worker -> page: {type: "ready", info}, {type: "output", items: [{kind, text, displayId}]} (stdout/stderr
 //   chunks, display/update/result/error/stats as JSON text; batched, posted at most every FLUSH_MS while a
 //   cell runs), {type: "done", id, status}, {type: "fs", rid, result|error}, {type: "fatal", error}.
@@ -78,6 +78,20 @@ async function run({ id, code, count }) {
   self.postMessage({ type: "done", id, status });
 }
 
+// Copy files (a tutorial's folder: data, helpers) into the working directory, subfolders kept.
+async function fetchInto(base, files) {
+  for (const f of files) {
+    if (f.split("/").some((p) => !p || p === "." || p === "..")) throw new Error(`bad file path ${JSON.stringify(f)}`);
+    const r = await fetch(new URL(f, base));
+    if (!r.ok) throw new Error(`could not fetch ${f}: HTTP ${r.status}`);
+    const dir = f.split("/").slice(0, -1).join("/");
+    if (dir) pyodide.FS.mkdirTree(dir);
+    pyodide.FS.writeFile(f, new Uint8Array(await r.arrayBuffer()));
+  }
+  pyodide.runPython("import importlib; importlib.invalidate_caches()");  // new modules (a tutorial's helpers)
+  return files.length;
+}
+
 function fs({ op, name, bytes }) {
   const FS = pyodide.FS;
   const path = (n) => {
@@ -96,7 +110,11 @@ function fs({ op, name, bytes }) {
   throw new Error(`unknown file operation ${op}`);
 }
 
-self.onmessage = async ({ data }) => {
+// One message at a time: a cell waits for a file copy sent before it (and a file request for a running cell).
+let chain = Promise.resolve();
+self.onmessage = ({ data }) => { chain = chain.then(() => handle(data)); };
+
+async function handle(data) {
   if (data.type === "init") {
     try {
       self.postMessage({ type: "ready", info: await init(data) });
@@ -107,10 +125,10 @@ self.onmessage = async ({ data }) => {
     await run(data);
   } else if (data.type === "fs") {
     try {
-      const result = fs(data);
+      const result = data.op === "fetch" ? await fetchInto(data.base, data.files) : fs(data);
       self.postMessage({ type: "fs", rid: data.rid, result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
       self.postMessage({ type: "fs", rid: data.rid, error: String(e.message || e) });
     }
   }
-};
+}

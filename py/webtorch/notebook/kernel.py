@@ -11,6 +11,7 @@ import inspect
 import io
 import json
 import linecache
+import os
 import sys
 import traceback
 
@@ -51,6 +52,8 @@ def install(send, torch_alias_on=True):
     global _host
     _host = AppHost(send)
     set_app_host(_host)
+    if os.getcwd() not in sys.path:  # a notebook imports helpers beside it, as in Jupyter
+        sys.path.insert(0, os.getcwd())
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
     if torch_alias_on:
