@@ -284,6 +284,7 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
         open_app(pg, f"http://127.0.0.1:{httpd.server_address[1]}/")
         assert pg.evaluate("crossOriginIsolated") is False
         assert "restarts the kernel" in pg.inner_text("#device-info")
+        new_notebook(pg)  # a first visit opens the first tutorial, when the site has tutorials
         set_source(pg, 0, "while True:\n    pass")
         pg.keyboard.press("Control+Enter")
         pg.wait_for_selector("body[data-kernel=busy]")
