@@ -1,6 +1,6 @@
 """webtorch.notebook in CPython: the text fallbacks (scripts, `webtorch run --browser`), the IPython path
-(JupyterLite, Jupyter: display handles and update_display), PNG images, tables, the app kernel's cell runner
-and the `import torch` alias."""
+(JupyterLite, Jupyter: display handles and update_display), PNG images, tables and the app kernel's cell
+runner."""
 import asyncio
 import json
 import struct
@@ -173,22 +173,3 @@ def test_kernel_runs_cells_like_jupyter(monkeypatch):
     assert err["ename"] == "ZeroDivisionError"
     assert err["traceback"][1] == '  File "<cell 2>", line 3, in <module>'  # kernel frames trimmed
     assert not any("kernel.py" in line for line in err["traceback"])
-
-
-def test_torch_alias(monkeypatch):
-    from webtorch.notebook import torch_alias
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
-    for k in saved:
-        monkeypatch.delitem(sys.modules, k)
-    try:
-        torch_alias.install()
-        import torch
-        import torch.nn.functional as F
-        from torch.utils.data import DataLoader
-        assert torch is webtorch and F is webtorch.nn.functional
-        assert DataLoader is webtorch.utils.data.DataLoader
-        assert webtorch.__spec__.name == "webtorch"
-    finally:
-        torch_alias.uninstall()
-        sys.modules.update(saved)
-    assert not torch_alias.enabled()

@@ -15,11 +15,11 @@ import os
 import sys
 import traceback
 
-from . import torch_alias
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
 
 _host = None
+_torch_alias = False
 
 
 class _Stream(io.TextIOBase):
@@ -49,17 +49,17 @@ class _Stream(io.TextIOBase):
 
 def install(send, torch_alias_on=True):
     """Make this interpreter the app's kernel: output to ``send``, ``import torch`` aliased when asked."""
-    global _host
+    global _host, _torch_alias
     _host = AppHost(send)
     set_app_host(_host)
     if os.getcwd() not in sys.path:  # a notebook imports helpers beside it, as in Jupyter
         sys.path.insert(0, os.getcwd())
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
-    if torch_alias_on:
-        torch_alias.install()
-    else:
-        torch_alias.uninstall()
+    if torch_alias_on:  # a fresh kernel per setting: turning it off is not installing it
+        from ..compat import alias_torch
+        alias_torch()
+        _torch_alias = True
 
 
 def _namespace():
@@ -135,5 +135,5 @@ async def run_cell(source, count):
     after = _webgpu_counters()
     if after is not None:
         after["dispatches_last_cell"] = after["dispatches"] - (before or {}).get("dispatches", 0)
-    _send("stats", {"webgpu": after, "torch_alias": torch_alias.enabled()})
+    _send("stats", {"webgpu": after, "torch_alias": _torch_alias})
     return status
