@@ -322,3 +322,23 @@ def test_save_writes_the_opened_file_back(browser, tmp_path):
     finally:
         context.close()
         s.close()
+
+
+def test_interrupt_a_training_loop_with_item_readbacks(page):
+    """A loop that reads the loss back every step (synchronous .item(), run_sync) stops within a second too,
+    and the kernel keeps computing correctly (needs runtime_browser's deferred SIGINT during run_sync)."""
+    new_notebook(page)
+    set_source(page, 0, "import torch\nm = torch.nn.Linear(4, 1).to('webgpu')\nopt = torch.optim.SGD(m.parameters(), lr=0.01)\n"
+                        "x = torch.randn(8, 4, device='webgpu')\nsteps = 0\nwhile True:\n    loss = m(x).pow(2).mean()\n"
+                        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    loss.item()\n    steps += 1")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("body[data-kernel=busy]")
+    page.wait_for_timeout(1500)
+    t0 = time.monotonic()
+    page.click("[data-action=interrupt]")
+    wait_idle(page, 10_000)
+    took = time.monotonic() - t0
+    assert took < 1.0, f"interrupt took {took:.2f} s"
+    assert "KeyboardInterrupt" in cells(page).nth(0).locator(".output-error").inner_text()
+    out = run_code(page, "import math\nsteps > 0, math.isfinite(loss.item()), (torch.ones(3, device='webgpu') * 2).sum().item()")
+    assert out.strip() == "(True, True, 6.0)"
