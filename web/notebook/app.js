@@ -30,6 +30,7 @@ class App {
       if (e.detail === "idle") showFiles(this);
     });
     this.kernel.addEventListener("ready", (e) => this.kernelReady(e.detail));
+    this.kernel.addEventListener("died", (e) => this.banner(`${e.detail}. Restart it (↻ Restart) to go on.`, true));
     this.kernel.addEventListener("stats", (e) => { this.stats = e.detail; showDevice(this, this.kernel.info, this.stats); });
     this.wireToolbar();
     this.wireKeyboard();

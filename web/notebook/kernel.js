@@ -33,8 +33,14 @@ export class Kernel extends EventTarget {
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = ({ data }) => this.onMessage(data, resolve, reject, t0);
       this.worker.onerror = (e) => {
+        const started = this.status !== "starting";
         this.setStatus("dead");
-        reject(new Error(`kernel worker failed to start: ${e.message || "script error"}`));
+        this.clearQueue();
+        if (this.current) this.current.resolve("error");
+        this.current = null;
+        const what = started ? "the kernel died" : "the kernel worker failed to start";
+        this.dispatchEvent(new CustomEvent("died", { detail: `${what}: ${e.message || "script error"}` }));
+        reject(new Error(`${what}: ${e.message || "script error"}`));
       };
     });
     this.worker.postMessage({ type: "init", config: this.config, torchAlias: this.torchAlias,
