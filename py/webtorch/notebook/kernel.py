@@ -56,6 +56,7 @@ def install(send, torch_alias_on=True):
         sys.path.insert(0, os.getcwd())
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
+    _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
     if torch_alias_on:  # a fresh kernel per setting: turning it off is not installing it
         from ..compat import alias_torch
         alias_torch()
