@@ -160,7 +160,7 @@ def test_kernel_runs_cells_like_jupyter(monkeypatch):
     monkeypatch.setattr(sys, "stdout", sys.stdout)
     monkeypatch.setattr(sys, "stderr", sys.stderr)
     monkeypatch.setattr(host_mod, "_app_host", None)
-    kernel.install(lambda kind, text, did: msgs.append((kind, text)), torch_alias_on=False)
+    kernel.install(lambda kind, text, did: msgs.append((kind, text)))
 
     async def cells():
         assert await kernel.run_cell("import asyncio\nprint('a')\nawait asyncio.sleep(0)\n6 * 7", 1) == "ok"

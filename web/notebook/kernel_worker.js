@@ -50,7 +50,9 @@ async function init({ config, interruptBuffer, torchAlias }) {
   pyodide.FS.mkdirTree("/home/pyodide");
   pyodide.FS.chdir("/home/pyodide");
   const kernel = pyodide.pyimport("webtorch.notebook.kernel");
-  kernel.install(push, Boolean(torchAlias));
+  kernel.install(push);
+  // a fresh kernel per setting: off means the alias is never installed
+  if (torchAlias) pyodide.runPython("import webtorch.compat; webtorch.compat.alias_torch()");
   runCell = pyodide.runPython("from webtorch.notebook.kernel import run_cell; run_cell");
   flush();
   return {

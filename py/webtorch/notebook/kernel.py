@@ -19,7 +19,6 @@ from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
 
 _host = None
-_torch_alias = False
 
 
 class _Stream(io.TextIOBase):
@@ -47,9 +46,10 @@ class _Stream(io.TextIOBase):
         return "utf-8"
 
 
-def install(send, torch_alias_on=True):
-    """Make this interpreter the app's kernel: output to ``send``, ``import torch`` aliased when asked."""
-    global _host, _torch_alias
+def install(send):
+    """Make this interpreter the app's kernel: output (streams, rich displays) goes to ``send``. (The worker
+    also turns on webtorch.compat's ``import torch`` alias unless the user switched it off.)"""
+    global _host
     _host = AppHost(send)
     set_app_host(_host)
     if os.getcwd() not in sys.path:  # a notebook imports helpers beside it, as in Jupyter
@@ -57,10 +57,6 @@ def install(send, torch_alias_on=True):
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
     _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
-    if torch_alias_on:  # a fresh kernel per setting: turning it off is not installing it
-        from ..compat import alias_torch
-        alias_torch()
-        _torch_alias = True
 
 
 def _namespace():
@@ -136,5 +132,5 @@ async def run_cell(source, count):
     after = _webgpu_counters()
     if after is not None:
         after["dispatches_last_cell"] = after["dispatches"] - (before or {}).get("dispatches", 0)
-    _send("stats", {"webgpu": after, "torch_alias": _torch_alias})
+    _send("stats", {"webgpu": after})
     return status
