@@ -1,16 +1,15 @@
 """The tutorial notebooks (examples/notebooks/*.ipynb): their code, and the working folder they expect.
 
 The convention (examples/notebooks/README.md): a notebook opens its files relative to the kernel's
-working folder, which holds the contents of examples/notebooks/ (the notebooks and assets/), a data/
-folder with the contents of examples/data/, and examples/digits_data.py (the digits loader).
+working folder, which holds a copy of examples/notebooks/ with its links followed (data/ and
+digits_data.py there are links to examples/data/ and examples/digits_data.py).
 """
 import shutil
 from pathlib import Path
 
 import nbformat
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-NOTEBOOK_DIR = EXAMPLES / "notebooks"
+NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "examples" / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 
 
@@ -29,8 +28,5 @@ def code(path):
 def prepare_workdir(dst):
     """Fill dst as a host fills the kernel's working folder; returns dst as a Path."""
     dst = Path(dst)
-    shutil.copytree(NOTEBOOK_DIR, dst, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.py", "README.md"))
-    shutil.copytree(EXAMPLES / "data", dst / "data", dirs_exist_ok=True)
-    shutil.copy(EXAMPLES / "digits_data.py", dst / "digits_data.py")
+    shutil.copytree(NOTEBOOK_DIR, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     return dst
