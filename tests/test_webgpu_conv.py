@@ -32,11 +32,11 @@ def family_variants():
 
 
 def test_family_shaders_and_specializations_compile_on_naga():
-    from webtorch.backends.webgpu import kernels
-    assert set(FAMILY_SHADERS) <= set(kernels.names())
+    from webtorch.backends.webgpu import wgsl_loader
+    assert set(FAMILY_SHADERS) <= set(wgsl_loader.names())
     rt = wg.get_backend().rt
     for name, spec in family_variants():
-        rt.compile(name, kernels.specialize(name, **spec))
+        rt.compile(name, wgsl_loader.specialize(name, **spec))
 
 
 def _no_fallback(fn):

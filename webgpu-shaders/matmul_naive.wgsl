@@ -2,7 +2,7 @@
 //
 // Computes: C (batch, M, N), contiguous, C[z, r, c] = sum_k A[z, r, k] * B[z, k, c], operands read
 // through strides (same parameter block P as matmul_tiled.wgsl). Used for matrix-vector shapes, where a
-// 64x64 tile would idle, and as the benchmark baseline.
+// 64x64 tile would idle.
 // Launch: workgroup_size (16, 16); grid (ceil(N / 16), ceil(M / 16), batch).
 // The epilogue function stores one element of C (the scheduler may fuse an elementwise chain there, as in
 // matmul_tiled.wgsl).

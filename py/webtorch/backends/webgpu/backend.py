@@ -12,7 +12,7 @@ import sys
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import Backend
-from . import codegen, dtypes as T, kernels
+from . import codegen, dtypes as T, wgsl_loader
 from .conv_family import ConvFamilyKernels
 from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import keep_bounds
@@ -63,7 +63,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.graph = Graph(self.scheduler)
 
     # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
-    def synchronize(self):
+    def flush(self):
+        """Record and submit every pending op (one batched submit); does not wait (webgpu.synchronize does)."""
         self.graph.flush()
 
     async def prefetch_async(self, h):
@@ -620,7 +621,7 @@ def _matmul_plan(a, b, batch, m, n, k, kernel, cpu):
         src = _register_source(*modes)
         groups = (-(-n // (8 * _REGISTER_WG[0])), -(-m // (8 * _REGISTER_WG[1])), nb)
     else:
-        src = kernels.template("matmul_naive")
+        src = wgsl_loader.template("matmul_naive")
         groups = ((n + 15) // 16, (m + 15) // 16, nb)
     words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset) + modes
     return kernel, src, struct.pack("<24I", *words), groups
@@ -652,7 +653,7 @@ def _tiled_source():
     s = _SOURCES.get("tiled")
     if s is None:
         wg_x, wg_y, rm = _TILE
-        s = _SOURCES["tiled"] = kernels.specialize("matmul_tiled", WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u",
+        s = _SOURCES["tiled"] = wgsl_loader.specialize("matmul_tiled", WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u",
                                                    TK="16u")
     return s
 
@@ -667,7 +668,7 @@ def _register_source(a_mode, b_mode):
     key = ("register", a_mode, b_mode)
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("matmul_register", WG_X=f"{_REGISTER_WG[0]}u",
+        s = _SOURCES[key] = wgsl_loader.specialize("matmul_register", WG_X=f"{_REGISTER_WG[0]}u",
                                                WG_Y=f"{_REGISTER_WG[1]}u", A_MODE=f"{a_mode}u",
                                                B_MODE=f"{b_mode}u")
     return s
@@ -677,7 +678,7 @@ def _random_source(kind):
     key = ("random", kind)
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("random_philox", KIND=f"{kind}u",
+        s = _SOURCES[key] = wgsl_loader.specialize("random_philox", KIND=f"{kind}u",
                                                OutT="i32" if kind == 2 else "f32")
     return s
 

@@ -10,7 +10,7 @@ import struct
 
 from ... import _dtype as D
 from ..window_geometry import out_size, prod as numel
-from . import codegen, kernels
+from . import codegen, wgsl_loader
 from .conv_unfold_gemm import ConvUnfoldGemm
 from .fallback import host_fallback
 from .graph import View
@@ -25,7 +25,7 @@ def source(name, **spec):
     key = (name,) + tuple(sorted(spec.items()))
     s = _sources.get(key)
     if s is None:
-        s = _sources[key] = kernels.specialize(name, **spec) if spec else kernels.template(name)
+        s = _sources[key] = wgsl_loader.specialize(name, **spec) if spec else wgsl_loader.template(name)
     return s
 
 

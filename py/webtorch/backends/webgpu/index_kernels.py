@@ -12,7 +12,7 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
-from . import codegen, dtypes as T, kernels
+from . import codegen, dtypes as T, wgsl_loader
 from .graph import View
 from .index_bounds import index_range, keep_bounds
 from .views import broadcast_strides
@@ -29,7 +29,7 @@ def _source(name, **values):
     key = (name,) + tuple(sorted(values.items()))
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize(name, **values)
+        s = _SOURCES[key] = wgsl_loader.specialize(name, **values)
     return s
 
 
@@ -231,7 +231,7 @@ class WebGPUIndexMixin:
         out = self._new((count, rank), D.int64)
         if count and rank:
             words = (n, rank, 0, 0) + _dims(h.shape)
-            self._record_kernel("index_nonzero", kernels.template("index_nonzero"), struct.pack("<12I", *words),
+            self._record_kernel("index_nonzero", wgsl_loader.template("index_nonzero"), struct.pack("<12I", *words),
                                 codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
         return out
 

@@ -12,7 +12,7 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from . import kernels, subgroup_reduce
+from . import subgroup_reduce, wgsl_loader
 from .codegen import coalesce, grid
 from .graph import View, contiguous_strides
 
@@ -31,7 +31,7 @@ def _source(name, **spec):
     key = (name, sg) + tuple(sorted(spec.items()))
     s = _SOURCES.get(key)
     if s is None:
-        s = kernels.specialize(name, **spec)
+        s = wgsl_loader.specialize(name, **spec)
         s = _SOURCES[key] = subgroup_reduce.specialize(s) if sg else s
     return s
 

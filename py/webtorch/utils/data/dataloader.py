@@ -63,10 +63,6 @@ class DataLoader:
             collate_fn = default_collate if batch_size is not None or batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
 
-    @property
-    def _auto_collation(self):
-        return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
-
     def __iter__(self):
         if self._iterable:
             return self._iter_iterable()

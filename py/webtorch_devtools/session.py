@@ -35,7 +35,7 @@ class RunResult:
         self.stderr = ""
         self.timed_out = False
         self.timings = {}
-        self.reports = []  # (kind, text) sent by webtorch.browser.runner.report
+        self.reports = []  # (kind, text) sent by webtorch.browser.runner.report (inside Pyodide)
         self.seconds = 0.0
 
     def __repr__(self):

@@ -1,4 +1,4 @@
-"""The ``webtorch`` command (also ``python -m webtorch``).
+"""The ``webtorch`` command (also ``python -m webtorch_devtools``).
 
     webtorch run SCRIPT.py [args]                 run in this CPython
     webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
@@ -32,8 +32,8 @@ def _write(stream):
 
 
 def run_browser(script, args, worker=False, timeout=None, chromium=None):
-    from .browser.chromium import ChromiumNotFoundError
-    from .browser.session import BrowserSession
+    from .chromium import ChromiumNotFoundError
+    from .session import BrowserSession
     try:
         session = BrowserSession(chromium=chromium)
     except (ChromiumNotFoundError, FileNotFoundError) as e:
