@@ -41,6 +41,16 @@ async function warmupManifest(wheel) {
   return [];
 }
 
+// loadPackage logs a failure and resolves: each package is verified by importing it
+async function loadPackages(pyodide, names, warn) {
+  const errors = [];
+  await pyodide.loadPackage(names, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
+  for (const name of names) {
+    const ok = pyodide.runPython(`import importlib.util as u; u.find_spec(${JSON.stringify(name)}) is not None`);
+    if (!ok) warn(`webtorch: Pyodide package '${name}' could not be loaded (${errors.join("; ") || "not found"})\n`);
+  }
+}
+
 function writer(sink) {
   const decoder = new TextDecoder();
   return { write: (bytes) => { sink(decoder.decode(bytes, { stream: true })); return bytes.length; } };
@@ -54,11 +64,14 @@ function writer(sink) {
  * @param {(text: string) => void} [o.stdout]  receives Python's stdout as it is written
  * @param {(text: string) => void} [o.stderr]
  * @param {boolean} [o.requireWebGPU]  reject instead of falling back to "cpu"
+ * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
+ *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
+ *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
  * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, loadMs}}>}  (startMs: when
  *   loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
-  pyodideOptions = {} } = {}) {
+  packages = [], pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
@@ -75,6 +88,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // into site-packages: unpackArchive's default is the working folder, which a script's chdir leaves
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   for (const bytes of await wheels) pyodide.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+  if (packages.length) await loadPackages(pyodide, packages, stderr || console.warn);
   const { bridge, error } = await gpu;
   let webgpuError = null;
   if (bridge) {

@@ -64,18 +64,25 @@ class RecordingRuntime(Runtime):
 
 
 def _mlp_step():
+    """One training step of a small MLP written as in a page, where the default device is "webgpu" (so the
+    optimizer's step counters live there too, and no NumPy is needed: the wheel's build runs this)."""
     import webtorch as torch
     import webtorch.nn.functional as F
     from webtorch import nn
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)).to("webgpu")
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x = torch.randn(16, 64, device="webgpu")
-    y = torch.randint(0, 10, (16,), device="webgpu")
-    opt.zero_grad()
-    F.cross_entropy(model(x), y).backward()
-    opt.step()
-    torch.webgpu.synchronize()
+    before = torch.get_default_device()
+    torch.set_default_device("webgpu")
+    try:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        x = torch.randn(16, 64)
+        y = torch.randint(0, 10, (16,))
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+        torch.webgpu.synchronize()
+    finally:
+        torch.set_default_device(before)
 
 
 def warmup_kernels(features=BROWSER_FEATURES, limits=BROWSER_LIMITS, cpu_adapter=True):

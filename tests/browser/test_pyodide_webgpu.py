@@ -86,3 +86,25 @@ def test_compile_error_reported_at_next_wait(webtorch_browser):
     first, second = r.stdout.splitlines()
     assert "WGSL kernel 'bad_kernel' failed to compile" in first and "let x: i32 = 1.5;" in first, first
     assert second == "[3.0, 3.0]"
+
+
+def test_first_step_takes_the_warmed_pipelines(webtorch_browser):
+    """web/loader.js reads the wheel's warm-up manifest and bridge.js builds those pipelines while Pyodide boots;
+    the recorded MLP step (webtorch_devtools/warmup.py, run here as a file) then compiles none of them again."""
+    from webtorch_devtools import warmup
+    r = _ok(webtorch_browser.run_source(
+        "import json, time\n"
+        "from importlib import resources\n"
+        "import js\n"
+        "from pyodide.ffi import run_sync\n"
+        "from recorded import _mlp_step\n"
+        "manifest = json.loads(resources.files('webtorch').joinpath('backends/webgpu/warmup.json').read_text())\n"
+        "b = js.webtorchBridge\n"
+        "t = time.monotonic()\n"
+        "while b.warmed.size < len(manifest) and time.monotonic() - t < 120:\n"
+        "    run_sync(js.Promise.new(lambda ok, err: js.setTimeout(ok, 50)))\n"
+        "_mlp_step()\n"
+        "print(json.dumps([len(manifest), b.counters.warmHits or 0, b.warmed.size]))\n",
+        files={"recorded.py": Path(warmup.__file__).read_text()}))
+    n, hits, left = json.loads(r.stdout.strip().splitlines()[-1])
+    assert n > 10 and hits == n and left == 0, (n, hits, left)
