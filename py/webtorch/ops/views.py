@@ -1,8 +1,9 @@
 """View ops: results alias the input's storage (shared version counter); each is differentiable."""
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, shape_arg
-from .inplace import new_view, AsStridedBackward0
-from .reduce_to import sum_to
+from .inplace import new_view
+from ..autograd.view_history import AsStridedBackward0
+from ..autograd.sum_to import sum_to
 
 
 def infer_shape(shape, numel):
