@@ -12,6 +12,21 @@ from .sum_to import sum_to
 from .view_history import edge
 
 
+def _checked_hook_result(fn, old, new):
+    """A tensor hook's replacement gradient, refused as PyTorch refuses it when it is no tensor or has another
+    size, dtype or device than the gradient it replaces (the engine would otherwise carry a wrong-shaped
+    gradient into the next node, or into .grad)."""
+    name = getattr(fn, "__name__", repr(fn))
+    if not hasattr(new, "_data"):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.shape != old.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value (was {list(old.shape)}, got "
+                           f"{list(new.shape)})")
+    if new.dtype is not old.dtype or new.device != old.device:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.type()} got {new.type()})")
+    return new
+
+
 def run_backward(roots, root_grads, retain_graph=None, create_graph=False, inputs=None,
                  allow_unused=False, accumulate=True):
     """Backpropagate root_grads from the root tensors.
@@ -115,7 +130,7 @@ def _run_tensor_hooks(node, grads):
             for fn in list(hooks.values()):
                 r = fn(grads[i])
                 if r is not None:
-                    grads[i] = r
+                    grads[i] = _checked_hook_result(fn, grads[i], r)
     return ran
 
 

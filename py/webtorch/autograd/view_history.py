@@ -97,6 +97,12 @@ class AsStridedBackward0(Node):
     @staticmethod
     def backward(ctx, g):
         base_shape, (shape, stride, offset), dtype, dev = ctx.meta
-        gb = g.new_zeros(base_shape, dtype=dtype, device=dev)
-        gb.as_strided(shape, stride, offset).add_(g)
-        return gb
+        # each element's storage position; index_add accumulates where windows overlap (an add_ through an
+        # overlapping as_strided view would keep only one of the writes)
+        from ..ops.creation import arange
+        n_base = 1
+        for n in base_shape:
+            n_base *= n
+        pos = arange(n_base, device=dev).as_strided(shape, stride, offset)
+        flat = g.new_zeros((n_base,), dtype=dtype, device=dev)
+        return flat.index_add_(0, pos.reshape(-1), g.reshape(-1)).reshape(base_shape)

@@ -5,28 +5,21 @@ An in-place op computes its result out of place (with autograd, ``self`` among t
 self takes the result's grad_fn, or -- when self is a view -- its base gets a CopySlices node and self
 becomes an as_strided view of the base. Every view of the storage sees the write.
 """
+from .._dtype import scalar_type_name, cpp_type_name  # noqa: F401  (re-exported for the ops)
 from ..autograd.graph import apply_op
 from ..autograd.view_history import rebase_view
 from ..autograd.grad_mode import state
 from .._tensor import _wrap
 
-_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                 "int64": "Long", "uint32": "UInt32", "float16": "Half", "bfloat16": "BFloat16",
-                 "float32": "Float", "float64": "Double"}
+def not_implemented_for(kernel, dt):
+    """PyTorch's error for a kernel that has no version for dtype dt."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dt)}'")
 
 
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char", "uint32": "unsigned int", "bool": "bool"}
-
-
-def scalar_type_name(dt):
-    return _SCALAR_NAMES[dt.name]
-
-
-def cpp_type_name(dt):
-    """The C++ type PyTorch's kernel messages name for dt ("float", "long int")."""
-    return _CPP_TYPE_NAMES[dt.name]
+def require_float(x, kernel):
+    """Refuse a non-floating-point x as PyTorch's floating-only ``kernel`` does."""
+    if not x.dtype.is_floating_point:
+        raise not_implemented_for(kernel, x.dtype)
 
 
 def check_castable(result_dtype, self_dtype):
@@ -36,6 +29,10 @@ def check_castable(result_dtype, self_dtype):
 
 
 def check_inplace_target(self):
+    if (self._inference or (self._base is not None and self._base._inference)) and not state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                           "clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if not state.enabled:
         return
     if self.requires_grad and self.grad_fn is None and self._base is None:
