@@ -6,6 +6,7 @@ result) and the view becomes an ``as_strided`` view of the base's new history (`
 A view made before its storage was written (through the base or another view) is stale: ``edge`` gives it
 that same fresh as_strided history before anyone takes its gradient edge. Written against Tensor methods only.
 """
+from .._dtype import int64 as INDEX_DTYPE
 from .node import Node, accumulator
 
 
@@ -99,10 +100,9 @@ class AsStridedBackward0(Node):
         base_shape, (shape, stride, offset), dtype, dev = ctx.meta
         # each element's storage position; index_add accumulates where windows overlap (an add_ through an
         # overlapping as_strided view would keep only one of the writes)
-        from ..ops.creation import arange
         n_base = 1
         for n in base_shape:
             n_base *= n
-        pos = arange(n_base, device=dev).as_strided(shape, stride, offset)
         flat = g.new_zeros((n_base,), dtype=dtype, device=dev)
+        pos = (g.new_ones((n_base,), dtype=INDEX_DTYPE, device=dev).cumsum(0) - 1).as_strided(shape, stride, offset)
         return flat.index_add_(0, pos.reshape(-1), g.reshape(-1)).reshape(base_shape)
