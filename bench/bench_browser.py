@@ -18,8 +18,8 @@ step (FFI crossings, submits, dispatches, readbacks, host fallbacks), the wheel'
 On this machine WebGPU is SwiftShader (the CPU) shared with other work: compare ratios within one run, not
 absolute figures. Writes bench/results/browser.json and the table bench/results/browser.md.
 
-``--native``: in CPython, webtorch cpu (NumPy) vs PyTorch CPU on the same models and steps, and webtorch webgpu
-on wgpu-py (lavapipe here); writes bench/results/browser_native.json and .md.
+``--native``: in CPython, webtorch cpu (NumPy) vs PyTorch CPU on the same models and steps (one thread each),
+and webtorch webgpu on wgpu-py (lavapipe here); writes bench/results/browser_native.json and .md.
 """
 import argparse
 import datetime
@@ -220,9 +220,13 @@ def browser_main(args, cfg):
 
 
 def native_main(args, cfg):
-    """webtorch cpu vs PyTorch CPU (same models, steps, threads), and webtorch webgpu on wgpu-py."""
+    """webtorch cpu vs PyTorch CPU (same models and steps, one thread each: NumPy's BLAS as OPENBLAS_NUM_THREADS
+    says, 1 by default; on a loaded machine extra threads wait on descheduled peers), and webtorch webgpu on
+    wgpu-py."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads
     import torch
     import webtorch
+    torch.set_num_threads(1)
     rows = []
     for name in cfg["models"]:
         for label, mod, device in (("PyTorch cpu", torch, "cpu"), ("webtorch cpu", webtorch, "cpu"),
