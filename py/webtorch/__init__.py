@@ -25,6 +25,7 @@ from . import linalg  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import webgpu  # noqa: E402,F401
+from .backends.webgpu.runtime import OutOfMemoryError  # noqa: E402,F401 -- torch.OutOfMemoryError
 from . import optim  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
 from . import utils  # noqa: E402,F401

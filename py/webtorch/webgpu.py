@@ -33,7 +33,7 @@ def synchronize(device=None):
     """Run every pending op (one batched submit) and wait for the device."""
     be = _backend()
     be.flush()
-    be.rt.wait()
+    be.checks.check()  # waits; raises a failed device-side check (device_checks.py)
 
 
 async def synchronize_async(device=None):
