@@ -20,8 +20,15 @@ def test_warmup_kernels_are_what_the_backend_compiles_for_an_mlp_step():
     assert not missing, f"warm-up kernels the backend does not compile (sources differ): {missing}"
 
 
-def test_wheel_carries_the_browser_manifest(tmp_path):
+def test_wheel_carries_a_manifest_per_adapter_class(tmp_path):
     with zipfile.ZipFile(build_wheel(cache_dir=tmp_path)) as z:
-        pairs = json.loads(z.read(warmup.MANIFEST))
+        manifest = json.loads(z.read(warmup.MANIFEST))
         assert f"{warmup.MANIFEST}," in z.read(next(n for n in z.namelist() if n.endswith(".dist-info/RECORD"))).decode()
-    assert [tuple(p) for p in pairs] == warmup.warmup_kernels()
+    assert set(manifest) == {"kernels", "cpu", "gpu"}
+    for name, (features, limits, cpu) in warmup.ADAPTER_CLASSES.items():
+        pairs = [tuple(manifest["kernels"][i]) for i in manifest[name]]
+        assert pairs == warmup.warmup_kernels(features, limits, cpu), name
+    # the classes differ where the backend writes CPU-adapter kernels (matmul), and share the rest once
+    names = {c: {manifest["kernels"][i][0] for i in manifest[c]} for c in ("cpu", "gpu")}
+    assert "matmul_register" in names["cpu"] - names["gpu"] and "matmul_tiled" in names["gpu"] - names["cpu"], names
+    assert len(manifest["kernels"]) == len(set(manifest["cpu"]) | set(manifest["gpu"]))

@@ -14,17 +14,22 @@ async function fetchBytes(url) {
   return new Uint8Array(await r.arrayBuffer());
 }
 
-// The webgpu warm-up manifest (webtorch_devtools/warmup.py; the wheel's build writes it): found through the
-// wheel's central directory, inflated with the browser's own DecompressionStream. [] when the wheel lacks one.
+// The webgpu warm-up kernels (webtorch_devtools/warmup.py; the wheel's build writes the manifest) of the
+// adapter's class ("cpu": SwiftShader and the like, else "gpu"): found through the wheel's central directory,
+// inflated with the browser's own DecompressionStream. [] when the wheel lacks one.
 const MANIFEST = "webtorch/backends/webgpu/warmup.json";
-async function warmupManifest(wheel) {
+async function warmupKernels(wheel, cpu) {
+  const manifest = await readManifest(wheel);
+  return manifest ? (manifest[cpu ? "cpu" : "gpu"] || []).map((i) => manifest.kernels[i]) : [];
+}
+async function readManifest(wheel) {
   const v = new DataView(wheel.buffer, wheel.byteOffset, wheel.byteLength);
   let end = wheel.length - 22; // end-of-central-directory record (a zip comment may follow it)
   while (end >= 0 && v.getUint32(end, true) !== 0x06054b50) end--;
-  if (end < 0) return [];
+  if (end < 0) return null;
   const names = new TextDecoder();
   for (let i = 0, at = v.getUint32(end + 16, true); i < v.getUint16(end + 10, true); i++) {
-    if (v.getUint32(at, true) !== 0x02014b50) return [];
+    if (v.getUint32(at, true) !== 0x02014b50) return null;
     const nameLen = v.getUint16(at + 28, true), next = at + 46 + nameLen + v.getUint16(at + 30, true) + v.getUint16(at + 32, true);
     if (names.decode(wheel.subarray(at + 46, at + 46 + nameLen)) === MANIFEST) {
       const method = v.getUint16(at + 10, true), size = v.getUint32(at + 20, true), local = v.getUint32(at + 42, true);
@@ -33,12 +38,12 @@ async function warmupManifest(wheel) {
       if (method === 8) {
         bytes = new Uint8Array(await new Response(new Blob([bytes]).stream()
           .pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
-      } else if (method !== 0) return [];
+      } else if (method !== 0) return null;
       return JSON.parse(new TextDecoder().decode(bytes));
     }
     at = next;
   }
-  return [];
+  return null;
 }
 
 // loadPackage logs a failure and resolves: each package is verified by importing it
@@ -78,7 +83,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)));
   // the first step's kernels compile in the GPU process while Pyodide boots here
-  Promise.all([gpu, wheels]).then(async ([{ bridge }, [wheel]]) => bridge && bridge.warm(await warmupManifest(wheel)))
+  Promise.all([gpu, wheels]).then(async ([{ bridge }, [wheel]]) => bridge && bridge.warm(await warmupKernels(wheel, bridge.cpu)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });

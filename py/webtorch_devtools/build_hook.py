@@ -1,7 +1,8 @@
-"""pyproject's build backend step (``[tool.setuptools.cmdclass] build_py``) that adds the webgpu warm-up
-manifest to the runtime wheel: setuptools' build_py, then ``python -m webtorch_devtools.warmup BUILD_LIB``
-writes ``webtorch/backends/webgpu/warmup.json`` into the build folder (recorded from the webtorch being
-built, in a fresh interpreter). Loaded by setuptools from its file, so it imports nothing of this package.
+"""pyproject's build backend step (``[tool.setuptools.cmdclass] build_py``) that readies the runtime wheel's
+build folder for the browser: setuptools' build_py, then ``python -m webtorch_devtools.warmup BUILD_LIB``
+writes ``webtorch/backends/webgpu/warmup.json`` (recorded from the webtorch being built, in a fresh
+interpreter), then ``python -m webtorch_devtools.bytecode BUILD_LIB CHECKOUT`` replaces the sources with
+bytecode compiled inside Pyodide. Loaded by setuptools from its file, so it imports nothing of this package.
 """
 import os
 import subprocess
@@ -18,8 +19,11 @@ class BuildPyWithWarmup(build_py):
             return
         py_root = Path(__file__).resolve().parents[1]
         env = {**os.environ, "PYTHONPATH": str(py_root)}
-        r = subprocess.run([sys.executable, "-m", "webtorch_devtools.warmup", str(Path(self.build_lib).resolve())],
-                           cwd=py_root, env=env, capture_output=True, text=True, check=False)
-        if r.returncode:
-            raise RuntimeError(f"recording the webgpu warm-up manifest failed:\n{r.stderr[-3000:]}")
+        build_lib = str(Path(self.build_lib).resolve())
+        for what, args in (("recording the webgpu warm-up manifest", ["webtorch_devtools.warmup", build_lib]),
+                           ("compiling the bytecode", ["webtorch_devtools.bytecode", build_lib, str(py_root.parent)])):
+            r = subprocess.run([sys.executable, "-m", *args], cwd=py_root, env=env, capture_output=True, text=True,
+                               check=False)
+            if r.returncode:
+                raise RuntimeError(f"{what} failed:\n{r.stderr[-3000:]}")
 

@@ -1,7 +1,8 @@
 """The runtime wheel Pyodide installs (``webtorch`` only), built by pyproject's build backend, cached by content.
 
 There is one builder: ``python -m build --wheel --no-isolation`` over a copy of the checkout's pyproject.toml
-and py/ (setuptools, with ``build_hook`` adding the webgpu warm-up manifest). The copy keeps concurrent builds
+and py/ (setuptools, with ``build_hook`` adding the webgpu warm-up manifest and compiling the bytecode inside
+the checkout's npm pyodide package, whose version is part of the content hash). The copy keeps concurrent builds
 (several test processes, several checkouts' edits) from sharing setuptools' build/ and egg-info folders. The
 content hash of everything the build reads names the cache folder, so a stale wheel is impossible and an
 unchanged checkout builds once.
@@ -13,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from .bytecode import PYODIDE_ENV, pyodide_dir
 
 KEEP_BUILDS = 3  # cached wheels kept (the one just built included)
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.egg-info")
@@ -48,6 +51,8 @@ def build_wheel(root=None, cache_dir=None):
         raise RuntimeError("building the webtorch wheel needs a source checkout (pyproject.toml + py/webtorch); "
                            "this webtorch_devtools is an installed copy")
     sources = _sources(root)
+    pyodide = pyodide_dir(root)
+    sources.append(("node_modules/pyodide/package.json", pyodide / "package.json"))
     digest = hashlib.sha256()
     for rel, p in sources:
         digest.update(rel.encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
@@ -59,11 +64,11 @@ def build_wheel(root=None, cache_dir=None):
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="webtorch-wheel-", dir=cache) as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
-        for rel, p in sources:
+        for rel, p in sources[:-1]:  # the pyodide package stays where it is (PYODIDE_ENV)
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, src / rel)
         r = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(src)],
-                           capture_output=True, text=True, check=False)
+                           capture_output=True, text=True, check=False, env={**os.environ, PYODIDE_ENV: str(pyodide)})
         wheels = sorted(out.glob("webtorch-*.whl"))
         if r.returncode or len(wheels) != 1:
             raise RuntimeError(f"building the webtorch wheel failed (exit {r.returncode}):\n{r.stdout[-3000:]}\n"

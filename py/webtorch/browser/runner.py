@@ -28,7 +28,8 @@ def _exit_status(code, stderr):
 def _print_traceback(exc):
     """The traceback without the frames of this runner and runpy (as ``python script.py`` shows it)."""
     tb = exc.__traceback__
-    ours = (__file__, runpy.__file__, "<frozen runpy>")
+    # code file names, not __file__: the wheel ships bytecode only (__file__ names the .pyc)
+    ours = (_print_traceback.__code__.co_filename, runpy._run_code.__code__.co_filename, "<frozen runpy>")
     while tb is not None and tb.tb_frame.f_code.co_filename in ours:
         tb = tb.tb_next
     traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
