@@ -3,6 +3,8 @@
     webtorch run SCRIPT.py [args]                 run in this CPython
     webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
                  [--worker] [--timeout SECONDS]   ... in a module Web Worker; stop after SECONDS (exit 124)
+    webtorch lite build DIR                       an offline JupyterLite site with webtorch (needs a checkout)
+    webtorch lite serve DIR [--port N]            serve it with COOP/COEP
 """
 import argparse
 import runpy
@@ -21,6 +23,8 @@ def _parser():
                    "then the system's chromium, then Playwright's)")
     r.add_argument("script", help="the Python script")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
+    from webtorch_devtools.lite_cli import add_parser as add_lite  # host tooling, only for the command line
+    add_lite(sub)
     return p
 
 
@@ -61,4 +65,7 @@ def main(argv=None):
         if ns.browser:
             return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium)
         return run_cpython(ns.script, ns.args)
+    if ns.command == "lite":
+        from webtorch_devtools.lite_cli import main as lite_main
+        return lite_main(ns)
     return 2
