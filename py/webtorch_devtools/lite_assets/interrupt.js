@@ -5,8 +5,15 @@
 // KernelConnection.interrupt (the stop button, the Kernel menu, the commands) then also writes SIGINT (2)
 // into that buffer, and Python raises KeyboardInterrupt -- only while the kernel is busy, so an idle kernel
 // never gets a stray interrupt in its next cell.
+//
+// The kernel extension picks its worker by the page's crossOriginIsolated: true selects a worker that makes a
+// synchronous Atomics round trip to the page for every output message, and that one left the kernel "busy"
+// after a finished cell in about half of the runs here (jupyterlite-pyodide-kernel 0.8.6, headless Chromium
+// 156); the other worker (postMessage) never did. So the page reports false to it: the page stays isolated
+// (SharedArrayBuffer works), files sync through JupyterLite's service worker instead.
 (() => {
   if (!globalThis.crossOriginIsolated) return;
+  Object.defineProperty(window, "crossOriginIsolated", { value: false, configurable: true });
   const buffers = new Map(); // kernel id -> Int32Array on a SharedArrayBuffer
   const KERNEL_ID = /"kernelId":"([^"]+)"/;
   const NativeWorker = window.Worker;
