@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 
-from webtorch.browser.session import BrowserSession  # noqa: E402
-from webtorch.browser.wheel import build_wheel  # noqa: E402
+from webtorch_devtools.session import BrowserSession  # noqa: E402
+from webtorch_devtools.wheel import build_wheel  # noqa: E402
 
 GOALS = {"record_us_no_grad": 5.0, "bridge_calls_per_step": 1, "submits_per_step": 1, "cold_start_overhead_ms": 1500}
 PEERS = [("tfjs", "TensorFlow.js 4.22 (webgpu)", "benchTfjs"), ("jax-js", "jax-js 0.1.25 (webgpu, jit)", "benchJax")]

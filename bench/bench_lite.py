@@ -23,8 +23,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 
-from webtorch.browser.chromium import launch  # noqa: E402
-from webtorch.browser.session import BrowserSession  # noqa: E402
+from webtorch_devtools.chromium import launch  # noqa: E402
+from webtorch_devtools.session import BrowserSession  # noqa: E402
 from webtorch_devtools.isolated_server import IsolatedServer  # noqa: E402
 from webtorch_devtools.lite_driver import LitePage, output_text  # noqa: E402
 from webtorch_devtools.lite_site import build_site, default_contents, site_size  # noqa: E402

@@ -20,7 +20,10 @@ fi
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements-dev.txt
+# the runtime (webtorch), then the host tooling (webtorch_devtools: the `webtorch` command, the pytest plugin);
+# reinstalling the runtime also drops the entry points older checkouts registered on it
 .venv/bin/pip install -q --disable-pip-version-check --no-deps -e .
+.venv/bin/pip install -q --disable-pip-version-check --no-deps -e py/webtorch_devtools
 
 if [ -f package.json ]; then
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi

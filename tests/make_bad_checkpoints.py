@@ -1,6 +1,9 @@
-"""Writes the corpus of hostile/corrupt checkpoint files kept under tests/data/bad_checkpoints/.
+"""Hostile and corrupt checkpoint files.
 
-Run once to (re)generate; the files are committed and every one must be refused with a clear error.
+``corpus()``: small corrupt files kept under tests/data/bad_checkpoints/ (run this script to regenerate);
+every one must be refused with a clear error. ``hostile()``: files built to change the loading process or
+to amplify a small file into a lot of work or memory (some are megabytes, so tests generate them); each is
+loaded in a subprocess under a memory limit (tests/test_checkpoint_hostile.py).
 """
 import io
 import json
@@ -17,9 +20,9 @@ def st(header, data=b"", raw_len=None):
     return struct.pack("<Q", len(hb) if raw_len is None else raw_len) + hb + data
 
 
-def zip_with(pkl, records=None, name="archive"):
+def zip_with(pkl, records=None, name="archive", compression=zipfile.ZIP_STORED):
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+    with zipfile.ZipFile(buf, "w", compression) as zf:
         zf.writestr(f"{name}/data.pkl", pkl)
         zf.writestr(f"{name}/byteorder", b"little")
         for k, v in (records or {}).items():
@@ -33,21 +36,29 @@ class _Evil:
         return (os.system, ("echo pwned > /tmp/webtorch_pwned",))
 
 
-def _tensor_pickle(numel, size, stride, offset=0, key="0", storage="FloatStorage"):
+def _s(x):
+    b = x.encode()
+    return b"X" + struct.pack("<I", len(b)) + b
+
+
+def _tup(items):
+    return b"(" + b"".join(items) + b"t"
+
+
+def _i(v):
+    return b"J" + struct.pack("<i", v)
+
+
+def _tensor_ops(numel, size, stride, offset=0, key="0", storage="FloatStorage"):
     # hand-assembled like torch's: _rebuild_tensor_v2(persid(storage), offset, size, stride, False, OrderedDict())
-    def s(x):
-        b = x.encode()
-        return b"X" + struct.pack("<I", len(b)) + b
+    pid = _tup([_s("storage"), b"ctorch\n" + storage.encode() + b"\n", _s(key), _s("cpu"), _i(numel)])
+    args = _tup([pid + b"Q", _i(offset), _tup([_i(v) for v in size]), _tup([_i(v) for v in stride]), b"\x89",
+                 b"ccollections\nOrderedDict\n)R"])
+    return b"ctorch._utils\n_rebuild_tensor_v2\n" + args + b"R"
 
-    def tup(items):
-        return b"(" + b"".join(items) + b"t"
 
-    def i(v):
-        return b"J" + struct.pack("<i", v)
-    pid = tup([s("storage"), b"ctorch\n" + storage.encode() + b"\n", s(key), s("cpu"), i(numel)])
-    args = tup([pid + b"Q", i(offset), tup([i(v) for v in size]), tup([i(v) for v in stride]), b"\x89",
-                b"ccollections\nOrderedDict\n)R"])
-    return b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n" + args + b"R."
+def _tensor_pickle(numel, size, stride, offset=0, key="0", storage="FloatStorage"):
+    return b"\x80\x02" + _tensor_ops(numel, size, stride, offset, key, storage) + b"."
 
 
 def _patch_entries(data, compress=None, flags=None):
@@ -93,6 +104,93 @@ def corpus():
         "zip_unknown_compression.pt": _patch_entries(zip_with(_tensor_pickle(2, [2], [1]), {"0": b"\0" * 8}),
                                                      compress=99),
         "zip_encrypted.pt": _patch_entries(zip_with(_tensor_pickle(2, [2], [1]), {"0": b"\0" * 8}), flags=1),
+    }
+
+
+def _list_of(items):
+    return b"](" + b"".join(items) + b"e"
+
+
+def _nested(depth):
+    # [[[...[t]...]]]: depth EMPTY_LIST+MARK, the tensor, then depth APPENDS
+    return b"\x80\x02" + b"](" * depth + _tensor_ops(1, [1], [1]) + b"e" * depth + b"."
+
+
+def _shared_dag(levels):
+    # L0 = [t, t]; L(k+1) = [Lk, Lk]: 2**levels paths to one tensor in a ~1.7 KB pickle
+    out = b"\x80\x02" + _tensor_ops(1, [1], [1]) + b"r\x00\x00\x00\x00"
+    for k in range(levels):
+        get = b"j" + struct.pack("<I", k)
+        out += b"](" + get + get + b"er" + struct.pack("<I", k + 1)
+    return out + b"."
+
+
+def _views(n, numel, size, stride):
+    return b"\x80\x02" + _list_of([_tensor_ops(numel, size, stride)] * n) + b"."
+
+
+def _deflate_bomb(entries, nbytes):
+    numel = nbytes // 4
+    pkl = b"\x80\x02" + _list_of([_tensor_ops(numel, [numel], [1], key=str(k)) for k in range(entries)]) + b"."
+    zeros = b"\0" * nbytes
+    return zip_with(pkl, {str(k): zeros for k in range(entries)}, compression=zipfile.ZIP_DEFLATED)
+
+
+def _size_lie():
+    # a deflated record that declares 8 bytes and inflates to 64 MiB
+    data = bytearray(zip_with(_tensor_pickle(2, [2], [1]), {"0": b"\0" * (64 << 20)},
+                              compression=zipfile.ZIP_DEFLATED))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("archive/data/0")
+    local = info.header_offset
+    central = data.find(data[local + 4: local + 22], local + 30) - 6  # same fields, 2 bytes later
+    assert data[central: central + 4] == b"PK\x01\x02"
+    for at in (local + 22, central + 24):  # the uncompressed size in both headers
+        data[at: at + 4] = struct.pack("<I", 8)
+    return bytes(data)
+
+
+_T = _tensor_ops(2, [2], [1])
+_F8 = {"0": b"\0" * 8}
+
+
+def hostile():
+    """name -> (file bytes, map_location, "refused" or "loads")."""
+    return {
+        # BUILD may set state only on objects the unpickler made and whose state it checks
+        "build_on_device_class.pt": (zip_with(b"\x80\x02ctorch\ndevice\nN}" + _s("__new__") + b"Ns\x86b."),
+                                     None, "refused"),
+        "build_on_device_instance.pt": (zip_with(b"\x80\x02ctorch\ndevice\n" + _s("cpu") + b"\x85RN}"
+                                                 + _s("type") + _s("cuda") + b"s\x86b."), None, "refused"),
+        "build_on_tensor.pt": (zip_with(b"\x80\x02" + _T + b"}" + _s("_data") + b"Nsb.", _F8), None, "refused"),
+        "build_on_ordereddict_class.pt": (zip_with(b"\x80\x02ccollections\nOrderedDict\n}" + _s("keys")
+                                                   + b"Nsb."), None, "refused"),
+        "call_tensor_constructor.pt": (zip_with(b"\x80\x02ctorch\nTensor\n" + _i(10 ** 9) + b"\x85R."),
+                                       None, "refused"),
+        "bytearray_of_2gib.pt": (zip_with(b"\x80\x02c__builtin__\nbytearray\n" + _i(2 ** 31 - 1) + b"\x85R."),
+                                 None, "refused"),
+        "stack_global_system.pt": (zip_with(b"\x80\x04\x8c\x02os\x8c\x06system\x93" + _s("echo pwned > "
+                                            "/tmp/webtorch_pwned") + b"\x85R."), None, "refused"),
+        "newobj_of_builtin_class.pt": (zip_with(b"\x80\x02ccollections\nOrderedDict\n)\x81."), None, "refused"),
+        "long4_length_2gib.pt": (zip_with(b"\x80\x02\x8b\xff\xff\xff\x7f."), None, "refused"),
+        "unknown_memo.pt": (zip_with(b"\x80\x02j\xff\xff\xff\x00."), None, "refused"),
+        "pid_location_not_str.pt": (zip_with(b"\x80\x02" + _T.replace(_s("cpu"), _i(3)), _F8), None, "refused"),
+        "rebuild_size_not_ints.pt": (zip_with(b"\x80\x02" + _T.replace(b"(J\x02\x00\x00\x00t", b"(" + _s("x")
+                                                                         + b"t", 1), _F8), None, "refused"),
+        "deflate_bomb_1000_entries.pt": (_deflate_bomb(1000, 2 << 20), "cpu", "refused"),
+        "declared_size_lie.pt": (_size_lie(), None, "refused"),
+        "st_dtype_is_a_list.safetensors": (st({"w": {"dtype": ["F32"], "shape": [2], "data_offsets": [0, 8]}},
+                                              b"\0" * 8), None, "refused"),
+        "st_offsets_are_floats.safetensors": (st({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0.0, 8.0]}},
+                                                 b"\0" * 8), None, "refused"),
+        # valid files that amplify work unless storages are moved once and the walk keeps identity
+        "shared_references_dag.pt": (zip_with(_shared_dag(60), {"0": b"\0" * 4}), "cpu", "loads"),
+        "stride0_views_40.pt": (zip_with(_views(40, 1, [1 << 27], [0]), {"0": b"\0" * 4}), "cpu", "loads"),
+        "stride0_views_40_webgpu.pt": (zip_with(_views(40, 1, [1 << 27], [0]), {"0": b"\0" * 4}), "webgpu", "loads"),
+        "one_storage_1000_views.pt": (zip_with(_views(1000, 1 << 19, [1 << 19], [1]), {"0": b"\0" * (2 << 20)}),
+                                      "cpu", "loads"),
+        "nesting_depth_1e5.pt": (zip_with(_nested(100_000), {"0": b"\0" * 4}), "cpu", "loads"),
+        "self_referencing_list.pt": (zip_with(b"\x80\x02]q\x00(" + _tensor_ops(1, [1], [1]) + b"h\x00e.",
+                                              {"0": b"\0" * 4}), "cpu", "loads"),
     }
 
 

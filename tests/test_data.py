@@ -10,6 +10,8 @@ import webtorch
 from webtorch.utils import data as wdata
 from torch.utils import data as tdata
 
+from devices import DEVICES
+
 
 def _as_list(x):
     if isinstance(x, (webtorch.Tensor, torch.Tensor)):
@@ -119,6 +121,78 @@ def test_iterable_dataset_batches():
     assert ours == ref
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
         wdata.DataLoader(Count(), shuffle=True)
+
+
+def test_batches_are_lists_as_pytorch_collates_them():
+    def make(lib, data):
+        return next(iter(data.DataLoader(data.TensorDataset(lib.arange(6), lib.arange(6) * 2), batch_size=4)))
+    ours, ref = _both(make)
+    assert type(ours) is type(ref) is list
+    assert _as_list(ours) == _as_list(ref)
+
+
+def test_subset_batches_gather_through_the_subset(device):
+    ds = wdata.TensorDataset(webtorch.arange(10, device=device), webtorch.arange(10, device=device) * 10)
+    sub = wdata.Subset(ds, [9, 3, 5, 1])
+    assert [_as_list(b) for b in wdata.DataLoader(sub, batch_size=3)] == \
+        [_as_list([webtorch.tensor([9, 3, 5]), webtorch.tensor([90, 30, 50])]),
+         _as_list([webtorch.tensor([1]), webtorch.tensor([10])])]
+    assert sub.__getitems__([0, 2]) == [ds[9], ds[5]] or _as_list(sub.__getitems__([0, 2])) == _as_list([ds[9], ds[5]])
+
+
+def test_tensor_dataset_batch_is_one_gather_per_tensor_on_webgpu():
+    from webgpu_counts import counted
+    if "webgpu" not in DEVICES:
+        pytest.fail("needs the webgpu device (WEBTORCH_REQUIRE_WEBGPU=1 makes a missing adapter an error)")
+    x = webtorch.randn(256, 12, device="webgpu")
+    y = webtorch.randint(0, 10, (256,), device="webgpu")
+    dl = wdata.DataLoader(wdata.TensorDataset(x, y), batch_size=64, shuffle=True,
+                          generator=webtorch.Generator().manual_seed(0))
+
+    def all_batches():
+        return [(xb.sum(), yb.sum()) for xb, yb in dl]
+    sums, cost = counted(all_batches)
+    assert len(sums) == 4
+    # per batch of 64: a gather per tensor and the sums' reductions (a few kernels), not a copy per sample
+    assert cost["dispatches"] <= 4 * 8, cost
+    order = [i for b in wdata.DataLoader(wdata.TensorDataset(webtorch.arange(256)), batch_size=64, shuffle=True,
+                                         generator=webtorch.Generator().manual_seed(0)) for i in b[0].tolist()]
+    assert sum(s.item() for s, _ in sums) == pytest.approx(x[order].sum().item(), rel=1e-4)
+
+
+def test_shuffle_works_with_default_device_webgpu():
+    if "webgpu" not in DEVICES:
+        pytest.fail("needs the webgpu device")
+    prev = webtorch.get_default_device()
+    webtorch.set_default_device("webgpu")
+    try:
+        webtorch.manual_seed(0)
+        ds = wdata.TensorDataset(webtorch.arange(20))
+        first = [b[0].tolist() for b in wdata.DataLoader(ds, batch_size=8, shuffle=True)]
+        webtorch.manual_seed(0)
+        again = [b[0].tolist() for b in wdata.DataLoader(ds, batch_size=8, shuffle=True)]
+        assert first == again and sorted(sum(first, [])) == list(range(20))
+        g = webtorch.Generator().manual_seed(1)
+        a, b = wdata.random_split(ds, [15, 5], generator=g)
+        assert sorted(a.indices + b.indices) == list(range(20))
+        assert len(list(wdata.WeightedRandomSampler([0.0, 1.0, 2.0], 10))) == 10
+        assert sorted(wdata.SubsetRandomSampler([4, 5, 6], generator=webtorch.Generator())) == [4, 5, 6]
+        assert sum(1 for _ in wdata.RandomSampler(ds, replacement=True, num_samples=40)) == 40
+    finally:
+        webtorch.set_default_device(prev)
+
+
+def test_generator_of_another_device_is_refused_as_pytorch_refuses_it_for_cuda():
+    if "webgpu" not in DEVICES:
+        pytest.fail("needs the webgpu device")
+    for op in (lambda g: webtorch.randperm(4, generator=g, device="webgpu"),
+               lambda g: webtorch.randint(0, 5, (3,), generator=g, device="webgpu"),
+               lambda g: webtorch.rand(3, generator=g, device="webgpu")):
+        with pytest.raises(RuntimeError, match="Expected a 'webgpu' device type for generator but found 'cpu'"):
+            op(webtorch.Generator())
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'webgpu'"):
+        webtorch.randn(2, generator=webtorch.Generator("webgpu"))
+    assert webtorch.randperm(4, generator=webtorch.Generator("webgpu"), device="webgpu").device.type == "webgpu"
 
 
 def test_num_workers_warns_and_runs_in_process():

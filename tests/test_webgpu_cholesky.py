@@ -8,7 +8,7 @@ import torch
 
 import webtorch
 from webtorch.backends import webgpu as wg
-from webtorch.backends.webgpu import kernels
+from webtorch.backends.webgpu import wgsl_loader
 
 from optest import RNG, check, check_same_error, rand
 from webgpu_counts import counted
@@ -44,10 +44,10 @@ def not_pd():
 
 def test_kernel_sources_compile():
     rt = wg.get_backend().rt
-    rt.compile("linalg_cholesky_small", kernels.template("linalg_cholesky_small"))
-    rt.compile("linalg_trsm", kernels.template("linalg_trsm"))
+    rt.compile("linalg_cholesky_small", wgsl_loader.template("linalg_cholesky_small"))
+    rt.compile("linalg_trsm", wgsl_loader.template("linalg_trsm"))
     for size in (64, 256):
-        rt.compile("linalg_cholesky", kernels.specialize("linalg_cholesky", WG=f"{size}u"))
+        rt.compile("linalg_cholesky", wgsl_loader.specialize("linalg_cholesky", WG=f"{size}u"))
 
 
 def test_cholesky_every_size():

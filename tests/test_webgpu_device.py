@@ -11,21 +11,21 @@ from webgpu_counts import counted
 
 
 def test_every_shader_compiles_on_naga():
-    from webtorch.backends.webgpu import kernels
-    names = kernels.names()
+    from webtorch.backends.webgpu import wgsl_loader
+    names = wgsl_loader.names()
     assert {"matmul_tiled", "matmul_naive", "random_philox"} <= set(names)
     rt = wg.get_backend().rt
     for name in names:
-        rt.compile(name, kernels.template(name))
+        rt.compile(name, wgsl_loader.template(name))
 
 
 def test_shader_specializations_compile():
-    from webtorch.backends.webgpu import kernels
+    from webtorch.backends.webgpu import wgsl_loader
     rt = wg.get_backend().rt
     from webtorch.backends.webgpu.backend import _tiled_source
     rt.compile("matmul_tiled", _tiled_source())
     for kind, out in ((1, "f32"), (2, "i32")):
-        rt.compile("random_philox", kernels.specialize("random_philox", KIND=f"{kind}u", OutT=out))
+        rt.compile("random_philox", wgsl_loader.specialize("random_philox", KIND=f"{kind}u", OutT=out))
 
 
 def test_compile_error_names_kernel_and_line():

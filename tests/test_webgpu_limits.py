@@ -63,3 +63,32 @@ def test_no_buffer_leak_over_1000_training_steps():
         if i % 100 == 99:
             assert webtorch.webgpu.memory_allocated() == baseline, f"memory grew by step {i + 1}"
     assert last < first_loss
+
+
+def test_a_failed_allocation_in_a_flush_names_the_op_and_spares_later_work(monkeypatch):
+    """The op whose buffer cannot be allocated raises OutOfMemoryError with the size; what was recorded before
+    it ran, and the next, unrelated op works (no buffer is left invalid)."""
+    rt = get_backend().rt
+    real = rt.device.create_buffer
+
+    def refuse_big(**kwargs):
+        if kwargs["size"] >= 1 << 24:
+            raise RuntimeError("Not enough memory left")
+        return real(**kwargs)
+    small = webtorch.ones(10, device="webgpu")
+    webtorch.webgpu.synchronize()
+    webtorch.webgpu.empty_cache()
+    monkeypatch.setattr(rt.device, "create_buffer", refuse_big)
+    done = small * 2
+    big = webtorch.ones(5 << 20, device="webgpu") * 3
+    with pytest.raises(webtorch.OutOfMemoryError, match=r"could not allocate \d+ bytes.* -- needed by "):
+        big.sum().item()
+    assert done.tolist() == [2.0] * 10
+    assert (small + 1).sum().item() == 20.0
+
+
+def test_an_allocation_past_max_buffer_size_is_out_of_memory_and_later_work_runs():
+    rt = get_backend().rt
+    with pytest.raises(OutOfMemoryError, match=r"could not allocate \d+ bytes"):
+        rt.alloc(rt.limits["maxBufferSize"] + 16)
+    assert (webtorch.arange(4.0, device="webgpu") * 2).tolist() == [0.0, 2.0, 4.0, 6.0]

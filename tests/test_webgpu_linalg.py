@@ -7,7 +7,7 @@ import torch
 
 import webtorch
 from webtorch.backends import webgpu as wg
-from webtorch.backends.webgpu import kernels, linalg_kernels
+from webtorch.backends.webgpu import linalg_kernels, wgsl_loader
 
 from optest import RNG, check, check_error, check_same_error, rand
 from webgpu_counts import counted
@@ -43,9 +43,9 @@ def on_device(m, a):
 def test_lu_specializations_compile():
     rt = wg.get_backend().rt
     for mode in (0, 1, 2):
-        rt.compile("linalg_lu_small", kernels.specialize("linalg_lu_small", MODE=f"{mode}u"))
+        rt.compile("linalg_lu_small", wgsl_loader.specialize("linalg_lu_small", MODE=f"{mode}u"))
         for size in (64, 256):
-            rt.compile("linalg_lu", kernels.specialize("linalg_lu", MODE=f"{mode}u", WG=f"{size}u"))
+            rt.compile("linalg_lu", wgsl_loader.specialize("linalg_lu", MODE=f"{mode}u", WG=f"{size}u"))
 
 
 def test_inv_det_solve_every_size():

@@ -21,12 +21,12 @@ def _delta(fn):
 
 
 def test_family_shaders_compile_with_their_specializations():
-    from webtorch.backends.webgpu import kernels, optim_kernels
+    from webtorch.backends.webgpu import optim_kernels, wgsl_loader
     rt = wg.get_backend().rt
-    names = set(kernels.names())
+    names = set(wgsl_loader.names())
     assert set(FAMILY_SHADERS) <= names
     for name in FAMILY_SHADERS:
-        rt.compile(name, kernels.template(name))
+        rt.compile(name, wgsl_loader.template(name))
     for rule in range(8):
         for nslot in (1, 3):
             for has in ((True, False, False), (True, True, True)):
@@ -35,14 +35,14 @@ def test_family_shaders_compile_with_their_specializations():
     for t, fl in (("f32", True), ("i32", False), ("u32", False)):
         for op in range(5):
             for seq in (True, False):
-                rt.compile("scan", kernels.specialize("scan_cumulative", T=t, FLOAT=fl, OP=f"{op}u", SEQUENTIAL=seq))
+                rt.compile("scan", wgsl_loader.specialize("scan_cumulative", T=t, FLOAT=fl, OP=f"{op}u", SEQUENTIAL=seq))
         for b in (True, False):
-            rt.compile("sort", kernels.specialize("sort_bitonic", T=t, FLOAT=fl, DESCENDING=b))
-            rt.compile("search", kernels.specialize("sort_searchsorted", T=t, RIGHT=b))
-            rt.compile("take", kernels.specialize("index_take", T=t))
+            rt.compile("sort", wgsl_loader.specialize("sort_bitonic", T=t, FLOAT=fl, DESCENDING=b))
+            rt.compile("search", wgsl_loader.specialize("sort_searchsorted", T=t, RIGHT=b))
+            rt.compile("take", wgsl_loader.specialize("index_take", T=t))
     for mode in range(5):
         for kind in range(3):
-            rt.compile("scatter", kernels.specialize("index_scatter", MODE=f"{mode}u", KIND=f"{kind}u", SCALAR=True))
+            rt.compile("scatter", wgsl_loader.specialize("index_scatter", MODE=f"{mode}u", KIND=f"{kind}u", SCALAR=True))
 
 
 def test_expand_slots_numbers_bindings_and_drops_absent_state():

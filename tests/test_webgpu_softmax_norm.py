@@ -6,7 +6,7 @@ import torch
 
 import webtorch
 from webtorch.backends import webgpu as wg
-from webtorch.backends.webgpu import kernels
+from webtorch.backends.webgpu import wgsl_loader
 
 from devices import adapter_kind
 from webgpu_counts import counted
@@ -23,10 +23,10 @@ def test_row_kernel_specializations_compile():
     for wg_size, rt_size in ((64, 1), (64, 8), (64, 64), (256, 256)):
         spec = {"WG": f"{wg_size}u", "RT": f"{rt_size}u"}
         for log in (False, True):
-            rt.compile("softmax_forward", kernels.specialize("softmax_forward", LOG=log, **spec))
-            rt.compile("softmax_backward", kernels.specialize("softmax_backward", LOG=log, **spec))
-        rt.compile("layernorm_forward", kernels.specialize("layernorm_forward", **spec))
-        rt.compile("layernorm_backward", kernels.specialize("layernorm_backward", **spec))
+            rt.compile("softmax_forward", wgsl_loader.specialize("softmax_forward", LOG=log, **spec))
+            rt.compile("softmax_backward", wgsl_loader.specialize("softmax_backward", LOG=log, **spec))
+        rt.compile("layernorm_forward", wgsl_loader.specialize("layernorm_forward", **spec))
+        rt.compile("layernorm_backward", wgsl_loader.specialize("layernorm_backward", **spec))
 
 
 def test_softmax_family_forward_backward_without_fallback():

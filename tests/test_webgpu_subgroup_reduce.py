@@ -8,7 +8,7 @@ import torch
 
 import webtorch
 from webtorch.backends import webgpu as wg
-from webtorch.backends.webgpu import kernels, subgroup_reduce
+from webtorch.backends.webgpu import subgroup_reduce, wgsl_loader
 
 from devices import adapter_kind
 from optest import check, rand
@@ -49,7 +49,7 @@ def row_kernel_variants():
 def test_every_row_kernel_variant_compiles_on_naga_both_ways():
     rt = _be().rt
     for name, spec in row_kernel_variants():
-        src = kernels.specialize(name, **spec)
+        src = wgsl_loader.specialize(name, **spec)
         rt.compile(name, src)
         sg = subgroup_reduce.specialize(src)
         assert sg.startswith(subgroup_reduce.ENABLE) and "subgroupExclusiveAdd" in sg
@@ -58,7 +58,7 @@ def test_every_row_kernel_variant_compiles_on_naga_both_ways():
 
 def test_specialize_rejects_a_kernel_without_row_helpers():
     with pytest.raises(KeyError, match="slot"):
-        subgroup_reduce.specialize(kernels.template("matmul_naive"))
+        subgroup_reduce.specialize(wgsl_loader.template("matmul_naive"))
 
 
 @pytest.mark.parametrize("subgroups", [False, True])

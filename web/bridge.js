@@ -63,6 +63,8 @@ export class Bridge {
     this.arena = null; // uniform buffer holding one run's parameter bytes
     this.staging = []; // idle MAP_READ buffers, reused across readbacks
     this.errors = []; // uncaptured device errors, reported to Python at the next read/wait
+    this.badAllocs = []; // "oom <id> <nbytes>: message" of allocations that failed, reported first
+    this.scopes = []; // promises of the error scopes still open on the device (see scoped())
     this.lostMessage = null;
     this.counters = { runs: 0, submits: 0, dispatches: 0, writes: 0, reads: 0, compiles: 0 };
     this.usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -85,7 +87,8 @@ export class Bridge {
     const max = this.device.limits.maxBufferSize;
     if (nbytes > max) throw new RangeError(`webgpu out of memory: ${nbytes} bytes exceeds maxBufferSize (${max})`);
     const id = this.nextId++;
-    this.buffers.set(id, this.device.createBuffer({ size: nbytes, usage: this.usage }));
+    this.buffers.set(id, this.scoped((e) => this.badAllocs.push(`oom ${id} ${nbytes}: ${e.message}`),
+      () => this.device.createBuffer({ size: nbytes, usage: this.usage })));
     return id;
   }
 
@@ -111,23 +114,32 @@ export class Bridge {
   }
 
   /** Copy `nbytes` of buffer `id` at `offset` into the Python buffer `dst` (after running the batch `words`,
-   * `params` when given, in the same submit); resolves to a pending device error or null when done. */
-  read(id, offset, nbytes, dst, words, params) {
+   * `params` when given, in the same submit); resolves to a pending device error or null when done. With
+   * `check` (a buffer id), its first 16 bytes (webtorch's error word) follow the data in `dst`, copied by the
+   * same submit. */
+  read(id, offset, nbytes, dst, words, params, check) {
+    return this.scoped((e) => this.errors.push(e.message), () => this.readScoped(id, offset, nbytes, dst, words,
+      params, check));
+  }
+
+  readScoped(id, offset, nbytes, dst, words, params, check) {
     const enc = this.device.createCommandEncoder();
     if (words) this.encode(enc, words, params);
     const pb = dst.getBuffer("u8"); // taken now: the argument proxy dies when this call returns
-    const size = Math.max(16, Math.ceil(nbytes / 16) * 16);
+    const total = check ? nbytes + 16 : nbytes;
+    const size = Math.max(16, Math.ceil(total / 16) * 16);
     let st = null;
     for (let i = 0; i < this.staging.length; i++) {
       if (this.staging[i].size >= size && this.staging[i].size <= 4 * size) { st = this.staging.splice(i, 1)[0]; break; }
     }
     st = st || this.device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     enc.copyBufferToBuffer(this.buffers.get(id), offset, st, 0, nbytes);
+    if (check) enc.copyBufferToBuffer(this.buffers.get(check), 0, st, nbytes, 16);
     this.device.queue.submit([enc.finish()]);
     this.counters.submits++;
     this.counters.reads++;
     return st.mapAsync(GPUMapMode.READ, 0, size).then(() => {
-      pb.data.set(new Uint8Array(st.getMappedRange(0, size), 0, nbytes));
+      pb.data.set(new Uint8Array(st.getMappedRange(0, size), 0, total));
       st.unmap();
       if (this.staging.length < 8) this.staging.push(st); else st.destroy();
       return this.pendingError();
@@ -189,6 +201,26 @@ export class Bridge {
   /** Resolves to the first error of the compiles not reported yet ("compile <id>: ..."), else the oldest
    * device error, else null. */
   pendingError() {
+    const scopes = this.scopes;
+    this.scopes = [];
+    return Promise.all(scopes).then(() => this.pendingCompileError());
+  }
+
+  /** Run `fn` inside a validation and an out-of-memory error scope: an error it causes goes to `report` (and
+   * so to the next read or wait) instead of leaving an invalid object that poisons later, unrelated work. */
+  scoped(report, fn) {
+    this.device.pushErrorScope("validation");
+    this.device.pushErrorScope("out-of-memory");
+    try {
+      return fn();
+    } finally {
+      const oom = this.device.popErrorScope();
+      const invalid = this.device.popErrorScope();
+      this.scopes.push(Promise.all([oom, invalid]).then(([o, v]) => { if (o || v) report(o || v); }));
+    }
+  }
+
+  pendingCompileError() {
     const ids = this.unchecked;
     this.unchecked = [];
     if (!ids.length) return Promise.resolve(this.takeError());
@@ -202,9 +234,11 @@ export class Bridge {
 
   /** Execute a packed Batch: `words` and `params` are PyProxies of runtime.py's Batch.pack() output. */
   run(words, params) {
-    const enc = this.device.createCommandEncoder();
-    this.encode(enc, words, params);
-    this.device.queue.submit([enc.finish()]);
+    this.scoped((e) => this.errors.push(e.message), () => {
+      const enc = this.device.createCommandEncoder();
+      this.encode(enc, words, params);
+      this.device.queue.submit([enc.finish()]);
+    });
     this.counters.submits++;
   }
 
@@ -276,9 +310,10 @@ export class Bridge {
    * batch causes are reported by one read, not one by one by the reads that follow. */
   takeError() {
     if (this.lostMessage) return `lost: ${this.lostMessage}`;
-    if (!this.errors.length) return null;
-    const msg = this.errors.join("\n");
+    if (!this.errors.length && !this.badAllocs.length) return null;
+    const msg = [...this.badAllocs, ...this.errors].join("\n"); // a failed allocation first: it names the cause
     this.errors = [];
+    this.badAllocs = [];
     return msg;
   }
 

@@ -14,15 +14,41 @@ async function fetchBytes(url) {
   return new Uint8Array(await r.arrayBuffer());
 }
 
-// The webgpu warm-up manifest (py/webtorch/backends/webgpu/warmup.py): the wheel's first entry, stored
-// uncompressed, so it is read from the local file header without unzipping anything.
-function warmupManifest(wheel) {
+// The webgpu warm-up manifest (webtorch_devtools/warmup.py; the wheel's build writes it): found through the
+// wheel's central directory, inflated with the browser's own DecompressionStream. [] when the wheel lacks one.
+const MANIFEST = "webtorch/backends/webgpu/warmup.json";
+async function warmupManifest(wheel) {
   const v = new DataView(wheel.buffer, wheel.byteOffset, wheel.byteLength);
-  if (wheel.length < 30 || v.getUint32(0, true) !== 0x04034b50 || v.getUint16(8, true) !== 0) return [];
-  const nameLen = v.getUint16(26, true), start = 30 + nameLen + v.getUint16(28, true);
-  const name = new TextDecoder().decode(wheel.subarray(30, 30 + nameLen));
-  if (!name.endsWith("/warmup.json")) return [];
-  return JSON.parse(new TextDecoder().decode(wheel.subarray(start, start + v.getUint32(18, true))));
+  let end = wheel.length - 22; // end-of-central-directory record (a zip comment may follow it)
+  while (end >= 0 && v.getUint32(end, true) !== 0x06054b50) end--;
+  if (end < 0) return [];
+  const names = new TextDecoder();
+  for (let i = 0, at = v.getUint32(end + 16, true); i < v.getUint16(end + 10, true); i++) {
+    if (v.getUint32(at, true) !== 0x02014b50) return [];
+    const nameLen = v.getUint16(at + 28, true), next = at + 46 + nameLen + v.getUint16(at + 30, true) + v.getUint16(at + 32, true);
+    if (names.decode(wheel.subarray(at + 46, at + 46 + nameLen)) === MANIFEST) {
+      const method = v.getUint16(at + 10, true), size = v.getUint32(at + 20, true), local = v.getUint32(at + 42, true);
+      const start = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
+      let bytes = wheel.subarray(start, start + size);
+      if (method === 8) {
+        bytes = new Uint8Array(await new Response(new Blob([bytes]).stream()
+          .pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
+      } else if (method !== 0) return [];
+      return JSON.parse(new TextDecoder().decode(bytes));
+    }
+    at = next;
+  }
+  return [];
+}
+
+// loadPackage logs a failure and resolves: each package is verified by importing it
+async function loadPackages(pyodide, names, warn) {
+  const errors = [];
+  await pyodide.loadPackage(names, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
+  for (const name of names) {
+    const ok = pyodide.runPython(`import importlib.util as u; u.find_spec(${JSON.stringify(name)}) is not None`);
+    if (!ok) warn(`webtorch: Pyodide package '${name}' could not be loaded (${errors.join("; ") || "not found"})\n`);
+  }
 }
 
 function writer(sink) {
@@ -38,18 +64,21 @@ function writer(sink) {
  * @param {(text: string) => void} [o.stdout]  receives Python's stdout as it is written
  * @param {(text: string) => void} [o.stderr]
  * @param {boolean} [o.requireWebGPU]  reject instead of falling back to "cpu"
+ * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
+ *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
+ *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
  * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, loadMs}}>}  (startMs: when
  *   loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
-  pyodideOptions = {} } = {}) {
+  packages = [], pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)));
   // the first step's kernels compile in the GPU process while Pyodide boots here
-  Promise.all([gpu, wheels]).then(([{ bridge }, [wheel]]) => bridge && bridge.warm(warmupManifest(wheel)))
+  Promise.all([gpu, wheels]).then(async ([{ bridge }, [wheel]]) => bridge && bridge.warm(await warmupManifest(wheel)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });
@@ -59,6 +88,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // into site-packages: unpackArchive's default is the working folder, which a script's chdir leaves
   const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
   for (const bytes of await wheels) pyodide.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+  if (packages.length) await loadPackages(pyodide, packages, stderr || console.warn);
   const { bridge, error } = await gpu;
   let webgpuError = null;
   if (bridge) {

@@ -13,7 +13,8 @@
 // (outer, j0, j1, j2) over (-, J0, J1, J2); spatial dims are padded to 3 with size-1 dims. Along each
 // spatial dim d, B is read at v = (l_d * cmul_d + cadd_d) + (j_d * kmul_d + kadd_d), divided by q_d
 // (TRANSPOSED only: v must be a non-negative multiple of q_d), and is 0 unless 0 <= v / q_d < Lb_d.
-// Launch: workgroup_size (TN4, WG_Y); grid (tiles % gx, tiles / gx, groups * splits) with
+// Launch: workgroup_size (TN4, WG_Y); grid (tiles % gx, tiles / gx, groups * splits) (z in several dispatches
+// from P[13].z when it passes maxComputeWorkgroupsPerDimension) with
 // tiles = ceil(M / TM) * ceil(NC / TN), TN = 4 TN4; each workgroup computes a TM x TN tile of C, each invocation an
 // RM x 4 register block (RM = TM / WG_Y) at rows ty + WG_Y i and columns 4 tx .. 4 tx + 3. K advances TK
 // at a time; the TK reduction indices of a step are unravelled once per workgroup into a shared table.
@@ -29,7 +30,7 @@
 //   [2] (Lc0, Lc1, Lc2, column outer stride in B)  [3] (cmul0..2, column outer stride in C)
 //   [4] (cadd0..2, -)  [5] (J0, J1, J2, k outer stride in B)  [6] (kmul0..2, k outer stride in A)
 //   [7] (kadd0..2, -)  [8] (A strides of j0..2, -)  [9] (B strides of v0..2, -)  [10] (Lb0..2, -)
-//   [11] (q0..2, -)  [12] (A row stride, A group stride, A offset, -)  [13] (B group stride, B offset, -, -)
+//   [11] (q0..2, -)  [12] (A row stride, A group stride, A offset, -)  [13] (B group stride, B offset, first z, -)
 //   [14] (C row stride, C group stride, C split stride, bias offset)
 
 const TM: u32 = 64u;
@@ -70,8 +71,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let NC = P[0].y;
   let K = P[0].z;
   let splits = P[1].x;
-  let g = i32(wid.z) / splits;
-  let s = i32(wid.z) % splits;
+  let z = i32(wid.z) + P[13].z;  // several dispatches (z offsets) when groups * splits pass the limit
+  let g = z / splits;
+  let s = z % splits;
   let row0 = (tile % P[1].z) * i32(TM);
   let col0 = (tile / P[1].z) * i32(TN4 * 4u);
   let tx = lid.x;

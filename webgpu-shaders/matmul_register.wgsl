@@ -6,7 +6,8 @@
 //
 // Computes: C (batch, M, N), contiguous, from A (..., M, K) and B (..., K, N) read through strides (the
 // same parameters as matmul_tiled.wgsl). Launch: workgroup_size (WG_X, WG_Y); grid (ceil(N / 8 WG_X),
-// ceil(M / 8 WG_Y), batch). Each invocation computes an 8 x 8 block of C: rows r0 + 4 q + i and columns
+// ceil(M / 8 WG_Y), batch), or a part of it: P[6] holds the first (batch, row, column) of the dispatch (a product
+// past maxComputeWorkgroupsPerDimension is several). Each invocation computes an 8 x 8 block of C: rows r0 + 4 q + i and columns
 // c0 + 4 j + l (q, j < 2; i, l < 4), r0 = 8 global_id.y, c0 = 8 global_id.x, accumulated as 16 vec4
 // (acc_qi_j: row 4 q + i, columns 4 j .. 4 j + 3). K advances 4 at a time: a 4 x 4 block of A (4 rows x 4 k)
 // and of B (4 k x 4 columns) are loaded as mat4x4, so one row's update is a matrix-vector product.
@@ -23,7 +24,8 @@
 // The epilogue function between the @epilogue markers stores one element of C; the scheduler may
 // replace it with a fused elementwise chain (bias add, activation) that reads v and stores elsewhere.
 // Parameters P: [0] = (M, N, K, batch); [1] = batch sizes; [2] = A batch strides; [3] = B batch strides;
-//               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, -, -).
+//               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, -, -);
+//               [6] = (first batch, first row, first column, -) of this dispatch.
 
 const WG_X: u32 = 8u;
 const WG_Y: u32 = 4u;
@@ -33,7 +35,7 @@ const B_MODE: u32 = 1u;
 @group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> B: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
-@group(0) @binding(3) var<uniform> P: array<vec4<u32>, 6>;
+@group(0) @binding(3) var<uniform> P: array<vec4<u32>, 7>;
 
 struct Geometry {
   M: u32, N: u32, K: u32,
@@ -128,11 +130,12 @@ fn store4(g: Geometry, base: u32, r: u32, c: u32, v: vec4<f32>) {
 
 @compute @workgroup_size(WG_X, WG_Y)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let z = wid.z + P[6].x;
   let g = Geometry(P[0].x, P[0].y, P[0].z,
-                   P[5].x + batch_offset(wid.z, P[1], P[2]), P[4].x, P[4].y,
-                   P[5].y + batch_offset(wid.z, P[1], P[3]), P[4].z, P[4].w);
-  let r0 = gid.y * 8u;
-  let c0 = gid.x * 8u;
+                   P[5].x + batch_offset(z, P[1], P[2]), P[4].x, P[4].y,
+                   P[5].y + batch_offset(z, P[1], P[3]), P[4].z, P[4].w);
+  let r0 = gid.y * 8u + P[6].y;
+  let c0 = gid.x * 8u + P[6].z;
   if (r0 >= g.M || c0 >= g.N) {
     return;
   }
@@ -154,7 +157,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
     acc60 += b0 * a1[2]; acc61 += b1 * a1[2];
     acc70 += b0 * a1[3]; acc71 += b1 * a1[3];
   }
-  let base = wid.z * g.M * g.N;
+  let base = z * g.M * g.N;
   store4(g, base, r0, c0, acc00); store4(g, base, r0, c0 + 4u, acc01);
   store4(g, base, r0 + 1u, c0, acc10); store4(g, base, r0 + 1u, c0 + 4u, acc11);
   store4(g, base, r0 + 2u, c0, acc20); store4(g, base, r0 + 2u, c0 + 4u, acc21);

@@ -22,7 +22,9 @@
 // The epilogue function between the @epilogue markers stores one element of C; the scheduler may
 // replace it with a fused elementwise chain (bias add, activation) that reads v and stores elsewhere.
 // Parameters P: [0] = (M, N, K, batch); [1] = batch sizes; [2] = A batch strides; [3] = B batch strides;
-//               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, A mode, B mode).
+//               [4] = (A row stride, A col stride, B row stride, B col stride); [5] = (A offset, B offset, A mode, B mode);
+//               [6] = (first batch, first row, first column, -) of this dispatch (a product past
+//               maxComputeWorkgroupsPerDimension is several dispatches).
 
 const WG_X: u32 = 16u;
 const WG_Y: u32 = 16u;
@@ -37,7 +39,7 @@ const NT: u32 = WG_X * WG_Y;
 @group(0) @binding(0) var<storage, read> A: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> B: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
-@group(0) @binding(3) var<uniform> P: array<vec4<u32>, 6>;
+@group(0) @binding(3) var<uniform> P: array<vec4<u32>, 7>;
 
 var<workgroup> As: array<vec4<f32>, TM * TK4>;  // [TM][TK / 4]
 var<workgroup> Bs: array<vec4<f32>, TK * TN4>;  // [TK][TN / 4]
@@ -69,16 +71,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let M = P[0].x;
   let N = P[0].y;
   let K = P[0].z;
-  let a_base = P[5].x + batch_offset(wid.z, P[1], P[2]);
-  let b_base = P[5].y + batch_offset(wid.z, P[1], P[3]);
+  let z = wid.z + P[6].x;
+  let a_base = P[5].x + batch_offset(z, P[1], P[2]);
+  let b_base = P[5].y + batch_offset(z, P[1], P[3]);
   let a_rs = P[4].x;
   let a_cs = P[4].y;
   let b_rs = P[4].z;
   let b_cs = P[4].w;
   let a_mode = P[5].z;
   let b_mode = P[5].w;
-  let row0 = wid.y * TM;
-  let col0 = wid.x * TN4 * 4u;
+  let row0 = wid.y * TM + P[6].y;
+  let col0 = wid.x * TN4 * 4u + P[6].z;
   let tx = lid.x;
   let ty = lid.y;
   let tid = ty * WG_X + tx;
@@ -178,7 +181,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     workgroupBarrier();
   }
-  let c_base = wid.z * M * N;
+  let c_base = z * M * N;
   let c = col0 + tx * 4u;
   for (var i = 0u; i < RM; i = i + 1u) {
     let r = row0 + ty + WG_Y * i;

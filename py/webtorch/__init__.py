@@ -25,13 +25,25 @@ from . import linalg  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import webgpu  # noqa: E402,F401
+from .backends.webgpu.runtime import OutOfMemoryError  # noqa: E402,F401 -- torch.OutOfMemoryError
 from . import optim  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from . import legacy  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+from . import accelerator, amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
+from ._settings import (  # noqa: E402,F401
+    set_float32_matmul_precision, get_float32_matmul_precision, use_deterministic_algorithms,
+    are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, set_num_threads,
+    get_num_threads, set_num_interop_threads, get_num_interop_threads, set_flush_denormal, compile,
+)
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import is_autocast_enabled  # noqa: E402,F401
+from ._tensor_types import LEGACY_TYPES as _LEGACY_TYPES  # noqa: E402
 
-__version__ = "0.1.0"
+globals().update(_LEGACY_TYPES)
+
+from .version import __version__  # noqa: E402,F401
 
 
 def is_tensor(obj):
@@ -58,26 +70,3 @@ def is_nonzero(t):
     if t.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(t.item())
-
-
-class _Cuda:
-    """torch.cuda: never available in webtorch."""
-
-    @staticmethod
-    def is_available():
-        return False
-
-    @staticmethod
-    def device_count():
-        return 0
-
-    @staticmethod
-    def manual_seed(seed):
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed):
-        pass
-
-
-cuda = _Cuda()

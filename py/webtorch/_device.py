@@ -5,6 +5,9 @@ _BACKEND_MODULES = {
     "webgpu": "webtorch.backends.webgpu",
 }
 _backends = {}
+# Device types PyTorch names: they construct (scripts probe and print them), but webtorch has no storage there.
+_FOREIGN_TYPES = ("cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+                  "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
 
 
 class device:
@@ -17,11 +20,9 @@ class device:
         if ":" in s:
             s, idx = s.split(":", 1)
             index = int(idx)
-        if s not in _BACKEND_MODULES:
-            if s in ("cuda", "mps", "xpu", "ipu", "hip", "xla", "meta"):
-                raise RuntimeError(
-                    f"device '{s}' is not available in webtorch; use .to(\"webgpu\") for the GPU or \"cpu\"")
-            raise RuntimeError(f"Expected one of cpu, webgpu device type at start of device string: {type_or_str}")
+        if s not in _BACKEND_MODULES and s not in _FOREIGN_TYPES:
+            raise RuntimeError(f"Expected one of cpu, webgpu, {', '.join(_FOREIGN_TYPES)} device type at start of "
+                               f"device string: {type_or_str}")
         self = object.__new__(cls)
         self.type = s
         self.index = index
@@ -51,15 +52,47 @@ class device:
 _CPU = device("cpu")
 
 
+def no_storage_error(t):
+    """The error for placing data on a device type PyTorch knows but webtorch has no storage for."""
+    what = "Torch not compiled with CUDA enabled" if t == "cuda" else \
+        f"PyTorch is not linked with support for {t} devices"
+    return RuntimeError(f"{what}: webtorch has no '{t}' device; use .to(\"webgpu\") for the GPU or \"cpu\"")
+
+
 def backend_for(dev):
     """The backend object for a device type, importing it on first use."""
     t = dev.type if isinstance(dev, device) else device(dev).type
     be = _backends.get(t)
+    if be is None and t not in _BACKEND_MODULES:
+        raise no_storage_error(t)
     if be is None:
-        import importlib
-        be = importlib.import_module(_BACKEND_MODULES[t]).get_backend()
+        be = _import_backend(t).get_backend()
         _backends[t] = be
     return be
+
+
+def _import_backend(t):
+    """The backend module of device type ``t``; device "cpu" without NumPy loads it in the page where it can,
+    else raises an error naming the cause and the way out."""
+    import importlib
+    import sys
+    try:
+        return importlib.import_module(_BACKEND_MODULES[t])
+    except ModuleNotFoundError as e:
+        if e.name != "numpy":
+            raise
+        if sys.platform != "emscripten":
+            raise ModuleNotFoundError(f"device '{t}' is webtorch's NumPy backend and NumPy is not installed: "
+                                      "pip install numpy (or use device 'webgpu')", name="numpy") from e
+        from .browser.numpy_on_demand import load_numpy
+        why = load_numpy()
+        if why is None:
+            return importlib.import_module(_BACKEND_MODULES[t])
+        raise ModuleNotFoundError(
+            f"device '{t}' is webtorch's NumPy backend, and this Pyodide has no NumPy ({why}). Load it before the "
+            "script (loadWebtorch({..., packages: ['numpy']}) or await pyodide.loadPackage('numpy'), from a site "
+            "that carries Pyodide's numpy wheel or online), or keep the work on 'webgpu': print(t), t.tolist() "
+            "and t.item() read webgpu tensors without .cpu()", name="numpy") from e
 
 
 class _DefaultDevice:

@@ -5,7 +5,7 @@ ndarray view; for "webgpu" a lazy buffer view). Ops are defined in webtorch.ops 
 methods; this file holds only metadata, conversions and the autograd entry points.
 """
 from . import _dtype as D
-from ._device import device as _device_cls, backend_for, get_default_device
+from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
 from .autograd import graph as _graph
 from . import autograd as _autograd
 from .autograd.grad_mode import state as _grad_state
@@ -136,6 +136,14 @@ class Tensor:
         return False
 
     @property
+    def is_mps(self):
+        return False
+
+    @property
+    def is_xpu(self):
+        return False
+
+    @property
     def is_cpu(self):
         return self._device.type == "cpu"
 
@@ -166,9 +174,16 @@ class Tensor:
         if dtype is None:
             name = _TYPE_NAMES.get(self.dtype.name, "Tensor")
             return ("torch." if self._device.type == "cpu" else f"torch.{self._device.type}.") + name
+        if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):  # torch.FloatTensor, torch.cuda.X
+            dtype = f"{dtype.__module__}.{dtype.__name__}"
         if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
+            *where, name = dtype.split(".")
             inv = {v: k for k, v in _TYPE_NAMES.items()}
-            dtype = inv[dtype.split(".")[-1]]
+            if name not in inv or where not in (["torch"], ["torch", "webgpu"]):
+                raise ValueError(f"invalid type: '{dtype}'" + (
+                    " (webtorch has no CUDA; use .to(\"webgpu\") for the GPU)" if "cuda" in where else ""))
+            target = self.to(device="webgpu" if "webgpu" in where else "cpu")
+            return target.to(D.to_dtype(inv[name]))
         return self.to(D.to_dtype(dtype))
 
     # -- autograd ----------------------------------------------------------------------------------
@@ -380,8 +395,7 @@ class Tensor:
         return self.to("webgpu")
 
     def cuda(self, *args, **kwargs):
-        raise RuntimeError("webtorch has no CUDA device (torch.cuda.is_available() is False); "
-                           "use .to(\"webgpu\") for the GPU")
+        raise no_storage_error("cuda")
 
     def float(self):
         return self.to(D.float32)

@@ -53,14 +53,14 @@ def device_count():
 def synchronize(device=None):
     """Run every pending op (one batched submit) and wait for the device."""
     be = _backend()
-    be.synchronize()
-    be.rt.wait()
+    be.flush()
+    be.checks.check()  # waits; raises a failed device-side check (device_checks.py)
 
 
 async def synchronize_async(device=None):
     """``synchronize()`` for code that cannot block (in Pyodide: entered through runPython or a JS callback)."""
     be = _backend()
-    be.synchronize()
+    be.flush()
     wait = getattr(be.rt, "wait_async", None)
     if wait is None:
         be.rt.wait()
@@ -71,34 +71,34 @@ async def synchronize_async(device=None):
 def memory_allocated(device=None):
     """Bytes held by live webgpu tensors (after running pending ops), rounded to the pool's size classes."""
     be = _backend()
-    be.synchronize()
+    be.flush()
     return be.pool.allocated
 
 
 def max_memory_allocated(device=None):
     """Peak of memory_allocated() since start or the last reset_peak_memory_stats()."""
     be = _backend()
-    be.synchronize()
+    be.flush()
     return be.pool.peak
 
 
 def memory_reserved(device=None):
     """Bytes of device buffers held by the pool: in use plus cached for reuse."""
     be = _backend()
-    be.synchronize()
+    be.flush()
     return be.pool.reserved
 
 
 def reset_peak_memory_stats(device=None):
     be = _backend()
-    be.synchronize()
+    be.flush()
     be.pool.peak = be.pool.allocated
 
 
 def empty_cache():
     """Give the pool's cached (unused) buffers back to the device."""
     be = _backend()
-    be.synchronize()
+    be.flush()
     be.pool.empty_cache()
 
 

@@ -90,8 +90,8 @@ def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels):
 
 def build_site(out_dir, contents=None, wheel=None, pyodide_dir=None, kernel_wheels=None, log=None):
     """Build the site into ``out_dir`` (replaced); returns its path. ``log``: a file for the build's output."""
-    from webtorch.browser.server import pyodide_dir as npm_pyodide
-    from webtorch.browser.wheel import build_wheel
+    from webtorch_devtools.server import pyodide_dir as npm_pyodide
+    from webtorch_devtools.wheel import build_wheel
     out_dir = Path(out_dir).resolve()
     wheel = Path(wheel or build_wheel())
     contents = default_contents() if contents is None else [Path(c) for c in contents]
@@ -148,7 +148,7 @@ def _input_digest(contents, wheel):
 
 def cached_site(cache_dir=None, contents=None):
     """A site built from this checkout, reused while its inputs (wheel, contents, versions) are unchanged."""
-    from webtorch.browser.wheel import build_wheel
+    from webtorch_devtools.wheel import build_wheel
     wheel = build_wheel()
     contents = default_contents() if contents is None else [Path(c) for c in contents]
     cache = Path(cache_dir or repo_root() / ".cache" / "lite-sites")

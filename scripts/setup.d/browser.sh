@@ -15,4 +15,4 @@ for spec in "${wheels[@]}"; do
       --python-version 3.14 --implementation py --abi none --platform any -d "$dest" "$spec"
   fi
 done
-.venv/bin/python -c "from webtorch.browser.wheel import build_wheel; print('setup: webtorch wheel', build_wheel())"
+.venv/bin/python -c "from webtorch_devtools.wheel import build_wheel; print('setup: webtorch wheel', build_wheel())"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from webtorch.browser.chromium import ChromiumNotFoundError, find_chromium
+from webtorch_devtools.chromium import ChromiumNotFoundError, find_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
-WEBTORCH = [sys.executable, "-m", "webtorch"]
+WEBTORCH = [sys.executable, "-m", "webtorch_devtools"]
 
 
 def _script(tmp_path, text, name="script.py"):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from webtorch.browser.chromium import FLAGS, find_chromium
+from webtorch_devtools.chromium import FLAGS, find_chromium
 from webtorch_devtools.isolated_server import IsolatedServer
 from webtorch_devtools.lite_driver import LitePage, output_text
 from webtorch_devtools.lite_site import cached_site, default_contents

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from webtorch.browser.chromium import launch
-from webtorch.browser.server import pyodide_dir
-from webtorch.browser.wheel import build_wheel
+from webtorch_devtools.chromium import launch
+from webtorch_devtools.server import pyodide_dir
+from webtorch_devtools.wheel import build_wheel
 from webtorch_devtools.isolated_server import IsolatedServer
 
 HOST = Path(__file__).parent / "pyodide_host"

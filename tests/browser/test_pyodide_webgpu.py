@@ -86,3 +86,71 @@ def test_compile_error_reported_at_next_wait(webtorch_browser):
     first, second = r.stdout.splitlines()
     assert "WGSL kernel 'bad_kernel' failed to compile" in first and "let x: i32 = 1.5;" in first, first
     assert second == "[3.0, 3.0]"
+
+
+def test_device_errors_belong_to_their_flush(webtorch_browser):
+    """bridge.js runs allocations and flushes inside error scopes: a failed allocation (SwiftShader cannot
+    back a 1 GiB buffer) or an invalid dispatch is raised for the work that caused it, the next read after
+    it works, and no invalid buffer is handed out again; a kernel's error word is read with the data."""
+    r = _ok(webtorch_browser.run_source(
+        "import webtorch as torch\n"
+        "from webtorch.backends.webgpu import get_backend\n"
+        "from webtorch.backends.webgpu.runtime import Batch, WebGPUError\n"
+        "be = get_backend()\n"
+        "def attempt(fn):\n"
+        "    try:\n"
+        "        fn()\n"
+        "        print('no error')\n"
+        "    except WebGPUError as e:\n"
+        "        print(type(e).__name__, str(e).splitlines()[0][:90])\n"
+        "    print((torch.ones(2) * 3).tolist())\n"
+        "big = torch.empty(2 ** 28)\n"
+        "attempt(lambda: big.fill_(1.0).sum().item())\n"
+        "del big\n"
+        "x = torch.ones(4) * 2\n"
+        "torch.webgpu.synchronize()\n"
+        "b = Batch()\n"
+        "b.add(be.scheduler.pipeline('probe', 'fn x() {}\\n@compute @workgroup_size(1)\\nfn main() {}\\n'), [], b'',"
+        " (1 << 20, 1, 1))\n"
+        "attempt(lambda: (be.rt.run(b), torch.webgpu.synchronize()))\n"
+        "try:\n"
+        "    (torch.arange(3) * 4 - 5 + torch.arange(3)).gather(0, torch.tensor([0]) + 7).item()\n"
+        "except RuntimeError as e:\n"
+        "    print(str(e))\n"
+        "print(x.tolist())\n"
+        "from pyodide.ffi import run_sync\n"
+        "async def main():\n"
+        "    try:\n"
+        "        await x.gather(0, torch.tensor([0]) + 9).sum().item_async()\n"
+        "    except RuntimeError as e:\n"
+        "        print(str(e))\n"
+        "run_sync(main())\n"))
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("OutOfMemoryError webgpu out of memory: could not allocate 1073741824 bytes"), lines
+    assert lines[1] == lines[3] == "[3.0, 3.0]", lines
+    assert lines[2].startswith("WebGPUError WebGPU error:"), lines
+    assert lines[4] == "index 7 is out of bounds for dimension 0 with size 3 (gather, checked on the webgpu device)"
+    assert lines[5] == "[2.0, 2.0, 2.0, 2.0]"
+    assert lines[6] == "index 9 is out of bounds for dimension 0 with size 4 (gather, checked on the webgpu device)"
+
+
+def test_first_step_takes_the_warmed_pipelines(webtorch_browser):
+    """web/loader.js reads the wheel's warm-up manifest and bridge.js builds those pipelines while Pyodide boots;
+    the recorded MLP step (webtorch_devtools/warmup.py, run here as a file) then compiles none of them again."""
+    from webtorch_devtools import warmup
+    r = _ok(webtorch_browser.run_source(
+        "import json, time\n"
+        "from importlib import resources\n"
+        "import js\n"
+        "from pyodide.ffi import run_sync\n"
+        "from recorded import _mlp_step\n"
+        "manifest = json.loads(resources.files('webtorch').joinpath('backends/webgpu/warmup.json').read_text())\n"
+        "b = js.webtorchBridge\n"
+        "t = time.monotonic()\n"
+        "while b.warmed.size < len(manifest) and time.monotonic() - t < 120:\n"
+        "    run_sync(js.Promise.new(lambda ok, err: js.setTimeout(ok, 50)))\n"
+        "_mlp_step()\n"
+        "print(json.dumps([len(manifest), b.counters.warmHits or 0, b.warmed.size]))\n",
+        files={"recorded.py": Path(warmup.__file__).read_text()}))
+    n, hits, left = json.loads(r.stdout.strip().splitlines()[-1])
+    assert n > 10 and hits == n and left == 0, (n, hits, left)

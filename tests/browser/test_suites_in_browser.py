@@ -2,7 +2,7 @@
 against recorded torch results.
 
 The host records every ``check()``/``check_error()`` call of the op suites on the native webgpu device
-(webtorch.browser.oracle: lambda source, inputs, torch's outputs and gradients), then in-browser pytest
+(oracle.py beside this file: lambda source, inputs, torch's outputs and gradients), then in-browser pytest
 replays them all on the browser's WebGPU; counts come back to this process. The module suites the same way
 through ``check_layer`` (torch's weights loaded, outputs, buffers, input and parameter gradients), plus every
 optimizer's 10-step trajectory. Also: every .wgsl kernel compiles on Tint (naga accepts things Tint rejects),
@@ -19,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = Path(__file__).parent / "replay" / "oracle_replay.py"
+ORACLE = Path(__file__).parent / "oracle.py"  # recording plugin here, replay() in the browser (copied beside REPLAY)
 OP_SUITES = ["test_core_smoke.py", "test_pointwise.py", "test_reduction.py", "test_shape_ops.py",
              "test_softmax_norm.py", "test_loss.py", "test_activation.py", "test_linalg.py", "test_indexing.py",
              "test_scatter_gather.py", "test_conv.py", "test_pooling.py", "test_scan_sort.py",
@@ -49,10 +50,11 @@ def _base_id(nodeid):
 
 def _record(out, suites):
     """Run ``suites`` natively on webgpu with the recording plugin; the recorded cases (JSON) land in ``out``."""
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "webtorch.browser.oracle",
+    path = os.pathsep.join(p for p in (str(ORACLE.parent), os.environ.get("PYTHONPATH")) if p)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "oracle",
                         f"--oracle-out={out}", "-k", "webgpu", *[f"tests/{f}" for f in suites]],
                        cwd=ROOT, capture_output=True, text=True, timeout=1800,
-                       env={**os.environ, "WEBTORCH_REQUIRE_WEBGPU": "1"})
+                       env={**os.environ, "WEBTORCH_REQUIRE_WEBGPU": "1", "PYTHONPATH": path})
     assert out.is_file(), f"recording failed (exit {r.returncode}):\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return json.loads(out.read_text())
 
@@ -64,14 +66,14 @@ def oracle_cases(tmp_path_factory):
 
 
 def test_module_and_optimizer_suites_replay_in_browser(webtorch_browser, tmp_path):
-    from webtorch.browser.oracle import OPTIMIZERS, optimizer_cases
+    from oracle import OPTIMIZERS, optimizer_cases
     out = tmp_path / "oracle_cases.json"
     data = _record(out, MODULE_SUITES)
     layers = [c for c in data["cases"] if c["kind"] == "layer"]
     assert len(layers) >= 100, f"only {len(layers)} layer cases recorded"
     data["cases"] += optimizer_cases()
     out.write_text(json.dumps(data))
-    counts, failed, res = webtorch_browser.pytest([REPLAY], args=["--tb=line"], extra_files=[out], timeout=1200)
+    counts, failed, res = webtorch_browser.pytest([REPLAY], args=["--tb=line"], extra_files=[ORACLE, out], timeout=1200)
     print(f"\nin-browser module/optimizer replay: {counts} ({len(layers)} layer cases, {len(OPTIMIZERS)} optimizers); "
           f"unreplayable: {data['unreplayable']}")
     unexpected = sorted(f for f in failed if _base_id(f) not in EXPECTED_FAILURES)
@@ -86,7 +88,7 @@ def test_op_suites_replay_in_browser(webtorch_browser, oracle_cases):
     assert len(cases) > 900, f"only {len(cases)} cases recorded"
     # what JSON cannot carry (a lambda reading NumPy itself) stays a small, named remainder
     assert sum(data["unreplayable"].values()) <= 0.02 * len(cases), data["unreplayable"]
-    counts, failed, res = webtorch_browser.pytest([REPLAY], args=["--tb=line"], extra_files=[path], timeout=1200)
+    counts, failed, res = webtorch_browser.pytest([REPLAY], args=["--tb=line"], extra_files=[ORACLE, path], timeout=1200)
     print(f"\nin-browser replay: {counts}; NumPy-fallback cases (clear error checked): "
           f"{sum(1 for c in cases if c['needs_numpy'])}; unreplayable: {data['unreplayable']}; known deviations "
           f"seen: {sorted({_base_id(f) for f in failed})}")
@@ -103,7 +105,7 @@ def test_op_subset_replays_in_a_worker(webtorch_browser, oracle_cases, tmp_path)
               and c["id"].rsplit("#", 1)[0] not in EXPECTED_FAILURES]
     path = tmp_path / "oracle_cases.json"
     path.write_text(json.dumps({"cases": subset}))
-    counts, failed, res = webtorch_browser.pytest([REPLAY], extra_files=[path], worker=True, timeout=900)
+    counts, failed, res = webtorch_browser.pytest([REPLAY], extra_files=[ORACLE, path], worker=True, timeout=900)
     assert counts == {"passed": len(subset), "failed": 0, "skipped": 0, "error": 0}, (counts, failed)
 
 
@@ -112,14 +114,14 @@ def test_every_wgsl_kernel_compiles_on_tint(webtorch_browser):
         "import json\n"
         "import js\n"
         "from pyodide.ffi import run_sync\n"
-        "from webtorch.backends.webgpu import kernels\n"
+        "from webtorch.backends.webgpu import wgsl_loader\n"
         "b = js.webtorchBridge\n"
         "errors = {}\n"
-        "for name in kernels.names():\n"
-        "    err = run_sync(b.compileError(b.compile(name, kernels.template(name))))\n"
+        "for name in wgsl_loader.names():\n"
+        "    err = run_sync(b.compileError(b.compile(name, wgsl_loader.template(name))))\n"
         "    if err:\n"
         "        errors[name] = err\n"
-        "print(json.dumps({'names': kernels.names(), 'errors': errors}))\n")
+        "print(json.dumps({'names': wgsl_loader.names(), 'errors': errors}))\n")
     assert r.status == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     shipped = sorted(p.stem for p in (ROOT / "webgpu-shaders").glob("*.wgsl"))

@@ -11,11 +11,11 @@ from test_webgpu_conv import family_variants
 def test_family_shaders_compile_on_tint(webtorch_browser):
     r = webtorch_browser.run_source(
         "import json\n"
-        "from webtorch.backends.webgpu import get_backend, kernels\n"
+        "from webtorch.backends.webgpu import get_backend, wgsl_loader\n"
         "rt = get_backend().rt\n"
         f"variants = json.loads({json.dumps(json.dumps(family_variants()))})\n"
         "for name, spec in variants:\n"
-        "    rt.compile(name, kernels.specialize(name, **spec))\n"
+        "    rt.compile(name, wgsl_loader.specialize(name, **spec))\n"
         "print('compiled', len(variants))\n")
     assert r.status == 0, f"{r.stdout}\n{r.stderr}"
     assert r.stdout.splitlines()[-1] == f"compiled {len(family_variants())}"

@@ -56,3 +56,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from ..ops.creation import zeros_like
         res = tuple(r if r is not None else zeros_like(i) for r, i in zip(res, inputs))
     return res
+from .variable import Variable  # noqa: F401

@@ -16,6 +16,8 @@ Conventions
 Elementwise op names (``elementwise``): see ELEMENTWISE_OPS below. The op layer computes the result
 dtype (PyTorch promotion) and passes it; inputs may differ in dtype and broadcast against each other.
 """
+from .. import _dtype as D
+
 
 # name -> number of operands
 ELEMENTWISE_OPS = {
@@ -428,6 +430,25 @@ class Backend:
         """Insertion indices of values into seq, sorted along its last dim: seq 1-D (any values shape) or
         (..., n) with values (..., m) of the same leading dims. right: after equal elements."""
         raise NotImplementedError
+
+    def check_classes(self, h, n, ignore, op):
+        """The integer handle h of class indices, checked to lie in [0, n) (or equal ``ignore``, None for none):
+        raises IndexError("Target {value} is out of bounds."), PyTorch's (``op``: "nll_loss" or
+        "multi_margin_loss", whose caller words it its own way). Returns the handle to use from here on.
+        This default reads the offending value back; a lazy backend may check on the device instead (reported at
+        its next read, the returned handle never indexing out of bounds meanwhile)."""
+        if 0 in self.shape(h):
+            return h
+        dt = self.dtype(h)
+        bad = self.elementwise("logical_or", [self.elementwise("lt", [h, 0], dt),
+                                              self.elementwise("ge", [h, n], dt)], D.bool_)
+        if ignore is not None:
+            bad = self.elementwise("logical_and", [bad, self.elementwise("ne", [h, ignore], dt)], D.bool_)
+        if self.item(self.reduce("any", bad, (), False, D.bool_)):
+            value = self.elementwise("where", [bad, h, 0], dt)
+            hi, lo = (self.item(self.reduce(r, value, (), False, dt)) for r in ("amax", "amin"))
+            raise IndexError(f"Target {hi if hi >= n else lo} is out of bounds.")
+        return h
 
     def unique(self, h, sorted, return_inverse, return_counts, dim):
         """(sorted unique values, int64 inverse indices, int64 counts). dim None: over all elements (inverse

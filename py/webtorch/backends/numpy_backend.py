@@ -103,6 +103,12 @@ def _rsqrt(x):
     return 1.0 / np.sqrt(x)
 
 
+def _sign(x):
+    """np.sign, except sign(nan) is 0 as in PyTorch."""
+    s = np.sign(x)
+    return np.where(np.isnan(s), 0, s).astype(s.dtype, copy=False) if s.dtype.kind == "f" else s
+
+
 def _relu(x):
     return np.maximum(x, _ZERO[x.dtype])
 
@@ -155,7 +161,7 @@ _UFUNC = {
     "logical_xor": np.logical_xor, "logical_not": np.logical_not, "bitwise_and": np.bitwise_and,
     "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor, "bitwise_not": np.invert,
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "signbit": np.signbit,
-    "neg": np.negative, "abs": np.abs, "sign": np.sign, "reciprocal": np.reciprocal, "square": np.square,
+    "neg": np.negative, "abs": np.abs, "sign": _sign, "reciprocal": np.reciprocal, "square": np.square,
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2, "log10": np.log10,
     "log1p": np.log1p, "sqrt": np.sqrt, "rsqrt": _rsqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan,
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,

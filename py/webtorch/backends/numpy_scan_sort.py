@@ -104,7 +104,8 @@ class NumpyScanSortMixin:
 
     def unique(self, h, sorted, return_inverse, return_counts, dim):
         if dim is None:
-            vals, inv, counts = np.unique(h.ravel(), return_inverse=True, return_counts=True)
+            # every NaN is its own value, as PyTorch's (NumPy would fold them into one)
+            vals, inv, counts = np.unique(h.ravel(), return_inverse=True, return_counts=True, equal_nan=False)
             return vals, inv.reshape(h.shape).astype(np.int64), counts.astype(np.int64)
         moved = np.moveaxis(h, dim, 0)
         flat = moved.reshape(moved.shape[0], -1)

@@ -34,6 +34,20 @@ def _print_traceback(exc):
     traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
 
 
+async def _load_imported_packages(path):
+    """Load the Pyodide packages the script imports (numpy, ...), as Pyodide's console does; one that cannot be
+    fetched is left to fail at its import with Python's own error."""
+    import pyodide_js
+    from pyodide.ffi import create_proxy
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    quiet = create_proxy(lambda message: None)
+    try:
+        await pyodide_js.loadPackagesFromImports(source, messageCallback=quiet, errorCallback=quiet)
+    finally:
+        quiet.destroy()
+
+
 async def run_script(path, argv):
     path = os.path.abspath(path)
     folder = os.path.dirname(path)
@@ -43,6 +57,7 @@ async def run_script(path, argv):
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=True)
     try:
+        await _load_imported_packages(path)
         runpy.run_path(path, run_name="__main__")
         status = 0
     except SystemExit as e:

@@ -5,12 +5,6 @@ from .._tensor import _wrap
 from .. import _dtype as D
 
 
-def _dtype_supported(be, dt, dev):
-    check = getattr(be, "check_dtype", None)
-    if check is not None:
-        check(dt)
-
-
 class ToCopyBackward0(Node):
     @staticmethod
     def forward(ctx, x, dev, dt):

@@ -2,7 +2,7 @@
 import math
 
 from .. import _dtype as D
-from .._device import device as _device_cls, backend_for
+from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
 from .._tensor import Tensor, _wrap, default_backend
 from .dispatch import shape_arg
 from .inplace import scalar_type_name
@@ -281,6 +281,8 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = _device_cls(device)
+        if self.device.type not in _BACKEND_MODULES:
+            raise no_storage_error(self.device.type)
         self._seed = 67280421310721
         self._rng = None
 
@@ -320,8 +322,9 @@ _default_generators = {}
 def default_generator(dev):
     t = _device_cls(dev).type
     g = _default_generators.get(t)
-    if g is None:
+    if g is None:  # as PyTorch, the default generators start from a seed drawn from the OS
         g = _default_generators[t] = Generator(t)
+        g.seed()
     return g
 
 
@@ -348,8 +351,14 @@ def set_rng_state(new_state):
 
 
 def rng_for(generator, dev):
-    g = generator if generator is not None else default_generator(dev)
-    return g._state()
+    """The random state to draw from for an op on ``dev``; a generator of another device type is refused, as
+    PyTorch refuses a CPU generator for a CUDA op."""
+    if generator is None:
+        return default_generator(dev)._state()
+    want = _device_cls(dev).type
+    if generator.device.type != want:
+        raise RuntimeError(f"Expected a '{want}' device type for generator but found '{generator.device.type}'")
+    return generator._state()
 
 
 def _random(kind, size, generator, dtype, device, requires_grad, *params):

@@ -11,13 +11,6 @@ def wrap(h, like):
     return _wrap(h, like._be, like._device)
 
 
-def first_tensor(*args):
-    for a in args:
-        if isinstance(a, Tensor):
-            return a
-    raise TypeError("expected at least one Tensor argument")
-
-
 _SCALAR_TYPES = (bool, int, float)
 
 
@@ -99,11 +92,6 @@ def norm_dims(dim, ndim):
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
     return tuple(sorted(dims)) if dims else tuple(range(ndim))
-
-
-def check_float_dtype(dtype, name):
-    if dtype is not None and not dtype.is_floating_point:
-        raise RuntimeError(f"{name}(): expected a floating point dtype, got {dtype}")
 
 
 def float_result(dt):

@@ -12,7 +12,7 @@ from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import no_grad
 from .activation import logsigmoid
 from .creation import arange
-from .dispatch import broadcast_shapes
+from .dispatch import broadcast_shapes, wrap
 from .normalization import pairwise_distance
 from .unary_math import sigmoid
 from .where_clamp import where
@@ -265,19 +265,10 @@ def _host_reduce(t, op):
     return t._be.item(t._be.reduce(op, t._data, (), False, t.dtype))
 
 
-def _check_target_range(target, c, ignore_index=None):
-    if target.numel() == 0:
-        return
-    known = target._be.known_range(target._data)
-    if known is not None and 0 <= known[0] and known[1] < c:
-        return  # bounds the backend already knows: a webgpu step need not wait on the GPU here
-    bad = (target < 0) | (target >= c)
-    if ignore_index is not None:
-        bad = bad & (target != ignore_index)
-    if _host_reduce(bad, "any"):
-        value = where(bad, target, 0)
-        hi, lo = _host_reduce(value, "amax"), _host_reduce(value, "amin")
-        raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+def _check_target_range(target, c, ignore_index=None, op="nll_loss"):
+    """target, its class indices checked to lie in [0, c) or equal ignore_index (the backend raises PyTorch's
+    IndexError; webgpu checks on the device, raising at the next read, with no readback of its own)."""
+    return wrap(target._be.check_classes(target._data, c, ignore_index, op), target)
 
 
 class NllLossBackward0(Node):
@@ -329,7 +320,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log likelihood of the target classes; input (N, C, d1, ...) of log-probabilities."""
     red = reduction_name(reduction, size_average, reduce)
     c = _check_nll_shapes(input, target, weight)
-    _check_target_range(target, c, ignore_index)
+    target = _check_target_range(target, c, ignore_index)
     return apply_op(NllLossBackward0, input, target, weight, red, ignore_index)
 
 
@@ -422,7 +413,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"{list(target.shape)}")
     c = input.shape[-1] if input.dim() else 1
     try:
-        _check_target_range(target, c)
+        target = _check_target_range(target, c, op="multi_margin_loss")
     except IndexError:
         raise RuntimeError("target out of range") from None
     return apply_op(MultiMarginLossBackward0, input, target, weight, p, float(margin), red)

@@ -1,12 +1,19 @@
 """webtorch.save / webtorch.load: safetensors for '*.safetensors' paths, PyTorch's zip format otherwise.
 
-Loading never executes code from a file (a restricted unpickler; every offset and size is checked).
+``weights_only=True`` (the default, as in PyTorch) never runs code from a file: a small pickle interpreter
+accepts only tensors, containers and allow-listed globals (``add_safe_globals``). ``weights_only=False``
+loads whole objects (nn.Module, optimizers, anything picklable) and can run code, as in PyTorch; torch.*
+globals in such a file load as webtorch's objects of the same name. Reads are bounded by the file's size.
 """
+import io
 import os
 
 from . import safetensors  # noqa: F401
+from .errors import CheckpointError  # noqa: F401
+from .load_objects import load_zip, map_callable, map_target
+from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 from .safetensors import SafetensorsError  # noqa: F401
-from .torch_zip import CheckpointError, save_zip, load_zip
+from .torch_zip import save_zip
 
 
 def _is_safetensors(f):
@@ -14,6 +21,8 @@ def _is_safetensors(f):
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
+    """Write ``obj`` (any picklable object; tensors as storage records) in PyTorch's zip format, or a flat
+    dict of tensors as safetensors for a '*.safetensors' path."""
     if _is_safetensors(f):
         with open(os.fspath(f), "wb") as fh:
             fh.write(safetensors.save(obj))
@@ -21,57 +30,39 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     save_zip(obj, f)
 
 
-def _read_all(f):
-    if isinstance(f, (str, os.PathLike)):
-        with open(os.fspath(f), "rb") as fh:
-            return fh.read()
-    if isinstance(f, (bytes, bytearray, memoryview)):
-        return bytes(f)
-    return f.read()
-
-
-def _map(obj, map_location):
-    if map_location is None:
-        return obj
-    from .._tensor import Tensor
-
-    def move(t):
-        loc = str(t.device)
-        if isinstance(map_location, dict):
-            target = map_location.get(loc, map_location.get(t.device.type, loc))
-        elif callable(map_location) and not isinstance(map_location, str):
-            r = map_location(t, loc)
-            return r if r is not None else t
-        else:
-            target = map_location
-        return t.to(target)
-
-    def walk(o):
-        if isinstance(o, Tensor):
-            return move(o)
-        if isinstance(o, dict):
-            r = type(o)() if type(o) is not dict else {}
-            for k, v in o.items():
-                r[k] = walk(v)
-            return r
-        if isinstance(o, list):
-            return [walk(v) for v in o]
-        if isinstance(o, tuple):
-            return tuple(walk(v) for v in o)
-        return o
-    return walk(obj)
+def _load_safetensors(path, map_location):
+    with open(path, "rb") as fh:
+        tensors = safetensors.load(fh.read(), device=map_target(map_location, "cpu"))
+    return {k: map_callable(map_location, t, "cpu") for k, t in tensors.items()}
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **kwargs):
-    """Load what webtorch.save or torch.save wrote (state_dicts, optimizer states, containers of tensors)."""
+    """Load what webtorch.save or torch.save wrote. ``map_location`` (a device, a str, a dict from saved
+    location to device, or a callable(storage, location) that gets each storage as a flat tensor and returns
+    it moved, or None) places each storage once; views stay views on it."""
     if _is_safetensors(f):
+        return _load_safetensors(os.fspath(f), map_location)
+    if isinstance(f, (bytes, bytearray, memoryview)):
+        f = io.BytesIO(f)
+    if isinstance(f, (str, os.PathLike)):
         with open(os.fspath(f), "rb") as fh:
-            return _map(safetensors.load(fh.read()), map_location)
-    data = _read_all(f)
-    if data[:2] != b"PK":
+            return _load_file(fh, map_location, weights_only)
+    return _load_file(f, map_location, weights_only)
+
+
+def _load_file(fh, map_location, weights_only):
+    if not (hasattr(fh, "seekable") and fh.seekable()):
+        fh = io.BytesIO(fh.read())  # a stream (a pipe, a response body): the zip reader needs to seek
+    start = fh.tell()
+    head = fh.read(2)
+    size = fh.seek(0, io.SEEK_END) - start
+    fh.seek(start)
+    if head != b"PK":
         raise CheckpointError("webtorch.load: the file is not a PyTorch zip checkpoint (legacy pre-1.6 and "
                               "arbitrary pickles are refused because loading them could run code)")
-    return _map(load_zip(data, map_location), map_location)
+    if start:
+        fh = io.BytesIO(fh.read())
+    return load_zip(fh, size, map_location, bool(weights_only))
 
 
 def _rebuild_tensor_from_bytes(data, dtype_name, shape, device, requires_grad):

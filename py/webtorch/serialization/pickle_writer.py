@@ -1,148 +1,103 @@
-"""A small pickle (protocol 2) writer for checkpoint objects, emitting exactly the globals PyTorch's
-``torch.load(weights_only=True)`` accepts -- without importing torch (it must run in Pyodide).
+"""Pickles any picklable object the way torch.save does, without importing torch (it runs in Pyodide).
 
-Supported values: dict/OrderedDict, list, tuple, str, bytes, int, float, bool, None, Tensor (through a
-persistent id naming a storage record).
+Python's own pickler (protocol 2) does the work; this subclass changes what webtorch objects become:
+- a Tensor: ``torch._utils._rebuild_tensor_v2(<persistent id of its storage>, offset, size, stride,
+  requires_grad, OrderedDict())``, the storage named by a persistent id (one record per storage, so views
+  share it as in torch's files);
+- a Parameter: ``torch._utils._rebuild_parameter(<tensor>, requires_grad, OrderedDict())``;
+- dtypes, devices and Size: ``torch.float32``, ``torch.device('cpu')``, ``torch.Size((2, 3))``;
+- webtorch classes and functions (nn.Linear, optim.Adam, ...): their PyTorch names (``torch.nn Linear``).
 """
-import struct
+import io
+import pickle
 from collections import OrderedDict
 
-PROTO, STOP, MARK = b"\x80\x02", b".", b"("
-EMPTY_DICT, EMPTY_LIST, EMPTY_TUPLE = b"}", b"]", b")"
-SETITEMS, APPENDS, TUPLE, REDUCE, BINPERSID = b"u", b"e", b"t", b"R", b"Q"
-NONE, NEWTRUE, NEWFALSE = b"N", b"\x88", b"\x89"
-BININT, BININT1, BININT2, LONG1, BINFLOAT, BINUNICODE, GLOBAL = b"J", b"K", b"M", b"\x8a", b"G", b"X", b"c"
-BINPUT, LONG_BINPUT, BINGET, LONG_BINGET = b"q", b"r", b"h", b"j"
+from .safe_globals import torch_name
 
 
-class PickleWriter:
-    """Writes one object; ``tensor_ref(t)`` must return the persistent-id tuple and rebuild args."""
+class TorchGlobal:
+    """Stands for a PyTorch global (written as GLOBAL module name)."""
 
-    def __init__(self, tensor_ref):
-        self.out = bytearray(PROTO)
-        self.memo = {}
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # pickle's save_reduce insists that a reduce function be callable
+        raise TypeError(f"{self.module}.{self.name} stands for a PyTorch global in a checkpoint being written")
+
+
+REBUILD_TENSOR = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
+DEVICE = TorchGlobal("torch", "device")
+SIZE = TorchGlobal("torch", "Size")
+_STORAGE_TYPES = {}
+
+
+def storage_type(name):
+    return _STORAGE_TYPES.setdefault(name, TorchGlobal("torch", name))
+
+
+class StorageRecord:
+    """A persistent reference to storage record ``key`` (its pid is what torch.load's persistent_load reads)."""
+
+    def __init__(self, storage_name, key, numel):
+        self.pid = ("storage", storage_type(storage_name), key, "cpu", numel)
+
+
+class TorchPickler(pickle._Pickler):
+    """``tensor_ref(t)`` returns (StorageRecord, offset, size, stride) for a tensor."""
+
+    def __init__(self, file, tensor_ref):
+        super().__init__(file, protocol=2)
         self.tensor_ref = tensor_ref
+        # the pure-Python pickler memoizes by id(): keep every stand-in made during the dump alive
+        self.keep = []
 
-    def dump(self, obj):
-        self.save(obj)
-        self.out += STOP
-        return bytes(self.out)
+    def persistent_id(self, obj):
+        return obj.pid if isinstance(obj, StorageRecord) else None
 
-    # memo keeps globals and repeated strings short, as pickle does
-    def _put(self, key):
-        idx = len(self.memo)
-        self.memo[key] = idx
-        self.out += BINPUT + bytes([idx]) if idx < 256 else LONG_BINPUT + struct.pack("<I", idx)
-
-    def _get(self, key):
-        idx = self.memo.get(key)
-        if idx is None:
-            return False
-        self.out += BINGET + bytes([idx]) if idx < 256 else LONG_BINGET + struct.pack("<I", idx)
-        return True
-
-    def save_global(self, module, name):
-        key = ("global", module, name)
-        if not self._get(key):
-            self.out += GLOBAL + module.encode() + b"\n" + name.encode() + b"\n"
-            self._put(key)
-
-    def save(self, obj):
-        from .._tensor import Tensor
-        from .._device import device as _device_cls
-        out = self.out
-        if obj is None:
-            out += NONE
-        elif obj is True:
-            out += NEWTRUE
-        elif obj is False:
-            out += NEWFALSE
-        elif isinstance(obj, int):
-            self._int(obj)
-        elif isinstance(obj, float):
-            out += BINFLOAT + struct.pack(">d", obj)
-        elif isinstance(obj, str):
-            key = ("str", obj)
-            if not self._get(key):
-                b = obj.encode("utf-8", "surrogatepass")
-                out += BINUNICODE + struct.pack("<I", len(b)) + b
-                self._put(key)
-        elif isinstance(obj, (bytes, bytearray)):
-            self.save_global("_codecs", "encode")
-            self.save_tuple((bytes(obj).decode("latin1"), "latin1"))
-            out += REDUCE
+    def reducer_override(self, obj):
+        from .._tensor import Tensor, Size
+        from .._device import device
+        from .._dtype import dtype
+        from ..autograd.hooks import _HookDict
+        from ..nn.parameter import Parameter
+        if isinstance(obj, (TorchGlobal, dtype)):
+            return "global"  # a string: pickle writes it with save_global (below), as it does classes
+        if isinstance(obj, Parameter):
+            rv = (REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
         elif isinstance(obj, Tensor):
-            self.save_tensor(obj)
-        elif isinstance(obj, OrderedDict):
-            self.save_global("collections", "OrderedDict")
-            out += EMPTY_TUPLE + REDUCE
-            self._items(obj)
-        elif isinstance(obj, dict):
-            out += EMPTY_DICT
-            self._items(obj)
-        elif isinstance(obj, list):
-            out += EMPTY_LIST
-            if obj:
-                out += MARK
-                for v in obj:
-                    self.save(v)
-                out += APPENDS
-        elif isinstance(obj, tuple):
-            self.save_tuple(obj)
-        elif isinstance(obj, _device_cls):
-            self.save_global("torch", "device")
-            self.save_tuple((str(obj),))
-            out += REDUCE
+            record, offset, size, stride = self.tensor_ref(obj)
+            rv = (REBUILD_TENSOR, (record, offset, tuple(size), tuple(stride), obj.requires_grad, OrderedDict()))
+        elif isinstance(obj, device):
+            rv = (DEVICE, (str(obj),))
+        elif isinstance(obj, Size):
+            rv = (SIZE, (tuple(obj),))
+        elif isinstance(obj, _HookDict):  # hook tables are OrderedDicts in torch
+            rv = (OrderedDict, (), None, None, iter(obj.items()))
         else:
-            raise TypeError(f"webtorch.save: cannot save an object of type {type(obj).__name__}; checkpoints hold "
-                            "tensors and dict/list/tuple/str/int/float/bool/None containers of them")
+            return NotImplemented
+        self.keep.append(rv)
+        return rv
 
-    def _int(self, v):
-        out = self.out
-        if 0 <= v < 256:
-            out += BININT1 + bytes([v])
-        elif 0 <= v < 65536:
-            out += BININT2 + struct.pack("<H", v)
-        elif -(1 << 31) <= v < (1 << 31):
-            out += BININT + struct.pack("<i", v)
+    def save_global(self, obj, name=None):
+        from .._dtype import dtype
+        if isinstance(obj, TorchGlobal):
+            module, name = obj.module, obj.name
+        elif isinstance(obj, dtype):
+            module, name = "torch", obj.name
         else:
-            n = (v.bit_length() + 8) // 8
-            out += LONG1 + bytes([n]) + v.to_bytes(n, "little", signed=True)
+            mapped = torch_name(obj)
+            if mapped is None:
+                return super().save_global(obj, name)
+            module, name = mapped
+        self.write(pickle.GLOBAL + module.encode("utf-8") + b"\n" + name.encode("utf-8") + b"\n")
+        self.memoize(obj)
 
-    def _items(self, d):
-        if not d:
-            return
-        self.out += MARK
-        for k, v in d.items():
-            self.save(k)
-            self.save(v)
-        self.out += SETITEMS
 
-    def save_tuple(self, t):
-        if not t:
-            self.out += EMPTY_TUPLE
-            return
-        self.out += MARK
-        for v in t:
-            self.save(v)
-        self.out += TUPLE
-
-    def save_tensor(self, t):
-        storage_type, key, location, numel, offset, size, stride, requires_grad = self.tensor_ref(t)
-        self.save_global("torch._utils", "_rebuild_tensor_v2")
-        self.out += MARK
-        # persistent id: ('storage', torch.<Type>Storage, key, location, numel)
-        self.out += MARK
-        self.save("storage")
-        self.save_global("torch", storage_type)
-        self.save(key)
-        self.save(location)
-        self.save(numel)
-        self.out += TUPLE + BINPERSID
-        self.save(offset)
-        self.save_tuple(tuple(size))
-        self.save_tuple(tuple(stride))
-        self.save(bool(requires_grad))
-        self.save_global("collections", "OrderedDict")
-        self.out += EMPTY_TUPLE + REDUCE
-        self.out += TUPLE + REDUCE
+def dumps(obj, tensor_ref):
+    buf = io.BytesIO()
+    try:
+        TorchPickler(buf, tensor_ref).dump(obj)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise type(e)(f"webtorch.save: {e}") from e
+    return buf.getvalue()

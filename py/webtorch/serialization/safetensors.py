@@ -79,7 +79,7 @@ def parse_header(data):
         if not isinstance(info, dict) or set(info) - {"dtype", "shape", "data_offsets"}:
             raise SafetensorsError(f"safetensors entry {name!r} is malformed")
         code, shape, offs = info.get("dtype"), info.get("shape"), info.get("data_offsets")
-        if code not in _CODES:
+        if not isinstance(code, str) or code not in _CODES:
             raise SafetensorsError(f"safetensors entry {name!r} has unknown dtype {code!r}")
         if not (isinstance(shape, list) and all(type(s) is int and s >= 0 for s in shape)):
             raise SafetensorsError(f"safetensors entry {name!r} has an invalid shape {shape!r}")

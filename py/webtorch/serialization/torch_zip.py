@@ -1,24 +1,24 @@
-"""PyTorch's zip checkpoint format (what torch.save writes and torch.load(weights_only=True) reads).
+"""PyTorch's zip checkpoint format (what torch.save writes and torch.load reads).
 
 Layout: a stored (uncompressed) zip whose entries live under one folder ``<name>/``: ``data.pkl`` (a
 protocol-2 pickle; tensors are persistent ids naming storage records), ``data/<key>`` (raw little-endian
 storage bytes, 64-byte aligned), ``version``, ``byteorder``, ``.format_version``, ``.storage_alignment``.
+
+Reading is bounded by the file: each entry is read (streamed) only as far as the bytes a storage the pickle
+references needs, and all entries together may produce at most ``_EXPANSION`` times the file's size (plus
+``_SLACK``): a zip whose entries overlap or inflate past that is refused instead of filling memory.
 """
-import io
 import os
-import pickle
 import zipfile
 
-from .. import _dtype as D
-from .pickle_writer import PickleWriter
-from .restricted_unpickler import RestrictedUnpickler, STORAGE_DTYPES
+from .errors import CheckpointError
+from .pickle_writer import StorageRecord, dumps
+from .storage_types import STORAGE_DTYPES
 
 _ALIGN = 64
 _STORAGE_NAME = {v: k for k, v in STORAGE_DTYPES.items()}
-
-
-class CheckpointError(RuntimeError, pickle.UnpicklingError):
-    """A checkpoint file is malformed, truncated or hostile (also an UnpicklingError, as torch raises)."""
+_EXPANSION, _SLACK = 4, 16 << 20
+_CHUNK = 1 << 20
 
 
 def _archive_name(f):
@@ -38,27 +38,43 @@ def _aligned_entry(zf, name):
     return info
 
 
-def save_zip(obj, f):
-    records = []
-    keys = {}
+class _StorageTable:
+    """One record per (storage, dtype): views of one storage share it in the file, as torch.save's do."""
 
-    def tensor_ref(t):
-        key = keys.get(id(t))
-        if key is None:
-            key = str(len(records))
-            keys[id(t)] = key
-            records.append((key, t.detach().contiguous()._bytes()))
+    def __init__(self):
+        self.records = []  # (key, flat tensor over the whole storage)
+        self.by_storage = {}
+
+    def tensor_ref(self, t):
         dt = t.dtype.name
         if dt not in _STORAGE_NAME:
             raise TypeError(f"webtorch.save: dtype {t.dtype} has no PyTorch storage type")
+        t = t.detach()
+        stride, offset = t.stride(), t.storage_offset()
+        numel = t.untyped_storage().nbytes() // t.dtype.itemsize
+        shared = all(s >= 0 for s in stride) and offset >= 0 and numel > 0
+        if shared:
+            ident = (t.untyped_storage().data_ptr(), dt)
+            entry = self.by_storage.get(ident)
+            if entry is None:
+                entry = StorageRecord(_STORAGE_NAME[dt], str(len(self.records)), numel)
+                self.by_storage[ident] = entry
+                self.records.append((entry.pid[2], t.as_strided((numel,), (1,), 0)))
+            return entry, offset, tuple(t.shape), tuple(stride)
+        flat = t.contiguous().reshape(-1)  # a storage webtorch cannot describe (or an empty one): its elements
+        entry = StorageRecord(_STORAGE_NAME[dt], str(len(self.records)), flat.numel())
+        self.records.append((entry.pid[2], flat))
         size = tuple(t.shape)
-        stride, acc = [], 1
+        contiguous, acc = [], 1
         for s in reversed(size):
-            stride.append(acc)
+            contiguous.append(acc)
             acc *= s
-        return (_STORAGE_NAME[dt], key, "cpu", t.numel(), 0, size, tuple(reversed(stride)), False)
+        return entry, 0, size, tuple(reversed(contiguous))
 
-    pkl = PickleWriter(tensor_ref).dump(obj)
+
+def save_zip(obj, f):
+    table = _StorageTable()
+    pkl = dumps(obj, table.tensor_ref)
     name = _archive_name(f)
     target = open(os.fspath(f), "wb") if isinstance(f, (str, os.PathLike)) else f
     try:
@@ -67,93 +83,77 @@ def save_zip(obj, f):
             zf.writestr(_aligned_entry(zf, f"{name}/.format_version"), b"1")
             zf.writestr(_aligned_entry(zf, f"{name}/.storage_alignment"), b"64")
             zf.writestr(_aligned_entry(zf, f"{name}/byteorder"), b"little")
-            for key, data in records:
-                zf.writestr(_aligned_entry(zf, f"{name}/data/{key}"), data)
+            for key, flat in table.records:
+                zf.writestr(_aligned_entry(zf, f"{name}/data/{key}"), flat._bytes())
             zf.writestr(_aligned_entry(zf, f"{name}/version"), b"3\n")
     finally:
         if target is not f:
             target.close()
 
 
-def _read_entry(zf, info, limit):
-    if info.flag_bits & 0x1:
-        raise CheckpointError(f"checkpoint entry {info.filename} is encrypted; checkpoints are plain zip files")
-    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise CheckpointError(f"checkpoint entry {info.filename} uses compression method {info.compress_type}; "
-                              "PyTorch checkpoints are stored uncompressed")
-    if info.file_size > limit:
-        raise CheckpointError(f"checkpoint entry {info.filename} claims {info.file_size} bytes, more than the file "
-                              f"holds ({limit}); the file is corrupt")
-    try:
-        with zf.open(info) as fh:
-            data = fh.read(info.file_size + 1)
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as e:
-        raise CheckpointError(f"checkpoint entry {info.filename} is unreadable: {e}") from None
-    if len(data) != info.file_size:
-        raise CheckpointError(f"checkpoint entry {info.filename} is truncated")
-    return data
+class ZipReader:
+    """The entries of a checkpoint zip, read under the file-size budget."""
 
+    def __init__(self, fileobj, size):
+        self.size = size
+        self.budget = _EXPANSION * size + _SLACK
+        try:
+            self.zf = zipfile.ZipFile(fileobj)
+            self.infos = {i.filename: i for i in self.zf.infolist()}
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, RuntimeError,
+                UnicodeDecodeError) as e:
+            raise CheckpointError(f"webtorch.load: not a PyTorch zip checkpoint or truncated ({e})") from None
+        pkls = [n for n in self.infos if n.endswith("/data.pkl") and n.count("/") == 1] or \
+            [n for n in self.infos if n == "data.pkl"]
+        if len(pkls) != 1:
+            raise CheckpointError("webtorch.load: the zip holds no single '<name>/data.pkl' record; "
+                                  "not a PyTorch checkpoint")
+        self.prefix = pkls[0][: -len("data.pkl")]
+        order = self.infos.get(self.prefix + "byteorder")
+        if order is not None and self.read(order, order.file_size).strip() not in (b"little", b""):
+            raise CheckpointError("webtorch.load: big-endian checkpoints are not supported")
 
-def load_zip(data, map_location):
-    from .._tensor import Tensor
-    from ..ops.creation import frombuffer
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = {i.filename: i for i in zf.infolist()}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, RuntimeError) as e:
-        raise CheckpointError(f"webtorch.load: not a PyTorch zip checkpoint or truncated ({e})") from None
-    pkls = [n for n in infos if n.endswith("/data.pkl") and n.count("/") == 1] or \
-        [n for n in infos if n == "data.pkl"]
-    if len(pkls) != 1:
-        raise CheckpointError("webtorch.load: the zip holds no single '<name>/data.pkl' record; not a PyTorch checkpoint")
-    prefix = pkls[0][: -len("data.pkl")]
-    order = infos.get(prefix + "byteorder")
-    if order is not None and _read_entry(zf, order, len(data)).strip() not in (b"little", b""):
-        raise CheckpointError("webtorch.load: big-endian checkpoints are not supported")
-    storages = {}
+    def pickle(self):
+        info = self.infos[self.prefix + "data.pkl"]
+        return self.read(info, info.file_size)
 
-    def load_storage(dtype_name, key, location, numel):
-        if key in storages:
-            return storages[key]
-        info = infos.get(f"{prefix}data/{key}")
+    def storage(self, key, nbytes):
+        info = self.infos.get(f"{self.prefix}data/{key}")
         if info is None:
             raise CheckpointError(f"webtorch.load: storage record data/{key} is missing")
-        dt = D.to_dtype(dtype_name)
-        raw = _read_entry(zf, info, len(data))
-        if numel < 0 or numel * dt.itemsize > len(raw):
-            raise CheckpointError(f"webtorch.load: storage data/{key} holds {len(raw)} bytes, fewer than "
-                                  f"{numel} elements of {dt}")
-        flat = frombuffer(bytearray(raw[: numel * dt.itemsize]), dtype=dt)
-        storages[key] = flat
-        return flat
+        if info.file_size < nbytes:
+            raise CheckpointError(f"webtorch.load: storage data/{key} holds {info.file_size} bytes, fewer than "
+                                  f"the {nbytes} its tensors need")
+        return self.read(info, nbytes)
 
-    def rebuild_tensor(storage, offset, size, stride, requires_grad=False, hooks=None, metadata=None):
-        if not isinstance(storage, Tensor):
-            raise CheckpointError("webtorch.load: tensor record does not reference a storage")
-        if not (isinstance(offset, int) and all(isinstance(s, int) and s >= 0 for s in size)
-                and all(isinstance(s, int) and s >= 0 for s in stride) and len(size) == len(stride)):
-            raise CheckpointError(f"webtorch.load: invalid tensor geometry size={size!r} stride={stride!r}")
-        n = storage.numel()
-        extent = offset + sum((s - 1) * st for s, st in zip(size, stride)) + 1 if all(size) else 0
-        if offset < 0 or extent > n:
-            raise CheckpointError(f"webtorch.load: tensor of size {list(size)} with stride {list(stride)} at offset "
-                                  f"{offset} reaches past its storage of {n} elements")
-        t = storage.as_strided(tuple(size), tuple(stride), offset)
-        if requires_grad:
-            t = t.detach().requires_grad_(True)
-        return t
-
-    def rebuild_parameter(data, requires_grad, hooks=None):
-        from ..nn.parameter import Parameter
-        return Parameter(data, requires_grad)
-
-    from .._device import device as make_device
-    pkl = _read_entry(zf, infos[pkls[0]], len(data))
-    try:
-        obj = RestrictedUnpickler(io.BytesIO(pkl), rebuild_tensor, rebuild_parameter, load_storage,
-                                  make_device).load()
-    except CheckpointError:
-        raise
-    except Exception as e:  # noqa: BLE001 -- any pickle failure is a corrupt file, reported as such
-        raise CheckpointError(f"webtorch.load: corrupt checkpoint pickle: {type(e).__name__}: {e}"[:500]) from None
-    return obj
+    def read(self, info, n):
+        """The first n bytes of an entry, streamed; n counts against the budget before anything is read."""
+        if info.flag_bits & 0x1:
+            raise CheckpointError(f"checkpoint entry {info.filename} is encrypted; checkpoints are plain zip files")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise CheckpointError(f"checkpoint entry {info.filename} uses compression method "
+                                  f"{info.compress_type}; PyTorch checkpoints are stored uncompressed")
+        if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+            raise CheckpointError(f"checkpoint entry {info.filename} is stored but declares {info.file_size} "
+                                  f"bytes for {info.compress_size} bytes of data; the file is corrupt")
+        if n > self.budget:
+            raise CheckpointError(
+                f"webtorch.load: checkpoint entry {info.filename} would expand to {n} bytes; with the entries "
+                f"already read that exceeds {_EXPANSION}x the file's {self.size} bytes (+16 MiB), so the zip "
+                "overlaps or inflates past what a checkpoint can hold (a zip bomb)")
+        self.budget -= n
+        out = bytearray()
+        try:
+            with self.zf.open(info) as fh:
+                while len(out) < n:
+                    chunk = fh.read(min(_CHUNK, n - len(out)))
+                    if not chunk:
+                        break
+                    out += chunk
+                if n == info.file_size:
+                    fh.read(1)  # reaching the end checks the CRC
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as e:
+            raise CheckpointError(f"checkpoint entry {info.filename} is unreadable: {e}") from None
+        if len(out) != n:
+            raise CheckpointError(f"checkpoint entry {info.filename} is truncated ({len(out)} of {n} bytes)")
+        return out

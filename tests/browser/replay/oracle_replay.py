@@ -1,11 +1,11 @@
 """Runs inside Pyodide under in-browser pytest (not collected on the host: no test_ prefix): every check() case
-recorded in oracle_cases.json (webtorch.browser.oracle), replayed on the browser's WebGPU device."""
+recorded in oracle_cases.json (tests/browser/oracle.py), replayed on the browser's WebGPU device."""
 import json
 import os
 
 import pytest
 
-from webtorch.browser.oracle import replay
+from oracle import replay  # tests/browser/oracle.py, copied beside this file
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_cases.json")) as f:
     CASES = json.load(f)["cases"]

@@ -12,7 +12,7 @@ import sys
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import Backend
-from . import codegen, dtypes as T, kernels
+from . import codegen, device_checks, dtypes as T, limits, wgsl_loader
 from .conv_family import ConvFamilyKernels
 from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import keep_bounds
@@ -55,15 +55,18 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     def __init__(self, runtime):
         self.rt = runtime
+        limits.set_adapter(runtime.limits)
         T.features.f16 = "shader-f16" in runtime.features
         T.features.subgroups = "subgroups" in runtime.features
         self.pool = BufferPool(runtime)
         self.stats = Stats()
-        self.scheduler = Scheduler(runtime, self.stats)
+        self.checks = device_checks.ErrorWord(self)
+        self.scheduler = Scheduler(runtime, self.stats, self.checks)
         self.graph = Graph(self.scheduler)
 
     # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
-    def synchronize(self):
+    def flush(self):
+        """Record and submit every pending op (one batched submit); does not wait (webgpu.synchronize does)."""
         self.graph.flush()
 
     async def prefetch_async(self, h):
@@ -74,6 +77,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.graph.flush()
         prefetch = getattr(self.rt, "prefetch_async", None)
         if prefetch is not None and h.numel:
+            if self.checks.armed:  # the error word too (device_checks.py): the read that follows raises its error
+                await prefetch(self.checks.buf.id, device_checks.NBYTES)
             await prefetch(h.st.buf.ensure(), (h.st.buf.nbytes + 3) // 4 * 4)
         return h
 
@@ -233,7 +238,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         start, nbytes = h.offset * isz, h.numel * isz
         a0, a1 = start - start % 4, start + nbytes + (-(start + nbytes)) % 4
         self.stats.readbacks += 1
-        raw = self.rt.read(h.st.buf.ensure(), a0, a1 - a0)
+        raw = self.checks.read(h.st.buf.ensure(), a0, a1 - a0)
         return raw[start - a0:start - a0 + nbytes]
 
     def _values(self, h):
@@ -389,9 +394,16 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         # a CPU adapter reduces one output or chunk per invocation (barriers cost there), in chunks of at most
         # CPU_CHUNK_LEN (a pass per factor of it: serial sums stay short, as accurate as a tree's)
         cpu = self.rt.cpu_adapter
-        if (r_len > CPU_CHUNK_LEN if cpu else r_len > CHUNK_MIN and n_out < 64) and op not in ("argmax", "argmin"):
+        # loop iterations of one invocation (limits.py): a row per invocation, or per workgroup of WG
+        per_thread = cpu or n_out >= 2048 or r_len <= 64
+        budget = limits.loop_trips() * (1 if per_thread else codegen.WG)
+        if op in ("argmax", "argmin") and r_len > budget:
+            return self._arg_reduce_long(op, h, dims, keepdim)
+        if ((r_len > CPU_CHUNK_LEN if cpu else r_len > CHUNK_MIN and n_out < 64) or r_len > budget) and \
+                op not in ("argmax", "argmin"):
             # split long rows: one workgroup (CPU: invocation) per (output, chunk), then reduce the partials
             chunk = CPU_CHUNK_LEN if cpu else max(CHUNK_LEN, -(-r_len // 1024))
+            chunk = max(2, min(chunk, limits.loop_trips() * (1 if cpu else codegen.WG)))
             n_chunks = -(-r_len // chunk)
             part = self._new((n_out, n_chunks), dtype)
             self.graph.record(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
@@ -414,6 +426,28 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.graph.record(node)
         if op in ("argmax", "argmin") and r_len:
             keep_bounds(out, (0, r_len - 1))
+        return out
+
+    def _arg_reduce_long(self, op, h, dims, keepdim):
+        """argmax/argmin over rows past one invocation's loop budget, from reductions that split: the
+        extremum, then the first position holding it (a NaN, when the extremum is NaN, as PyTorch's)."""
+        if len(dims) > 1:  # over every dim: positions of the flattened tensor
+            flat = self.reshape_view(self.contiguous(h), (h.numel,))
+            r = self._arg_reduce_long(op, flat, (0,), False)
+            return self.reshape_view(r, (1,) * len(h.shape)) if keepdim else r
+        (d,) = dims
+        ext = self._reduce("amax" if op == "argmax" else "amin", h, dims, True, h.dtype)
+        hit = self._ew("eq", [h, ext], h.dtype, D.bool_, h.shape)
+        if h.dtype.is_floating_point:
+            both_nan = self._ew("logical_and", [self._ew("isnan", [h], h.dtype, D.bool_, h.shape),
+                                                self._ew("isnan", [ext], h.dtype, D.bool_, ext.shape)],
+                                D.bool_, D.bool_, h.shape)
+            hit = self._ew("logical_or", [hit, both_nan], D.bool_, D.bool_, h.shape)
+        pos = self.arange(0, h.shape[d], 1, D.int32)
+        pos = View(pos.st, h.shape, tuple(1 if i == d else 0 for i in range(len(h.shape))), 0)
+        first = self._ew("where", [hit, pos, ("c", h.shape[d])], D.int32, D.int32, h.shape)
+        out = self.cast(self._reduce("amin", first, dims, keepdim, D.int32), D.int64)
+        keep_bounds(out, (0, h.shape[d] - 1))
         return out
 
     def _mean_of_partials(self, part, r_len, dtype):
@@ -466,18 +500,31 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     def _record_matmul(self, a, b, out, batch, m, n, k, kernel=None):
         cpu = self.rt.cpu_adapter
+        kernel = kernel or _matmul_kernel(m, n, cpu)
+        k_max = _matmul_k_max(kernel)
+        if k > k_max:  # a K past one invocation's loop budget (limits.py): products of K slices, summed
+            for k0 in range(0, k, k_max):
+                kc = min(k_max, k - k0)
+                av = View(a.st, a.shape[:-1] + (kc,), a.strides, a.offset + k0 * a.strides[-1])
+                bv = View(b.st, b.shape[:-2] + (kc, n), b.strides, b.offset + k0 * b.strides[-2])
+                part = out if k0 == 0 else self._new(out.shape, D.float32)
+                self._record_matmul(av, bv, part, batch, m, n, kc, kernel)
+                if k0:
+                    self._ew("add", [out, part], D.float32, D.float32, out.shape, out=out)
+            return
         key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel, cpu)
         plan = _MATMUL_PLANS.get(key)
         if plan is None:  # a training step repeats the same products: build each launch plan once
             if len(_MATMUL_PLANS) >= _GEOM_MAX:
                 _MATMUL_PLANS.clear()
-            plan = _MATMUL_PLANS[key] = _matmul_plan(a, b, batch, m, n, k, kernel, cpu)
-        kernel, src, params, groups = plan
-        node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
-                    [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
-                    {"name": kernel, "source": src, "params": params, "groups": groups,
-                     "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": True})
-        self.graph.record(node)
+            plan = _MATMUL_PLANS[key] = _matmul_plan(a, b, batch, m, n, k, kernel)
+        src, launches = plan
+        for params, groups in launches:
+            node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
+                        [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
+                        {"name": kernel, "source": src, "params": params, "groups": groups,
+                         "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": len(launches) == 1})
+            self.graph.record(node)
 
     def _record_kernel(self, name, source, params, groups, buffers, reads, writes, epilogue_shape=None):
         """Record one template-kernel dispatch: ``buffers`` (Buffers) bound in order, ``reads`` the Buffers it
@@ -550,7 +597,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 _NP_DEVICE = {}
 _GEOM = {}  # shape -> (numel, contiguous strides, shape as a tuple of ints) of fresh outputs
 _GEOM_MAX = 4096  # dynamic shapes (varying sequence lengths) must not grow it without bound
-_MATMUL_PLANS = {}  # (operand geometries, batch, kernel) -> _matmul_plan
+_MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel) -> _matmul_plan
 _BOUNDED = (D.int32, D.int64)  # integer dtypes whose buffers may carry host-known bounds (index tensors)
 
 
@@ -597,9 +644,22 @@ def _nest(vals, shape):
 _SOURCES = {}
 
 
-def _matmul_plan(a, b, batch, m, n, k, kernel, cpu):
-    """(kernel name, WGSL source, params, workgroups) of one product's launch. ``kernel``: None picks
-    matmul_naive for a thin product, else matmul_register on a CPU adapter (``cpu``), matmul_tiled on a GPU."""
+def _matmul_kernel(m, n, cpu):
+    """matmul_naive for a thin product, else matmul_register on a CPU adapter, matmul_tiled on a GPU."""
+    return "matmul_naive" if m < 4 or n < 4 else "matmul_register" if cpu else "matmul_tiled"
+
+
+def _matmul_k_max(kernel):
+    """The longest K one launch of ``kernel`` may run within an invocation's loop budget (limits.py): the
+    naive kernel loops once per k, matmul_register once per 4 k, matmul_tiled about 14 times per 16-k tile
+    (its tile loads loop too; measured on lavapipe)."""
+    trips = limits.loop_trips()
+    return max(4, trips // 4 * 4) if kernel != "matmul_register" else 4 * trips
+
+
+def _matmul_plan(a, b, batch, m, n, k, kernel):
+    """(WGSL source, [(params, workgroups), ...]) of one product's launch: one dispatch, or several when the
+    grid passes maxComputeWorkgroupsPerDimension (each names its first batch, row and column in P[6])."""
     nb = _numel(batch)
     pad = (1,) * (4 - len(batch))
     sizes = pad + batch
@@ -607,23 +667,29 @@ def _matmul_plan(a, b, batch, m, n, k, kernel, cpu):
     b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
     ars, acs = a.strides[-2:]
     brs, bcs = b.strides[-2:]
-    if kernel is None:
-        kernel = "matmul_naive" if m < 4 or n < 4 else "matmul_register" if cpu else "matmul_tiled"
     modes = (0, 0)
     if kernel != "matmul_naive":
         modes = (_operand_mode(acs, ars, k, m, a_bs, a.offset), _operand_mode(bcs, brs, n, k, b_bs, b.offset))
     if kernel == "matmul_tiled":
         wg_x, wg_y, rm = _TILE
         src = _tiled_source()
-        groups = (-(-n // (4 * wg_x)), -(-m // (wg_y * rm)), nb)
+        cols, rows = 4 * wg_x, wg_y * rm
     elif kernel == "matmul_register":
         src = _register_source(*modes)
-        groups = (-(-n // (8 * _REGISTER_WG[0])), -(-m // (8 * _REGISTER_WG[1])), nb)
+        cols, rows = 8 * _REGISTER_WG[0], 8 * _REGISTER_WG[1]
     else:
-        src = kernels.template("matmul_naive")
-        groups = ((n + 15) // 16, (m + 15) // 16, nb)
+        src = wgsl_loader.template("matmul_naive")
+        cols, rows = 16, 16
     words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset) + modes
-    return kernel, src, struct.pack("<24I", *words), groups
+    w = limits.workgroups()
+    launches = []
+    gx, gy = -(-n // cols), -(-m // rows)
+    for z0 in range(0, nb, w):
+        for y0 in range(0, gy, w):
+            for x0 in range(0, gx, w):
+                groups = (min(w, gx - x0), min(w, gy - y0), min(w, nb - z0))
+                launches.append((struct.pack("<28I", *words, z0, y0 * rows, x0 * cols, 0), groups))
+    return src, launches
 
 
 def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
@@ -652,7 +718,7 @@ def _tiled_source():
     s = _SOURCES.get("tiled")
     if s is None:
         wg_x, wg_y, rm = _TILE
-        s = _SOURCES["tiled"] = kernels.specialize("matmul_tiled", WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u",
+        s = _SOURCES["tiled"] = wgsl_loader.specialize("matmul_tiled", WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u",
                                                    TK="16u")
     return s
 
@@ -667,7 +733,7 @@ def _register_source(a_mode, b_mode):
     key = ("register", a_mode, b_mode)
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("matmul_register", WG_X=f"{_REGISTER_WG[0]}u",
+        s = _SOURCES[key] = wgsl_loader.specialize("matmul_register", WG_X=f"{_REGISTER_WG[0]}u",
                                                WG_Y=f"{_REGISTER_WG[1]}u", A_MODE=f"{a_mode}u",
                                                B_MODE=f"{b_mode}u")
     return s
@@ -677,7 +743,7 @@ def _random_source(kind):
     key = ("random", kind)
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize("random_philox", KIND=f"{kind}u",
+        s = _SOURCES[key] = wgsl_loader.specialize("random_philox", KIND=f"{kind}u",
                                                OutT="i32" if kind == 2 else "f32")
     return s
 

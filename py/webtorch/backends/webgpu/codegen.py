@@ -14,11 +14,27 @@ import math
 import struct
 
 from ... import _dtype as D
-from . import dtypes as T, subgroup_reduce
+from . import device_checks, dtypes as T, limits, subgroup_reduce
+from .runtime import OutOfMemoryError
 from .wgsl_ops import expr as op_expr, helper_sources
 
 WG = 256  # invocations per workgroup of generated kernels
 CPU_WG = 32  # of reductions on a CPU adapter (one output per invocation): enough workgroups for every core
+
+INT_DIVISIONS = frozenset(("floor_divide", "remainder", "fmod"))  # by zero: reported (device_checks.py)
+
+
+def reports(node, inl):
+    """True when the fused tree of ``node`` reports into the error word (an integer division)."""
+    stack = [node]
+    while stack:
+        q = stack.pop()
+        if q.kind == "ew" and (q.attrs["op"] == "index_check" or q.attrs["op"] in INT_DIVISIONS and
+                               T.compute_type(q.attrs["cdt"]) in ("i32", "u32")):
+            return True
+        stack.extend(c for c in (inl.get((id(q), k)) for k in range(len(q.srcs))) if c is not None)
+    return False
+
 
 BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
                          "logical_not", "isnan", "isinf", "isfinite", "signbit"))
@@ -40,10 +56,16 @@ def coalesce(shape, stride_lists):
 
 
 def grid(n_groups):
-    """Workgroup counts for n_groups 1-D workgroups within the 65535-per-dimension limit."""
-    if n_groups <= 65535:
+    """Workgroup counts (x, y, 1) for n_groups 1-D workgroups within maxComputeWorkgroupsPerDimension (the
+    kernel's workgroup number is ``wid.x + wid.y * nwg.x``)."""
+    w = limits.workgroups()
+    if n_groups <= w:
         return (max(n_groups, 1), 1, 1)
-    return (65535, (n_groups + 65534) // 65535, 1)
+    y = -(-n_groups // w)
+    if y > w:
+        raise OutOfMemoryError(f"a launch of {n_groups} workgroups exceeds {w} x {w}, the adapter's "
+                               f"maxComputeWorkgroupsPerDimension squared: split the tensor")
+    return (w, y, 1)
 
 
 class KernelSource:
@@ -58,6 +80,7 @@ class KernelSource:
         self.nvar = 0
         self.f16 = False  # the source uses the f16 type (needs ``enable f16;``)
         self.subgroups = False  # the source uses subgroup operations (needs ``enable subgroups;``)
+        self.err = False  # the source reports into the error word (device_checks.py), bound after the buffers
 
     # ---- parameters and bindings --------------------------------------------------------------------
     def param(self, value):
@@ -165,7 +188,17 @@ class KernelSource:
                 args.append(f"{ct}(i)")
             else:
                 args.append(self.const(x[1], D.bool_ if (op == "where" and not args) else cdt))
-        e = op_expr(op, args, ct, self.helpers.add)
+        if op in INT_DIVISIONS and ct in ("i32", "u32"):  # PyTorch raises ZeroDivisionError: report it
+            self.err = True
+            args[1] = f"wt_nonzero_{ct}({args[1]}, {device_checks.code(op, device_checks.DIV_ZERO)}u)"
+        if op == "index_check":  # (index, lowest, highest, code[, exempt value]): reported and clamped outside
+            self.err = True
+            if len(args) > 4:  # nll_loss's ignore_index passes unchecked
+                e = f"wt_in_range_or({args[0]}, {args[1]}, {args[2]}, {args[4]}, u32({args[3]}))"
+            else:
+                e = f"wt_in_range({args[0]}, {args[1]}, {args[2]}, u32({args[3]}))"
+        else:
+            e = op_expr(op, args, ct, self.helpers.add)
         rct = "bool" if op in BOOL_RESULT else ct
         if cdt in T.SMALL_INTS and rct == "i32":  # wrapped where produced: fused consumers see PyTorch's value
             e = T.wrap_expr(e, cdt)
@@ -191,15 +224,19 @@ class KernelSource:
             f16 = f16 or st == "f16"
             mode = "read_write" if write else "read"
             decls.append(f"@group(0) @binding({idx}) var<storage, {mode}> b{idx}: array<{st}>;")
+        if self.err:
+            decls.append(device_checks.declaration(len(self.bind)))
+            extra_decls += device_checks.HELPERS
         if self.words:
             n = (len(self.words) + 3) // 4
-            decls.append(f"@group(0) @binding({len(self.bind)}) var<uniform> P: array<vec4<u32>, {n}>;")
+            decls.append(f"@group(0) @binding({len(self.bind) + self.err}) var<uniform> P: array<vec4<u32>, {n}>;")
         head = ("enable f16;\n" if f16 else "") + (subgroup_reduce.ENABLE + "\n" if self.subgroups else "")
         return (head + "\n".join(decls) + "\n" + extra_decls + helper_sources(self.helpers) + "\n"
                 + "\n".join(self.fns) + "\n" + body)
 
     def buffers(self):
-        return [b[1] for b in sorted(self.bind.values(), key=lambda b: b[0])]
+        bufs = [b[1] for b in sorted(self.bind.values(), key=lambda b: b[0])]
+        return bufs + [device_checks.word_buffer()] if self.err else bufs
 
     def params(self):
         w = self.words + [0] * ((-len(self.words)) % 4)
@@ -207,6 +244,8 @@ class KernelSource:
 
 
 def convert(e, src_ct, dst_ct):
+    if src_ct == "f32" and dst_ct == "i32":  # NaN, +-inf and out of range give INT_MIN, as PyTorch's CPU cast
+        return f"select(-2147483647 - 1, i32({e}), abs({e}) < 2147483648.0)"
     return e if src_ct == dst_ct else f"{dst_ct}({e})"
 
 

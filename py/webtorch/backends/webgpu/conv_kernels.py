@@ -10,7 +10,7 @@ import struct
 
 from ... import _dtype as D
 from ..window_geometry import out_size, prod as numel
-from . import codegen, kernels
+from . import codegen, limits, wgsl_loader
 from .conv_unfold_gemm import ConvUnfoldGemm
 from .fallback import host_fallback
 from .graph import View
@@ -25,7 +25,7 @@ def source(name, **spec):
     key = (name,) + tuple(sorted(spec.items()))
     s = _sources.get(key)
     if s is None:
-        s = _sources[key] = kernels.specialize(name, **spec) if spec else kernels.template(name)
+        s = _sources[key] = wgsl_loader.specialize(name, **spec) if spec else wgsl_loader.template(name)
     return s
 
 
@@ -42,8 +42,8 @@ def float_kernel(be, fn, *args):
     if dts <= {D.float32}:
         return fn(*args)
     if dts <= {D.float16}:
-        up = [be.cast(a, D.float32) if isinstance(a, View) else a for a in args]
-        return be.cast(fn(*up), D.float16)
+        r = fn(*[be.cast(a, D.float32) if isinstance(a, View) else a for a in args])
+        return None if r is None else be.cast(r, D.float16)  # None: fn leaves it to the host fallback
     return None
 
 
@@ -170,8 +170,10 @@ class ConvKernels(ConvUnfoldGemm):
         if tiles * groups < SPLIT_TARGET and steps >= 8:
             splits = min(-(-SPLIT_TARGET // (tiles * groups)), steps // 4)
         kchunk = -(-steps // splits) * TK
+        # one invocation loops about once per k (tile loads included): K past the loop budget (limits.py) splits
+        kchunk = min(kchunk, max(TK, limits.loop_trips() // TK * TK))
         splits = -(-K // kchunk)
-        gx = min(tiles, 65535)
+        gx = min(tiles, limits.workgroups())
         Lc, cmul, cadd, cb_outer, cc_outer = col
         J, kmul, kadd, kb_outer, ka_outer, aj = red
         bstr, Lb, q, b_gs, b_off = b
@@ -180,18 +182,19 @@ class ConvKernels(ConvUnfoldGemm):
         total = numel(shape)
         target = self._new(((splits,) if splits > 1 else ()) + shape, D.float32)
         fuse_bias = bias is not None and splits == 1
-        words = ((M, NC, K, kchunk), (splits, gx, row_tiles, tiles), Lc + (cb_outer,), cmul + (cc_outer,),
-                 cadd + (0,), J + (kb_outer,), kmul + (ka_outer,), kadd + (0,), aj + (0,), bstr + (0,),
-                 Lb + (0,), (q or (1, 1, 1)) + (0,), (a_rs, a_gs, a_off, 0), (b_gs, b_off, 0, 0),
-                 (c_rs, c_gs, total, bias.offset if fuse_bias else 0))
-        params = pack(words)
         src = source("conv_igemm", TM=f"{tm}u", TN4=f"{tn4}u", WG_Y=f"{wg_y}u", TRANSPOSED=q is not None,
                      HAS_BIAS=fuse_bias)
         bias_buf = bias.st.buf if fuse_bias else a_view.st.buf
         reads = [a_view.st.buf, b_view.st.buf] + ([bias_buf] if fuse_bias else [])
-        self._record_kernel("conv_igemm", src, params, (gx, -(-tiles // gx), groups * splits),
-                            [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf],
-                            epilogue_shape=shape if splits == 1 else None)
+        nz, w = groups * splits, limits.workgroups()
+        for z0 in range(0, nz, w):  # several dispatches when groups * splits pass the limit
+            words = ((M, NC, K, kchunk), (splits, gx, row_tiles, tiles), Lc + (cb_outer,), cmul + (cc_outer,),
+                     cadd + (0,), J + (kb_outer,), kmul + (ka_outer,), kadd + (0,), aj + (0,), bstr + (0,),
+                     Lb + (0,), (q or (1, 1, 1)) + (0,), (a_rs, a_gs, a_off, 0), (b_gs, b_off, z0, 0),
+                     (c_rs, c_gs, total, bias.offset if fuse_bias else 0))
+            self._record_kernel("conv_igemm", src, pack(words), (gx, -(-tiles // gx), min(w, nz - z0)),
+                                [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf],
+                                epilogue_shape=shape if splits == 1 and nz <= w else None)
         if splits == 1:
             return target
         out = self.reduce("sum", target, (0,), False, D.float32)

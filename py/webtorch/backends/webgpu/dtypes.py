@@ -45,7 +45,8 @@ def check(dt):
         return
     if dt is D.float64:
         raise TypeError("Cannot convert a webgpu Tensor to float64 dtype as WebGPU doesn't support float64. "
-                        "Please use float32 instead.")
+                        "Please use float32 instead (.float(), dtype=torch.float32), or keep float64 tensors on "
+                        "device 'cpu' (device='cpu', .cpu()).")
     if dt is D.float16:
         raise TypeError("float16 is not supported on device 'webgpu' by this adapter (it lacks the "
                         "'shader-f16' feature); use torch.float32")

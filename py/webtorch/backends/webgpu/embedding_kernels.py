@@ -7,11 +7,6 @@ import struct
 from ... import _dtype as D
 from .conv_kernels import dense, grid256, pack, source
 from .fallback import host_fallback
-from .index_bounds import check_index_range
-
-
-def _out_of_range(_bad):
-    return IndexError("index out of range in self")
 
 
 class EmbeddingKernels:
@@ -20,7 +15,7 @@ class EmbeddingKernels:
     def embedding(self, weight, indices):
         if weight.dtype is D.float16:  # the kernel moves 32-bit words
             return self.cast(self.embedding(self.cast(weight, D.float32), indices), D.float16)
-        check_index_range(self, indices, weight.shape[0], _out_of_range)
+        indices, _ = self._check_index(indices, weight.shape[0], 0, False, "embedding")
         dim = weight.shape[1]
         out = self._new(indices.shape + (dim,), weight.dtype)
         total = out.numel
@@ -49,6 +44,7 @@ class EmbeddingKernels:
         if g.dtype is not D.float32:
             return host_fallback(self, "embedding_backward", g, indices, num_weights, padding_idx,
                                  scale_grad_by_freq)
+        indices, _ = self._check_index(indices, num_weights, 0, False, "embedding_backward")
         dim = g.shape[-1]
         out = self.full((num_weights, dim), 0.0, D.float32)
         total = indices.numel * dim
@@ -73,7 +69,7 @@ class EmbeddingKernels:
                 return weight
             return host_fallback(self, "embedding_renorm_", weight, indices, max_norm, norm_type)
         num = weight.shape[0]
-        check_index_range(self, indices, num, _out_of_range)
+        indices, _ = self._check_index(indices, num, 0, False, "embedding")
         if not indices.numel or not num:
             return weight
         counts = self._row_counts(dense(self, indices, offset_ok=True), num)

@@ -78,7 +78,7 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
             k, leaves = found
             root = nodes[k]
             if k in inlined or k in absorbed or not root.attrs.get("fresh") or root.out.dtype is not D.float32 \
-                    or not _identity(root.out, root.shape, numel):
+                    or not _identity(root.out, root.shape, numel) or codegen.reports(root, inl):
                 break
             w = writers.get(id(buf), ())
             if any(at < p < k for p in w):  # the previous result changes before this node reads it

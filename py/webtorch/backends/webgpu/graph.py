@@ -15,7 +15,8 @@ and the Buffer returns to the pool as soon as neither a tensor nor a pending nod
 import itertools
 import weakref
 
-from . import dtypes as T
+from . import dtypes as T, limits
+from .runtime import OutOfMemoryError
 
 MAX_PENDING = 2048
 _keys = itertools.count(1)
@@ -143,6 +144,15 @@ class Node:
         self.attrs = attrs
 
 
+def check_groups(name, groups):
+    """Refuse a dispatch past maxComputeWorkgroupsPerDimension (WebGPU would reject it and leave its output
+    unwritten): every launch is split below it, so this names a kernel that forgot to."""
+    w = limits.workgroups()
+    if max(groups) > w:
+        raise OutOfMemoryError(f"kernel {name}: a dispatch of {tuple(groups)} workgroups exceeds this adapter's "
+                               f"maxComputeWorkgroupsPerDimension ({w}); split the tensor into smaller ones")
+
+
 class Graph:
     """The pending queue of one device; ``flush`` schedules and runs it."""
 
@@ -151,6 +161,8 @@ class Graph:
         self.scheduler = scheduler
 
     def record(self, node):
+        if node.kind == "kernel":
+            check_groups(node.attrs["name"], node.attrs["groups"])
         node.out.buf.bounds = None
         writes = node.attrs.get("writes")
         if writes:

@@ -1,34 +1,11 @@
-"""Range checks of index tensors on the webgpu device without a readback when the host knows the values.
+"""Host-known value ranges of integer buffers: index checks on them need no device-side check.
 
 An integer buffer carries its (min, max) in ``Buffer.bounds`` (graph.py) when the host knows them: set at
 upload, by creation ops with known values (full, arange, randperm), by kernels whose results lie in a known
-range (arg reductions, max pooling's indices) and carried through casts and gathers (the values of x[idx]
-are values of x); any other recorded write clears it. Only indices computed on the device with no known
-range cost a small reduction and a read (a flush).
+range (arg reductions, max pooling's indices, range-checked indices) and carried through casts and gathers
+(the values of x[idx] are values of x); any other recorded write clears it. Indices computed on the device
+with no known range are checked by the kernels themselves (device_checks.py), never by a readback.
 """
-
-
-def device_range(be, h):
-    """(min, max) of the values of the non-empty integer view h, reduced on the device and read back."""
-    return be.item(be.reduce("amin", h, None, False, h.dtype)), be.item(be.reduce("amax", h, None, False, h.dtype))
-
-
-def index_range(be, h, lo_ok, hi_ok):
-    """(min, max) bounds of the non-empty integer view h: the storage's known bounds when they lie inside
-    [lo_ok, hi_ok] (no readback; they bound every view of the storage), else h's exact range read back."""
-    known = h.st.buf.bounds
-    if known is not None and lo_ok <= known[0] and known[1] <= hi_ok:
-        return known
-    return device_range(be, h)
-
-
-def check_index_range(be, h, n, error):
-    """Raise ``error(bad_value)`` when some value of h lies outside [0, n)."""
-    if not h.numel:
-        return
-    lo, hi = index_range(be, h, 0, n - 1)
-    if lo < 0 or hi >= n:
-        raise error(lo if lo < 0 else hi)
 
 
 def keep_bounds(out, bounds):

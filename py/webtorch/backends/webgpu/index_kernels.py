@@ -11,10 +11,9 @@ import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
-from ..base import IndexOutOfRange
-from . import codegen, dtypes as T, kernels
+from . import codegen, device_checks, dtypes as T, wgsl_loader
 from .graph import View
-from .index_bounds import index_range, keep_bounds
+from .index_bounds import keep_bounds
 from .views import broadcast_strides
 
 MAX_RANK = 8
@@ -29,7 +28,7 @@ def _source(name, **values):
     key = (name,) + tuple(sorted(values.items()))
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize(name, **values)
+        s = _SOURCES[key] = wgsl_loader.specialize(name, **values)
     return s
 
 
@@ -69,17 +68,37 @@ class WebGPUIndexMixin:
         from .backend import _host_array
         return self.from_numpy(_host_array(h), True)
 
-    def _check_index(self, idx, size, dim, negative):
-        """Raise IndexOutOfRange unless every value lies in [-size, size) (negative) or [0, size); returns
-        whether negative values occur."""
+    def _check_index(self, idx, size, dim, negative, op):
+        """(idx, whether negative values may occur): idx as is when the host knows its values lie in
+        [-size, size) (negative) or [0, size) (index_bounds.py), else idx through a range check on the device
+        that reports to the error word (device_checks.py: raised at the next read, naming ``op``) and clamps,
+        so no kernel reads or writes out of bounds. Never a readback."""
         if not idx.numel:
-            return False
-        lo, hi = index_range(self, idx, -size if negative else 0, size - 1)
-        if lo < (-size if negative else 0):
-            raise IndexOutOfRange(lo, dim, size)
-        if hi >= size:
-            raise IndexOutOfRange(hi, dim, size)
-        return lo < 0
+            return idx, False
+        lo_ok = -size if negative else 0
+        known = idx.st.buf.bounds
+        if known is not None and lo_ok <= known[0] and known[1] < size:
+            return idx, known[0] < 0
+        code = device_checks.code(op, device_checks.INDEX, dim)
+        if known is not None and idx.is_whole():  # the bounds are values of this very view: raise now
+            raise device_checks.error((code, known[0] if known[0] < lo_ok else known[1], size, 0), checked=False)
+        checked = self._ew("index_check", [idx, ("c", lo_ok), ("c", size - 1), ("c", code)], D.int32, D.int32,
+                           idx.shape)
+        keep_bounds(checked, (lo_ok, size - 1))
+        return checked, negative
+
+    def check_classes(self, h, n, ignore, op):
+        if not h.numel:
+            return h
+        known = h.st.buf.bounds
+        if known is not None and 0 <= known[0] and known[1] < n:
+            return h
+        if known is not None and h.is_whole() and (ignore is None or not known[0] <= ignore <= known[1]):
+            raise IndexError(f"Target {known[1] if known[1] >= n else known[0]} is out of bounds.")  # values of h
+        ignore = -(1 << 31) if ignore is None or not -(1 << 31) <= ignore < 1 << 31 else ignore
+        code = device_checks.code(op, device_checks.INDEX)
+        return self._ew("index_check", [h, ("c", 0), ("c", n - 1), ("c", code), ("c", ignore)], D.int32, h.dtype,
+                        h.shape)
 
     def _offsets(self, idx, stride, size, wrap):
         """int32 linear offsets idx * stride (idx + size where negative, when ``wrap``): idx itself when no
@@ -97,11 +116,15 @@ class WebGPUIndexMixin:
             from .backend import _EXPANDED_WRITE
             raise RuntimeError(_EXPANDED_WRITE)
 
-    def _advanced(self, h, indices):
+    def _advanced(self, h, indices, op):
         """Geometry of h[indices]: (result shape, h strides per result dim, lin handle, lin strides per result
         dim), after range-checking every index."""
         idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
-        wraps = [self._check_index(indices[d], h.shape[d], k, True) for k, d in enumerate(idx_dims)]
+        checked = [self._check_index(indices[d], h.shape[d], k, True, op) for k, d in enumerate(idx_dims)]
+        indices = list(indices)
+        for d, (ix, _) in zip(idx_dims, checked):
+            indices[d] = ix
+        wraps = [w for _, w in checked]
         bshape = broadcast_shapes(*(indices[d].shape for d in idx_dims))
         lin = None
         for d, wrap in zip(idx_dims, wraps):
@@ -164,7 +187,7 @@ class WebGPUIndexMixin:
         if not idx_dims or not self._native_index(h, out_rank):
             from .fallback import host_fallback
             return host_fallback(self, "index", h, indices)
-        shape, xs, lin, ls = self._advanced(h, indices)
+        shape, xs, lin, ls = self._advanced(h, indices, "index")
         return self._take(h, h.offset, xs, lin, ls, shape)
 
     def index_put_(self, h, indices, values, accumulate):
@@ -175,7 +198,7 @@ class WebGPUIndexMixin:
         if not idx_dims or not self._native_index(h, out_rank, values):
             from .fallback import host_fallback
             return host_fallback(self, "index_put_", h, indices, values, accumulate)
-        shape, xs, lin, ls = self._advanced(h, indices)
+        shape, xs, lin, ls = self._advanced(h, indices, "index_put_")
         if isinstance(values, View):
             broadcast_shapes(values.shape, shape)
             if values.st is h.st:  # reading what this kernel overwrites: snapshot first
@@ -188,7 +211,7 @@ class WebGPUIndexMixin:
         if not self._native_index(h, len(index.shape)):
             from .fallback import host_fallback
             return host_fallback(self, "gather", h, dim, index)
-        self._check_index(index, h.shape[dim], dim, False)
+        index, _ = self._check_index(index, h.shape[dim], dim, False, "gather")
         lin = self._offsets(index, h.strides[dim], h.shape[dim], False)
         xs = tuple(0 if d == dim else s for d, s in enumerate(h.strides))
         return self._take(h, h.offset, xs, lin, lin.strides, index.shape)
@@ -199,7 +222,7 @@ class WebGPUIndexMixin:
         if not self._native_index(h, len(index.shape), src) or (reduce == "mean" and h.dtype is D.bool_):
             from .fallback import host_fallback
             return host_fallback(self, "scatter_", h, dim, index, src, reduce, include_self)
-        self._check_index(index, h.shape[dim], dim, False)
+        index, _ = self._check_index(index, h.shape[dim], dim, False, "scatter")
         if isinstance(src, View) and src.st is h.st:
             src = self.contiguous(src)
         lin = self._offsets(index, h.strides[dim], h.shape[dim], False)
@@ -214,7 +237,7 @@ class WebGPUIndexMixin:
             cos = tuple(0 if d == dim else s for d, s in enumerate(count.strides))
             self._scatter(count, cos, clin, clin.strides, shape, 1, 1)
             op = "div" if h.dtype.is_floating_point else "floor_divide"
-            mean = self.elementwise(op, [h, count], h.dtype)
+            mean = self.elementwise(op, [h, self.elementwise("maximum", [count, 1], D.int32)], h.dtype)  # no x // 0
             self.copy_(h, self.elementwise("where", [self.elementwise("gt", [count, 0], D.int32), mean, h], h.dtype))
         return h
 
@@ -231,7 +254,7 @@ class WebGPUIndexMixin:
         out = self._new((count, rank), D.int64)
         if count and rank:
             words = (n, rank, 0, 0) + _dims(h.shape)
-            self._record_kernel("index_nonzero", kernels.template("index_nonzero"), struct.pack("<12I", *words),
+            self._record_kernel("index_nonzero", wgsl_loader.template("index_nonzero"), struct.pack("<12I", *words),
                                 codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
         return out
 

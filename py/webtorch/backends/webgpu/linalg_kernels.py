@@ -18,7 +18,7 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import _LinAlgError
-from . import codegen
+from . import codegen, limits
 from .conv_kernels import float_kernel, source
 from .fallback import host_fallback
 from .views import broadcast_strides
@@ -78,6 +78,25 @@ def _raise_singular(what, info_bytes, bshape, a_shape):
     raise _LinAlgError(f"torch.linalg.solve: {prefix}The solver failed because the input matrix is singular.")
 
 
+def _c(count, wg):
+    return -(-count // wg)
+
+
+def _fits(n, k, cholesky):
+    """Whether one workgroup factors an n x n matrix (k right-hand columns) within one invocation's loop
+    budget (limits.py): its loops run about n^3 / (3 WG) times, so past a few hundred rows the factorization
+    runs on the host (counted in stats()["host_fallbacks"]) rather than come back wrong."""
+    if n <= SMALL_N:
+        return True
+    wg = 64 if n * (n + k) <= 4096 else 256
+    if cholesky:
+        trips = n + 2 * _c(n * n, wg) + sum(_c(n - j, wg) + _c((n - j) ** 2, wg) for j in range(n))
+    else:  # pivot search and its tree, the row swap, the elimination, then the substitution per column block
+        trips = 3 * _c(n * (n + k), wg) + sum(2 * _c(n - j, wg) + 8 + 3 * _c(n, wg) + _c((n - j) * (n + k), wg)
+                                              + 2 * _c(k, wg) + _c(n * k, wg) for j in range(n))
+    return trips <= limits.loop_trips()
+
+
 class LinalgKernels:
     """Mixin of WebGPUBackend: the dense linear algebra primitives of backends/base.py (linalg_*)."""
 
@@ -114,6 +133,8 @@ class LinalgKernels:
             out_shape = bshape + (n, k)
         if batch == 0 or (n == 0 and mode != _DET):
             return self._new(out_shape, D.float32)
+        if not _fits(n, k, False):
+            return None  # the caller's host fallback
         a, b, sizes, a_bst, b_bst = _batch_geometry(self, a, b, bshape)
         out = self._new(out_shape, D.float32)
         work = self._new((batch, n, n), D.float32)
@@ -158,6 +179,8 @@ class LinalgKernels:
             return self._new(a.shape, D.float32), self._new(bshape, D.int32)
         if n == 0:
             return self._new(a.shape, D.float32), self.full(bshape, 0, D.int32)
+        if not _fits(n, 0, True):
+            return host_fallback(self, "linalg_cholesky", a, upper)
         a, _, sizes, a_bst, _ = _batch_geometry(self, a, None, bshape)
         rs, cs = a.strides[-2], a.strides[-1]
         if upper:  # U^T U = A from A's upper triangle: L L^T = A^T from A^T's lower one, and U = L^T
@@ -184,6 +207,8 @@ class LinalgKernels:
         batch = _prod(bshape)
         if batch * n * k == 0:
             return self._new(out_shape, D.float32)
+        if n + n * (n + 1) // 2 > limits.loop_trips():  # one invocation substitutes a whole column
+            return None  # the caller's host fallback
         a, b, sizes, a_bst, b_bst = _batch_geometry(self, a, b, bshape)
         ars, acs = a.strides[-2], a.strides[-1]
         brs, bcs = b.strides[-2], b.strides[-1]

@@ -49,6 +49,11 @@ class BufferPool:
 
     def release(self, bid, cls):
         self.allocated -= cls
+        if bid in self.rt.bad_buffers:  # its allocation failed: destroy it, never hand it out again
+            self.rt.bad_buffers.discard(bid)
+            self.rt.free(bid)
+            self.reserved -= cls
+            return
         self.free_lists.setdefault(cls, []).append(bid)
 
     def empty_cache(self):

@@ -12,7 +12,7 @@ import re
 import struct
 
 from ... import _dtype as D
-from . import codegen, kernels
+from . import codegen, wgsl_loader
 
 MAX_SLOTS = 16
 WG = 256
@@ -43,7 +43,7 @@ def optim_source(rule, nslot, has, vec=True):
     s = _SOURCES.get(key)
     if s is None:
         flags = dict(zip(("HAS_A", "HAS_B", "HAS_C"), has))
-        s = kernels.specialize("optim_multi_tensor", RULE=f"{rule}u", NSLOT=f"{nslot}u", VEC=vec, **flags)
+        s = wgsl_loader.specialize("optim_multi_tensor", RULE=f"{rule}u", NSLOT=f"{nslot}u", VEC=vec, **flags)
         s = _SOURCES[key] = expand_slots(s, nslot, flags)
     return s
 

@@ -3,9 +3,9 @@ gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (
 
 from ... import _dtype as D
 from ..window_geometry import out_size, prod
+from . import limits
 from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback
-from .index_bounds import check_index_range
 
 # dtype -> (WGSL type, is float) of the kernels that compute in the element type
 _ELEMENT = {D.float32: ("f32", True), D.int32: ("i32", False), D.int64: ("i32", False)}
@@ -15,6 +15,16 @@ def plane_geometry(x):
     """Words (x strides of n, c, s0, s1), (x stride of s2, x offset) of an (N, C, *S) view."""
     st = spatial3(x.strides[2:], 0)
     return (x.strides[0], x.strides[1], st[0], st[1]), (st[2], x.offset, 0, 0)
+
+
+def _window_fits(spans):
+    """True when one invocation walks a window of these spans (one nested loop per dim) within its loop
+    budget (limits.py); a larger window (a global pool of a large plane) runs on the host, counted in
+    stats()["host_fallbacks"], rather than come back truncated."""
+    trips = 1
+    for k in spans:
+        trips = trips * k + 1
+    return trips <= limits.loop_trips()
 
 
 class PoolKernels:
@@ -37,7 +47,8 @@ class PoolKernels:
 
     def _max_pool(self, x, out, window, name, args):
         xc = self._elementwise_dtype(x)
-        if xc is None:
+        spans = window[0] if window else [-(-s // max(o, 1)) + 1 for s, o in zip(x.shape[2:], out)]
+        if xc is None or not _window_fits(spans):
             return host_fallback(self, name, x, *args)
         wgsl_t, is_float = _ELEMENT[xc.dtype]
         shape = x.shape[:2] + out
@@ -59,7 +70,7 @@ class PoolKernels:
 
     def avg_pool(self, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
         xc = self._elementwise_dtype(x)
-        if xc is None:
+        if xc is None or not _window_fits(kernel):
             return host_fallback(self, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
                                  divisor_override)
         out = tuple(out_size(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
@@ -70,7 +81,7 @@ class PoolKernels:
     def avg_pool_backward(self, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                           divisor_override):
         gc = self._elementwise_dtype(g)
-        if gc is None:
+        if gc is None or not _window_fits([-(-k // s) + 1 for k, s in zip(kernel, stride)]):
             return host_fallback(self, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
                                  count_include_pad, divisor_override)
         y = self._avg_pool(gc, tuple(input_shape), tuple(input_shape), g.shape[2:], kernel, stride, padding,
@@ -97,9 +108,11 @@ class PoolKernels:
         src_c = self._elementwise_dtype(src)
         if src_c is None:
             return host_fallback(self, "scatter_plane", src, indices, plane_shape, accumulate)
-        check_index_range(self, indices, plane, lambda bad: RuntimeError(
-            f"Found an invalid max index: {bad} (output volumes are of size "
-            f"{'x'.join(str(s) for s in plane_shape)}"))
+        known = indices.st.buf.bounds
+        if known is not None and indices.is_whole() and (known[0] < 0 or known[1] >= plane):  # PyTorch's words
+            raise RuntimeError(f"Found an invalid max index: {known[0] if known[0] < 0 else known[1]} (output "
+                               f"volumes are of size {'x'.join(str(s) for s in plane_shape)}")
+        indices, _ = self._check_index(indices, plane, 0, False, "max_unpool")
         out = self.full(src.shape[:2] + tuple(plane_shape), 0, src_c.dtype)
         total = src.numel
         if total:
@@ -117,8 +130,7 @@ class PoolKernels:
         if src.dtype is D.float16:  # the kernel moves 32-bit words
             return self.cast(self.gather_plane(self.cast(src, D.float32), indices), D.float16)
         plane = prod(src.shape[2:])
-        check_index_range(self, indices, plane, lambda bad: RuntimeError(
-            f"index {bad} is out of bounds for a plane of {plane} elements"))
+        indices, _ = self._check_index(indices, plane, 0, False, "gather_plane")
         out = self._new(indices.shape, src.dtype)
         total = out.numel
         if total:

@@ -9,7 +9,7 @@ an epoch's shuffle joins the step's flush; no NumPy (Pyodide has none) and no ho
 import struct
 
 from ... import _dtype as D
-from . import codegen, dtypes as T, kernels
+from . import codegen, dtypes as T, wgsl_loader
 from .graph import View
 from .index_bounds import keep_bounds
 
@@ -22,7 +22,7 @@ def _source(name, **values):
     key = (name, tuple(sorted(values.items())))
     s = _SOURCES.get(key)
     if s is None:
-        s = _SOURCES[key] = kernels.specialize(name, **values) if values else kernels.template(name)
+        s = _SOURCES[key] = wgsl_loader.specialize(name, **values) if values else wgsl_loader.template(name)
     return s
 
 

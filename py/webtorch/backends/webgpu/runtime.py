@@ -100,6 +100,8 @@ class Runtime:
     features = frozenset()
     #: one line naming the adapter, for error messages and benchmarks
     description = ""
+    #: ids of buffers whose allocation failed on the device (reported late, by error scopes): never reused
+    bad_buffers = frozenset()
     #: the adapter runs shaders on the CPU (SwiftShader, lavapipe): kernels without workgroup memory and
     #: barriers are faster there (matmul_register.wgsl)
     cpu_adapter = False
@@ -117,9 +119,10 @@ class Runtime:
         every batch already run and before every later one."""
         raise NotImplementedError
 
-    def read(self, buf, offset, nbytes):
+    def read(self, buf, offset, nbytes, check=None):
         """The ``nbytes`` bytes of ``buf`` at ``offset`` (both multiples of 4), after every batch run so far.
-        Blocks until the device is done."""
+        Blocks until the device is done. With ``check`` (a buffer id): ``(bytes, the first 16 bytes of check)``,
+        both copied by the same submit and mapped together (the error word of device_checks.py)."""
         raise NotImplementedError
 
     def wait(self):

@@ -128,6 +128,7 @@ class RuntimeBrowser(Runtime):
         self._read, self._wait, self._compile, self._run = b.read, b.wait, b.compile, b.run
         self._epoch = 0  # bumped by every device write: prefetched bytes are valid within one epoch
         self._prefetched = {}  # buffer id -> (epoch, bytearray of the buffer's first bytes)
+        self.bad_buffers = set()
         self._held = ()  # (words, params) of the batch the next bridge call runs first
         self._sources = {}  # pipeline id -> (kernel id, WGSL), to word a compile error reported later
         # calls into bridge.js (FFI crossings that do work) and waits for the GPU (run_sync), for benchmarks
@@ -151,16 +152,24 @@ class RuntimeBrowser(Runtime):
         self._write(buf, offset, data if isinstance(data, (bytes, bytearray, memoryview)) else memoryview(data),
                     *self._take_held())
 
-    def read(self, buf, offset, nbytes):
+    def read(self, buf, offset, nbytes, check=None):
         hit = self._prefetched.get(buf)
         if hit is not None and hit[0] == self._epoch and offset + nbytes <= len(hit[1]):
-            return hit[1][offset:offset + nbytes]
+            data = hit[1][offset:offset + nbytes]
+            if check is None:
+                return data
+            word = self._prefetched.get(check)  # prefetched with it (backend.prefetch_async), or None: not read
+            return data, (word[1][:16] if word is not None and word[0] == self._epoch else None)
         if not self._can_run_sync():
             raise WebGPUError(_NEEDS_ASYNC)
-        out = bytearray(nbytes)
+        out = bytearray(nbytes + (16 if check is not None else 0))
         self.counters["bridge_calls"] += 1
-        self._await(self._read(buf, offset, nbytes, out, *self._take_held()))
-        return out
+        held = self._take_held()
+        if check is None:
+            self._await(self._read(buf, offset, nbytes, out, *held))
+            return out
+        self._await(self._read(buf, offset, nbytes, out, *(held or (None, None)), check))
+        return out[:nbytes], out[nbytes:]
 
     def wait(self):
         if not self._can_run_sync():
@@ -225,6 +234,15 @@ class RuntimeBrowser(Runtime):
             raise self._error(err)
 
     def _error(self, msg):
+        if msg.startswith("oom "):  # an allocation failed (bridge.js's error scopes): the flush that needed it too
+            bad = [line[4:].split(":", 1)[0].split() for line in msg.splitlines() if line.startswith("oom ")]
+            self.bad_buffers.update(int(b) for b, _ in bad)
+            nbytes = int(bad[0][1])
+            return OutOfMemoryError(
+                f"webgpu out of memory: could not allocate {nbytes} bytes (maxBufferSize "
+                f"{self.limits.get('maxBufferSize', '?')}, maxStorageBufferBindingSize "
+                f"{self.limits.get('maxStorageBufferBindingSize', '?')}); the work that needed it did not run, "
+                f"later work is unaffected. {msg.splitlines()[0].split(': ', 1)[-1]}")
         if msg.startswith("compile "):
             pid, _, err = msg[len("compile "):].partition(": ")
             kernel_id, wgsl = self._sources.get(int(pid), ("?", ""))

@@ -76,13 +76,30 @@ class RuntimeNative(Runtime):
     def write(self, buf, offset, data):
         self.device.queue.write_buffer(self._buffers[buf], offset, data)
 
-    def read(self, buf, offset, nbytes):
+    def read(self, buf, offset, nbytes, check=None):
         try:
-            return bytes(self.device.queue.read_buffer(self._buffers[buf], offset, nbytes))
+            if check is None:
+                return bytes(self.device.queue.read_buffer(self._buffers[buf], offset, nbytes))
+            return self._read_with(buf, offset, nbytes, check)
         except Exception as e:  # noqa: BLE001
             if "lost" in str(e).lower():
                 raise DeviceLostError(f"the WebGPU device was lost: {e}") from None
             raise
+
+    def _read_with(self, buf, offset, nbytes, check):
+        """(bytes, the 16 bytes of buffer ``check``): both copied by one submit into one staging buffer."""
+        wgpu = self._wgpu
+        staging = self.device.create_buffer(size=nbytes + 16, usage=wgpu.BufferUsage.MAP_READ |
+                                            wgpu.BufferUsage.COPY_DST)
+        enc = self.device.create_command_encoder()
+        enc.copy_buffer_to_buffer(self._buffers[buf], offset, staging, 0, nbytes)
+        enc.copy_buffer_to_buffer(self._buffers[check], 0, staging, nbytes, 16)
+        self.device.queue.submit([enc.finish()])
+        staging.map_sync(wgpu.MapMode.READ)
+        raw = bytes(staging.read_mapped())
+        staging.unmap()
+        staging.destroy()
+        return raw[:nbytes], raw[nbytes:]
 
     def wait(self):
         # a read completes only after all submitted work; 4 bytes of a tiny buffer is the cheapest one
@@ -112,18 +129,25 @@ class RuntimeNative(Runtime):
         if arena:
             self._ensure_arena(len(arena))
             dev.queue.write_buffer(self._arena, 0, arena + b"\0" * ((-len(arena)) % 4))
-        enc = dev.create_command_encoder()
-        cpass = enc.begin_compute_pass()
-        off = 0
-        for pipeline, buffers, params, groups in batch.dispatches:
-            if params:
-                off += (-off) % PARAM_ALIGN
-            cpass.set_pipeline(self._pipelines[pipeline])
-            cpass.set_bind_group(0, self._bind_group(pipeline, buffers, off if params else -1, len(params)))
-            cpass.dispatch_workgroups(*groups)
-            off += len(params)
-        cpass.end()
-        dev.queue.submit([enc.finish()])
+        # wgpu-native reports a validation or memory error of these calls as an exception of the call (wgpu-py
+        # has no error scopes): raised here, for this flush, naming its kernels; nothing of it stays invalid
+        try:
+            enc = dev.create_command_encoder()
+            cpass = enc.begin_compute_pass()
+            off = 0
+            for pipeline, buffers, params, groups in batch.dispatches:
+                if params:
+                    off += (-off) % PARAM_ALIGN
+                cpass.set_pipeline(self._pipelines[pipeline])
+                cpass.set_bind_group(0, self._bind_group(pipeline, buffers, off if params else -1, len(params)))
+                cpass.dispatch_workgroups(*groups)
+                off += len(params)
+            cpass.end()
+            dev.queue.submit([enc.finish()])
+        except Exception as e:  # noqa: BLE001
+            names = sorted({self._pipelines[d[0]].label for d in batch.dispatches})
+            cls = OutOfMemoryError if "memory" in str(e).lower() else WebGPUError
+            raise cls(f"WebGPU error in a flush of {len(batch)} dispatches ({', '.join(names)}): {e}") from None
 
     # ---- internals ----------------------------------------------------------------------------------
     def _ensure_arena(self, nbytes):

@@ -14,9 +14,9 @@ Nodes whose output no tensor and no later node can read are dropped.
 """
 import bisect
 
-from . import codegen, epilogue
+from . import codegen, epilogue, limits
 from .graph import contiguous_strides
-from .runtime import Batch
+from .runtime import Batch, OutOfMemoryError
 
 
 GENERATED_MAX = 4096  # generated kernels remembered (with their parameters) across flushes
@@ -49,12 +49,14 @@ class Stats:
 
 
 class Scheduler:
-    def __init__(self, runtime, stats):
+    def __init__(self, runtime, stats, checks):
         self.rt = runtime
         self.stats = stats
+        self.checks = checks  # the error word (device_checks.py): a kernel binding it arms the next read
         self.pipelines = {}  # WGSL source -> pipeline id
-        self.generated = {}  # signature of a fused tree -> (source, binding slots, params, groups)
-        self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8)
+        self.generated = limits.register_cache({})  # signature of a fused tree -> (source, binding slots, params, groups)
+        # one binding kept free for the error word of a checking kernel
+        self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8) - 1
 
     def _generated(self, n, inl, generate):
         """``generate(n, inl)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
@@ -64,14 +66,14 @@ class Scheduler:
         hit = self.generated.get(key)
         if hit is None:
             src, kbufs, params, groups = generate(n, inl)
-            slot = {id(b): i for i, b in enumerate(bufs)}
-            hit = (src, tuple(slot[id(b)] for b in kbufs), params, groups)
+            slot = {id(b): i for i, b in enumerate(bufs)}  # -1: the error word, bound by every checking kernel
+            hit = (src, tuple(slot.get(id(b), -1) for b in kbufs), params, groups)
             if len(self.generated) >= GENERATED_MAX:
                 self.generated.clear()
             self.generated[key] = hit
             self.stats.codegen_misses += 1
         src, slots, params, groups = hit
-        return src, [bufs[i] for i in slots], params, groups
+        return src, [bufs[i] if i >= 0 else self.checks.buf for i in slots], params, groups
 
     def pipeline(self, name, source):
         p = self.pipelines.get(source)
@@ -139,15 +141,25 @@ class Scheduler:
                     src, bufs, params = self._with_epilogue(n, chains[j], nodes, inl)
             if groups[0] == 0 or groups[1] == 0 or groups[2] == 0:
                 continue
-            ids = [b.ensure() for b in bufs]
+            if self.checks.buf in bufs:
+                self.checks.armed = True
+            try:
+                ids = [b.ensure() for b in bufs]
+            except OutOfMemoryError as e:  # what was recorded before this op runs; this op and the rest do not
+                self._submit(batch)
+                raise OutOfMemoryError(f"{e} -- needed by {name}, op {j + 1} of the {len(nodes)} this flush ran; "
+                                       "it and the ops recorded after it did not run") from None
             keep.append(bufs)
             batch.add(self.pipeline(name, src), ids, params, groups)
+        self._submit(batch)
+        del keep
+
+    def _submit(self, batch):
         if len(batch):
             self.rt.run(batch)
             self.stats.dispatches += len(batch)
             self.stats.submits += 1
         self.stats.flushes += 1
-        del keep
 
     def _with_epilogue(self, n, chain, nodes, inl):
         """(source, buffers, params) of template kernel n with the elementwise ``chain`` fused into its store

@@ -12,8 +12,10 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from . import kernels, subgroup_reduce
+from ..window_geometry import prod as numel
+from . import limits, subgroup_reduce, wgsl_loader
 from .codegen import coalesce, grid
+from .fallback import host_fallback
 from .graph import View, contiguous_strides
 
 _SOURCES = {}
@@ -31,9 +33,19 @@ def _source(name, **spec):
     key = (name, sg) + tuple(sorted(spec.items()))
     s = _SOURCES.get(key)
     if s is None:
-        s = kernels.specialize(name, **spec)
+        s = wgsl_loader.specialize(name, **spec)
         s = _SOURCES[key] = subgroup_reduce.specialize(s) if sg else s
     return s
+
+
+BN_RT = 256  # invocations per channel of batchnorm_*.wgsl
+
+
+def _row_fits(length, rt):
+    """True when ``rt`` invocations reduce a row of ``length`` within one invocation's loop budget (limits.py):
+    the kernels walk the row up to four times plus a log-depth tree. A longer row (millions of elements) runs
+    on the host (counted in stats()["host_fallbacks"]) rather than come back truncated."""
+    return length <= max(1, (limits.loop_trips() - 16) // 4) * rt
 
 
 def _launch(rows, length):
@@ -93,6 +105,8 @@ class SoftmaxNormKernels:
     """Mixin of WebGPUBackend: the "nn: fused softmax, layer norm and batch norm" primitives of backends/base.py."""
 
     def softmax(self, h, dim, log, dtype):
+        if not _row_fits(h.shape[dim] if h.shape else 1, 256):
+            return host_fallback(self, "softmax", h, dim, log, dtype)
         x = _f32(self, h)
         out = self._new(h.shape, D.float32)
         if out.numel:
@@ -109,6 +123,8 @@ class SoftmaxNormKernels:
         return out if dtype is D.float32 else self.cast(out, dtype)
 
     def softmax_backward(self, g, y, dim, log, dtype):
+        if not _row_fits(y.shape[dim] if y.shape else 1, 256):
+            return host_fallback(self, "softmax_backward", g, y, dim, log, dtype)
         g, y = _f32(self, g), _f32(self, y)
         out = self._new(y.shape, D.float32)
         if out.numel:
@@ -126,6 +142,8 @@ class SoftmaxNormKernels:
         return out if dtype is D.float32 else self.cast(out, dtype)
 
     def layer_norm(self, x, weight, bias, n, eps):
+        if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
+            return host_fallback(self, "layer_norm", x, weight, bias, n, eps)
         dt = x.dtype
         x2, rows, cols = self._norm_rows(x, n)
         stat_shape = x.shape[:len(x.shape) - n] + (1,) * n
@@ -147,6 +165,8 @@ class SoftmaxNormKernels:
         return y, mean, rstd
 
     def layer_norm_backward(self, g, x, mean, rstd, weight, n, need):
+        if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
+            return host_fallback(self, "layer_norm_backward", g, x, mean, rstd, weight, n, need)
         x2, rows, cols = self._norm_rows(x, n)
         g2, _, _ = self._norm_rows(g, n)
         mean2 = self.reshape_view(_dense(self, mean), (rows, 1))
@@ -172,6 +192,8 @@ class SoftmaxNormKernels:
         return gx, gw, gb
 
     def batch_norm(self, x, weight, bias, running_mean, running_var, momentum, eps):
+        if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
+            return host_fallback(self, "batch_norm", x, weight, bias, running_mean, running_var, momentum, eps)
         dt = x.dtype
         c = x.shape[1]
         x3, (n, s) = self._channel_geometry(_f32(self, x))
@@ -202,6 +224,8 @@ class SoftmaxNormKernels:
         return y, mean, rstd
 
     def batch_norm_backward(self, g, x, mean, rstd, weight, need):
+        if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
+            return host_fallback(self, "batch_norm_backward", g, x, mean, rstd, weight, need)
         c = x.shape[1]
         x3, (n, s) = self._channel_geometry(_f32(self, x))
         g3, _ = self._channel_geometry(_f32(self, g))

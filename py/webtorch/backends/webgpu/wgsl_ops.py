@@ -193,8 +193,10 @@ def expr(op, args, ct, need):
         if f:
             return f"select({fn}({a}, {b}), {a} + {b}, {h('wt_isnan', a)} || {h('wt_isnan', b)})"
         return f"{fn}({a}, {b})"
-    if op == "atan2":
-        return f"atan2({a}, {b})"
+    if op == "atan2":  # atan2(+-0, +-0) is left to the adapter in WGSL (lavapipe: 3 pi / 4); C's is +-0 or +-pi
+        zero = f"select(abs({a}) * 0.0, 3.14159265358979, {h('wt_signbit', b)})"
+        return (f"select(atan2({a}, {b}), select({zero}, -{zero}, {h('wt_signbit', a)}), "
+                f"{a} == 0.0 && {b} == 0.0)")
     if op == "copysign":
         return f"select(abs({a}), -abs({a}), {h('wt_signbit', b)})"
     if op == "hypot":

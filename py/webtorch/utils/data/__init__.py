@@ -4,4 +4,5 @@ from .dataset import (Dataset, IterableDataset, TensorDataset, StackDataset, Con
 from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,  # noqa: F401
                       WeightedRandomSampler, BatchSampler)
 from .collate import default_collate, default_convert  # noqa: F401
-from .dataloader import DataLoader  # noqa: F401
+from .dataloader import DataLoader, get_worker_info  # noqa: F401
+from . import distributed  # noqa: F401

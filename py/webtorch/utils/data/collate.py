@@ -51,7 +51,6 @@ def default_collate(batch):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [default_collate(list(s)) for s in zip(*batch)]
-        return transposed if isinstance(elem, list) else tuple(transposed) if isinstance(elem, tuple) else transposed
+        return [default_collate(list(s)) for s in zip(*batch)]  # a list also for tuples, as PyTorch
     raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found "
                     f"{type(elem)}")

@@ -1,10 +1,14 @@
 """DataLoader: batches from a dataset in the main process (no worker processes in the browser)."""
-import sys
 import warnings
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
+
+
+def get_worker_info():
+    """None: batches are always loaded in the main process (there are no worker processes)."""
+    return None
 
 
 class DataLoader:
@@ -15,10 +19,7 @@ class DataLoader:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
-        if num_workers > 0:
-            if sys.platform == "emscripten":
-                raise RuntimeError("DataLoader(num_workers>0) is not available in the browser (Pyodide has no "
-                                   "worker processes); use num_workers=0")
+        if num_workers > 0:  # also in the page, where Pyodide has no processes to spawn
             warnings.warn(f"webtorch's DataLoader loads in the main process; num_workers={num_workers} runs as 0")
             num_workers = 0
         self.dataset = dataset
@@ -63,16 +64,22 @@ class DataLoader:
             collate_fn = default_collate if batch_size is not None or batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
 
-    @property
-    def _auto_collation(self):
-        return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
-
     def __iter__(self):
         if self._iterable:
             return self._iter_iterable()
         if self.batch_sampler is not None:
-            return (self.collate_fn([self.dataset[i] for i in batch]) for batch in self.batch_sampler)
+            return (self._fetch(batch) for batch in self.batch_sampler)
         return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+
+    def _fetch(self, indices):
+        """One batch: a tensor dataset under the default collate gathers each tensor once; otherwise the
+        dataset's ``__getitems__`` (as PyTorch's fetcher) or one ``__getitem__`` per index, then collate."""
+        gather = getattr(self.dataset, "_gather", None) if self.collate_fn is default_collate else None
+        batch = gather(list(indices)) if gather is not None else None
+        if batch is not None:
+            return batch
+        getitems = getattr(self.dataset, "__getitems__", None)
+        return self.collate_fn(getitems(indices) if callable(getitems) else [self.dataset[i] for i in indices])
 
     def _iter_iterable(self):
         if self.batch_size is None:

@@ -38,6 +38,19 @@ class TensorDataset(Dataset):
     def __len__(self):
         return self.tensors[0].size(0)
 
+    def _gather(self, indices):
+        """The batch ``default_collate`` would stack from the samples at ``indices``, as one gather per tensor
+        (no per-sample views: on webgpu a batch costs one kernel per tensor, not one per sample)."""
+        from ... import tensor, int64
+        by_device = {}
+        out = []
+        for t in self.tensors:
+            idx = by_device.get(t.device)
+            if idx is None:
+                idx = by_device[t.device] = tensor(indices, dtype=int64, device=t.device)
+            out.append(t.index_select(0, idx))
+        return out
+
 
 class StackDataset(Dataset):
     """Samples are tuples (or dicts) of the i-th samples of several datasets of equal length."""
@@ -120,6 +133,16 @@ class Subset(Dataset):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
 
+    def __getitems__(self, indices):
+        inner = getattr(self.dataset, "__getitems__", None)
+        if callable(inner):
+            return inner([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def _gather(self, indices):
+        inner = getattr(self.dataset, "_gather", None)
+        return inner([self.indices[i] for i in indices]) if inner is not None else None
+
     def __len__(self):
         return len(self.indices)
 
@@ -139,7 +162,7 @@ def random_split(dataset, lengths, generator=None):
         lengths = counts
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    perm = randperm(sum(lengths), generator=generator).tolist()
+    perm = randperm(sum(lengths), generator=generator, device=None if generator is None else generator.device).tolist()
     out, offset = [], 0
     for length in lengths:
         out.append(Subset(dataset, perm[offset: offset + length]))

@@ -21,12 +21,20 @@ class SequentialSampler(Sampler):
 
 
 def _generator_or_fresh(generator):
-    """PyTorch draws a seed from the default generator when none is given."""
-    from ... import Generator, empty, int64
+    """The generator a sampler draws from: the given one, or (as PyTorch) a fresh CPU generator seeded from the
+    default device's default generator. Without NumPy (a page that has not loaded it) the fresh generator lives
+    on the default device, so shuffling works there too."""
+    from ... import Generator, randint, int32, get_default_device
     if generator is not None:
         return generator
-    seed = int(empty((), dtype=int64).random_().item())
-    return Generator().manual_seed(seed)
+    # two 30-bit draws: a 60-bit seed from any device's integer randint (no 64-bit integers needed)
+    hi, lo = randint(0, 1 << 30, (2,), dtype=int32).tolist()
+    return Generator(_host_or(get_default_device())).manual_seed((hi << 30) | lo)
+
+
+def _host_or(dev):
+    import importlib.util
+    return "cpu" if importlib.util.find_spec("numpy") is not None else dev
 
 
 class RandomSampler(Sampler):
@@ -48,12 +56,13 @@ class RandomSampler(Sampler):
         g = _generator_or_fresh(self.generator)
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from randint(high=n, size=(32,), dtype=int64, generator=g).tolist()
-            yield from randint(high=n, size=(self.num_samples % 32,), dtype=int64, generator=g).tolist()
+                yield from randint(high=n, size=(32,), dtype=int64, generator=g, device=g.device).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), dtype=int64, generator=g,
+                               device=g.device).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from randperm(n, generator=g).tolist()
-        yield from randperm(n, generator=g).tolist()[: self.num_samples % n]
+            yield from randperm(n, generator=g, device=g.device).tolist()
+        yield from randperm(n, generator=g, device=g.device).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -66,7 +75,8 @@ class SubsetRandomSampler(Sampler):
 
     def __iter__(self):
         from ... import randperm
-        for i in randperm(len(self.indices), generator=self.generator).tolist():
+        dev = None if self.generator is None else self.generator.device
+        for i in randperm(len(self.indices), generator=self.generator, device=dev).tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -75,10 +85,12 @@ class SubsetRandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        from ... import as_tensor, float64
+        from ... import as_tensor, float32, float64, get_default_device
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
-        self.weights = as_tensor(weights, dtype=float64)
+        dev = get_default_device() if generator is None else generator.device
+        # float64 as PyTorch where the device has it; webgpu has no float64, float32 weights sample alike
+        self.weights = as_tensor(weights, dtype=float64 if dev.type == "cpu" else float32, device=dev)
         if self.weights.dim() != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(self.weights.shape)}")
         self.num_samples = num_samples

@@ -1,4 +1,4 @@
-"""Find Chromium and launch it headless with WebGPU (the flags measured in ENVIRONMENT.md)."""
+"""Find Chromium and launch it headless with WebGPU (the flags below; see the comment on FLAGS)."""
 import os
 import shutil
 

@@ -3,7 +3,9 @@ http://127.0.0.1, never file://). Nothing comes from a CDN.
 
 Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel>,
 /wheels/* (extra pure-Python wheels, e.g. pytest for in-browser test runs), /files/<name>.zip (folders
-handed to a run, zipped on request).
+handed to a run, zipped on request); more folders through ``roots`` (name -> folder, served as /name/*).
+``cross_origin_isolated=True`` sends COOP/COEP on every response, so pages get ``crossOriginIsolated``
+(SharedArrayBuffer, e.g. for a synchronous kernel/worker channel).
 """
 import io
 import mimetypes
@@ -21,6 +23,8 @@ _TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "applica
           ".whl": "application/zip", ".map": "application/json"}
 _SKIP = {"__pycache__", "node_modules", ".venv", ".git", ".cache", ".pytest_cache"}
 MAX_ARCHIVE_BYTES = 256 << 20
+# Everything is served from this one origin, so same-origin resources load under require-corp.
+ISOLATION_HEADERS = (("Cross-Origin-Opener-Policy", "same-origin"), ("Cross-Origin-Embedder-Policy", "require-corp"))
 
 
 def pyodide_dir():
@@ -68,8 +72,8 @@ def zip_folder(folder):
 class Server:
     """Serves the routes above on 127.0.0.1 at a free port, on a daemon thread. ``url`` is its base."""
 
-    def __init__(self, wheel, folders=None, wheels_dir=None):
-        self.roots = {"pyodide": pyodide_dir(), "web": web_dir()}
+    def __init__(self, wheel, folders=None, wheels_dir=None, roots=None, cross_origin_isolated=False):
+        self.roots = {"pyodide": pyodide_dir(), "web": web_dir(), **{k: Path(v) for k, v in (roots or {}).items()}}
         if wheels_dir:
             self.roots["wheels"] = Path(wheels_dir)
         self.wheel = Path(wheel)
@@ -78,6 +82,7 @@ class Server:
         self.folders = dict(folders or {})  # name -> folder, served as /files/<name>.zip
         self._zips = {}
         self._lock = threading.Lock()
+        self.headers = ISOLATION_HEADERS if cross_origin_isolated else ()
         server = self
 
         class Handler(SimpleHTTPRequestHandler):
@@ -93,6 +98,8 @@ class Server:
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
+                for k, v in server.headers:
+                    self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(body)
 

@@ -1,4 +1,4 @@
-"""pytest support for browser runs: ``-p webtorch.browser.pytest_plugin`` (or import the fixtures in a conftest).
+"""pytest support for browser runs: ``-p webtorch_devtools.pytest_plugin`` (or import the fixtures in a conftest).
 
 Fixtures:
   * ``webtorch_browser``: runs scripts inside Pyodide in headless Chromium and returns RunResults::

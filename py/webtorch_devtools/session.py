@@ -35,7 +35,7 @@ class RunResult:
         self.stderr = ""
         self.timed_out = False
         self.timings = {}
-        self.reports = []  # (kind, text) sent by webtorch.browser.runner.report
+        self.reports = []  # (kind, text) sent by webtorch.browser.runner.report (inside Pyodide)
         self.seconds = 0.0
 
     def __repr__(self):
@@ -92,13 +92,17 @@ class BrowserSession:
         res = RunResult()
         t0 = time.perf_counter()
 
+        out = {"stdout": [], "stderr": []}
+        sinks = {"stdout": stdout, "stderr": stderr}
+
         def emit(kind, text):
-            if kind == "stdout":
-                res.stdout += text
-                if stdout:
-                    stdout(text)
-            elif kind == "stderr":
-                res.stderr += text
+            if kind == "output":  # stdout/stderr pieces in the order the script wrote them (web/run.js)
+                for stream, piece in json.loads(text):
+                    out[stream].append(piece)
+                    if sinks[stream]:
+                        sinks[stream](piece)
+            elif kind == "stderr":  # the page's own messages (crashes, errors outside the script)
+                out["stderr"].append(text)
                 if stderr:
                     stderr(text)
             elif kind == "done":
@@ -139,6 +143,7 @@ class BrowserSession:
                     if res.status is None:
                         raise
         finally:
+            res.stdout, res.stderr = "".join(out["stdout"]), "".join(out["stderr"])
             res.seconds = time.perf_counter() - t0
             context.close()
             self.server.folders.pop(name, None)

@@ -1,4 +1,4 @@
-"""The ``webtorch`` command (also ``python -m webtorch``).
+"""The ``webtorch`` command (also ``python -m webtorch_devtools``).
 
     webtorch run SCRIPT.py [args]                 run in this CPython
     webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
@@ -23,7 +23,7 @@ def _parser():
                    "then the system's chromium, then Playwright's)")
     r.add_argument("script", help="the Python script")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
-    from webtorch_devtools.lite_cli import add_parser as add_lite  # host tooling, only for the command line
+    from .lite_cli import add_parser as add_lite
     add_lite(sub)
     return p
 
@@ -36,8 +36,8 @@ def _write(stream):
 
 
 def run_browser(script, args, worker=False, timeout=None, chromium=None):
-    from .browser.chromium import ChromiumNotFoundError
-    from .browser.session import BrowserSession
+    from .chromium import ChromiumNotFoundError
+    from .session import BrowserSession
     try:
         session = BrowserSession(chromium=chromium)
     except (ChromiumNotFoundError, FileNotFoundError) as e:
@@ -66,6 +66,6 @@ def main(argv=None):
             return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium)
         return run_cpython(ns.script, ns.args)
     if ns.command == "lite":
-        from webtorch_devtools.lite_cli import main as lite_main
+        from .lite_cli import main as lite_main
         return lite_main(ns)
     return 2

@@ -1,0 +1,5 @@
+"""torch.backends.openmp: webtorch runs no OpenMP threads."""
+
+
+def is_available():
+    return False

@@ -1,0 +1,63 @@
+"""The two limits every kernel launch of the webgpu device respects, and a way to force them small in tests.
+
+* ``workgroups()``: maxComputeWorkgroupsPerDimension (65,535 on every adapter today). A launch whose
+  workgroup count passes it in some dimension is split (a 2-D grid, or several dispatches with offsets);
+  the scheduler refuses, naming the kernel and the limit, any dispatch that still passes it.
+* ``loop_trips()``: how many loop iterations one invocation may run in total. Mesa's llvmpipe (lavapipe,
+  the CPU adapter of CPython tests) ends every loop of an invocation once 65,535 iterations have run in
+  all (gallivm's loop limiter) -- silently, so a 70,000-long dot product returned 65535.0. Kernels whose
+  loops grow with a dimension (a product's K, a reduced row, a scanned row) are split so that one
+  invocation's loops stay within this budget: on every adapter, so the split is the same code everywhere.
+
+``forced(workgroups=..., loop_trips=...)`` sets either limit lower for a test (tests/test_webgpu_size_limits.py),
+so every split path runs at small sizes; it clears the launch plans built under the old limits.
+"""
+import contextlib
+
+# a little under 65,535: kernels also run short loops (tile loads, tails) besides the one we size
+_LOOP_TRIPS = 60000
+_state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535}
+_caches = []  # dicts of launch plans that depend on the limits (cleared when they change)
+
+
+def set_adapter(limits):
+    """Take maxComputeWorkgroupsPerDimension from the runtime's limits (called once per backend)."""
+    _state["adapter_workgroups"] = int(limits.get("maxComputeWorkgroupsPerDimension", 65535))
+
+
+def workgroups():
+    """Largest workgroup count of one dispatch dimension."""
+    w = _state["workgroups"]
+    return _state["adapter_workgroups"] if w is None else w
+
+
+def loop_trips():
+    """Loop iterations one invocation may run (see the module docstring)."""
+    return _state["loop_trips"]
+
+
+def register_cache(d):
+    """Clear dict ``d`` whenever the limits change (its entries hold workgroup counts or splits)."""
+    _caches.append(d)
+    return d
+
+
+@contextlib.contextmanager
+def forced(workgroups=None, loop_trips=None):
+    """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
+    from . import _state as device
+    if device["backend"] is not None:  # pending launches were planned under the old limits
+        device["backend"].graph.flush()
+    old = dict(_state)
+    if workgroups is not None:
+        _state["workgroups"] = int(workgroups)
+    if loop_trips is not None:
+        _state["loop_trips"] = int(loop_trips)
+    for d in _caches:
+        d.clear()
+    try:
+        yield
+    finally:
+        _state.update(old)
+        for d in _caches:
+            d.clear()
