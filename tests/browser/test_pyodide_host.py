@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from webtorch_devtools.chromium import launch
-from webtorch_devtools.server import pyodide_dir
+from webtorch_devtools.server import Server
 from webtorch_devtools.wheel import build_wheel
-from webtorch_devtools.isolated_server import IsolatedServer
 
 HOST = Path(__file__).parent / "pyodide_host"
 
@@ -25,10 +24,13 @@ def step():
     return loss.item()
 """
 LOOP = """
+import js
 steps = 0
 while True:  # a training-like loop that reads the loss back synchronously every step
     step()
     steps += 1
+    if steps == 3:
+        js.postMessage(js.Object.fromEntries([["progress", steps]]))
 """
 
 
@@ -36,7 +38,7 @@ while True:  # a training-like loop that reads the loss back synchronously every
 def host(tmp_path_factory):
     from playwright.sync_api import sync_playwright
     wheel = build_wheel()
-    server = IsolatedServer({"pyodide": pyodide_dir(), "wheel": wheel.parent, "": HOST})
+    server = Server(wheel, roots={"host": HOST}, cross_origin_isolated=True)
     pw = sync_playwright().start()
     browser = launch(pw)
     shots = tmp_path_factory.mktemp("pyodide_host")
@@ -51,7 +53,7 @@ def host(tmp_path_factory):
 def _boot(host):
     browser, server, wheel, _ = host
     page = browser.new_page()
-    page.goto(server.url + "/")
+    page.goto(server.url + "/host/index.html")
     assert page.evaluate("hostIsolated()"), "the page is not cross-origin isolated (COOP/COEP headers missing)"
     page.evaluate("u => hostStart(u)", f"{server.url}/wheel/{wheel.name}")
     return page
@@ -68,7 +70,7 @@ def test_bridge_from_the_wheel_and_interrupt_during_sync_item(host):
         warm = page.evaluate("c => hostRun(c)", SYNC_ITEM_LOOP + "step()")  # the step's kernels compile here
         assert warm["ok"], warm
         run = page.evaluate_handle("c => ({ p: hostRun(c) })", LOOP)
-        page.wait_for_timeout(1500)  # well into the loop
+        page.wait_for_function("window.hostProgress === 3", timeout=120000)  # well into the loop
         t0 = time.perf_counter()
         page.evaluate("hostInterrupt()")
         out = page.evaluate("h => Promise.race([h.p, new Promise(r => setTimeout(() => r('hung'), 10000))])", run)
