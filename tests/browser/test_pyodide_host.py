@@ -67,6 +67,9 @@ def test_bridge_from_the_wheel_and_interrupt_during_sync_item(host):
                           "d = str(torch.get_default_device())\n"
                           "f'{d} {(torch.arange(4.0) * 2).sum().item()}'`)")
         assert r["ok"] and r["value"] == "webgpu 12.0", r
+        # the bridge webtorch made started compiling the wheel's warm-up kernels (as web/loader.js does)
+        warmed = page.evaluate("hostRun('import js\\njs.webtorchBridge.warmed.size')")
+        assert warmed["ok"] and int(warmed["value"]) > 0, warmed
         warm = page.evaluate("c => hostRun(c)", SYNC_ITEM_LOOP + "step()")  # the step's kernels compile here
         assert warm["ok"], warm
         run = page.evaluate_handle("c => ({ p: hostRun(c) })", LOOP)

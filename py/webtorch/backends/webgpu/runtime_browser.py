@@ -43,6 +43,8 @@ _INIT_ASYNC = (
     "webtorch.webgpu.init_async()` once first (top-level await works in runPythonAsync, JupyterLite and "
     "IPython cells)")
 _BRIDGE_JS = Path(__file__).with_name("bridge.js")  # web/bridge.js, shipped in the wheel
+# in the wheel: the kernels a first training step compiles (webtorch_devtools/warmup.py records them)
+_WARMUP = Path(__file__).with_name("warmup.json")
 
 
 def _bridge_calls():
@@ -92,6 +94,8 @@ async def create_bridge_async():
         raise WebGPUError(f"could not set up WebGPU: {e}") from None
     finally:
         js.URL.revokeObjectURL(url)
+    if _WARMUP.is_file():  # they compile in the GPU process while the user's code goes on (as web/loader.js does)
+        bridge.warm(js.JSON.parse(_WARMUP.read_text()))
     js.globalThis.webtorchBridge = bridge
     return bridge
 
