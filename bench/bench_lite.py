@@ -4,7 +4,8 @@
 
 Figures: the site's size (bytes, files) and build time; navigation to an idle kernel (JupyterLab loads,
 the Pyodide kernel boots and installs its start-up wheels, webtorch preloaded); the first training step
-of the digits MLP in a cell (its WGSL kernels compile there); steps/s of that MLP (64-128-10, batch 64,
+of the digits MLP in a cell, after a first cell that imported webtorch and asked for the device, as a
+tutorial does (kernels not warmed up by then compile in the step); steps/s of that MLP (64-128-10, batch 64,
 Adam, loss.item() every step; bench/lite/digits_mlp_steps.py) inside the JupyterLite kernel against the
 same script under `webtorch run --browser`, in the same Chromium build, one after the other. Goal: the
 kernel within 10% of run --browser. On this machine WebGPU is SwiftShader (the CPU) and the machine is
@@ -44,6 +45,9 @@ def in_jupyterlite(site, steps):
         try:
             lite = LitePage(browser.new_page(), server.url)
             idle_s = lite.open("bench.ipynb")
+            # a notebook's first cell imports webtorch and asks for the device; the training comes cells later
+            lite.wait_output(lite.run_cell("import webtorch\nprint(webtorch.get_default_device())"), "webgpu")
+            lite.wait_done(timeout_s=120)
             cell = lite.run_cell(f"import sys\nsys.argv = ['{SCRIPT.name}', '{steps}']\n"
                                  f"exec(compile(open('{SCRIPT.name}').read(), '{SCRIPT.name}', 'exec'), "
                                  "{'__name__': '__main__'})")

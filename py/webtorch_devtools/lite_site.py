@@ -16,16 +16,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 from . import lite_wheels
+from .warmup import MANIFEST as WARMUP_MANIFEST
 
 PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 ASSETS = Path(__file__).with_name("lite_assets")
 # Pyodide's module wrapped so the kernel's interrupt works (lite_assets/webtorch-kernel.mjs): the kernel
 # loads it from Pyodide's folder, which stays loadPyodide's indexURL
 PYODIDE_URL = "./static/pyodide/webtorch-kernel.mjs"
-INTERRUPT_JS = "static/webtorch/interrupt.js"  # its page half, added to every app page of the site
+INTERRUPT_JS = "static/webtorch/interrupt.js"
+WARMUP_MANIFEST = "webtorch/backends/webgpu/warmup.json"  # in the webtorch wheel (webtorch_devtools.warmup)  # its page half, added to every app page of the site
 # the npm package's files Pyodide needs at run time (not its source maps, typings or demo consoles)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 # files of examples/ the notebooks import (digits_data.py reads data/ beside itself), copied beside them
@@ -69,6 +72,10 @@ def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels):
     for name in PYODIDE_FILES:
         shutil.copy2(pyodide_dir / name, pyo / name)
     shutil.copy2(ASSETS / "webtorch-kernel.mjs", pyo)
+    # what webtorch-kernel.mjs starts while Pyodide boots: the bridge and the wheel's warm-up manifest
+    shutil.copy2(repo_root() / "web" / "bridge.js", pyo / "webtorch-bridge.js")
+    with zipfile.ZipFile(wheel) as z:
+        (pyo / "webtorch-warmup.json").write_bytes(z.read(WARMUP_MANIFEST))
     lock = json.loads((pyodide_dir / "pyodide-lock.json").read_text())
     found = lite_wheels.wheels(kernel_wheels, lock)
     lock_wheels = {}
@@ -136,7 +143,7 @@ def _input_digest(contents, wheel):
     from importlib.metadata import version
     for dist in ("jupyterlite-core", "jupyterlite-pyodide-kernel"):
         h.update(f"{dist}=={version(dist)}\n".encode())
-    for p in [Path(__file__), Path(lite_wheels.__file__), *sorted(ASSETS.iterdir())]:
+    for p in [Path(__file__), Path(lite_wheels.__file__), repo_root() / "web" / "bridge.js", *sorted(ASSETS.iterdir())]:
         h.update(p.read_bytes())
     h.update(Path(wheel).read_bytes())
     for item in contents:
