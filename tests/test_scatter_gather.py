@@ -6,13 +6,27 @@ import torch
 import webtorch
 from optest import check, check_error, rand, randint
 
+
+
+@pytest.fixture(autouse=True)
+def _made_on_device(request):
+    """Index, mask and source tensors the lambdas make (m.tensor(...)) are created on the device under test:
+    PyTorch refuses them from another device (tests/test_bad_calls.py checks that refusal)."""
+    if "device" not in request.fixturenames:
+        yield
+        return
+    webtorch.set_default_device(request.getfixturevalue("device"))
+    yield
+    webtorch.set_default_device(None)
+
+
 IDX = np.array([[0, 1, 2, 0], [2, 2, 1, 0]])  # for dim 0 of a (3, 4) tensor
 IDX1 = np.array([[3, 0, 3], [1, 1, 2], [0, 0, 0]])  # for dim 1 of a (3, 4) tensor
 
 
 def test_gather(device):
     check(lambda m, x, i, j: (x.gather(0, i), m.gather(x, 1, j), x.gather(-1, j[:2, :1]),
-                              m.gather(x[0, 0], 0, m.tensor(0))), rand(3, 4), IDX, IDX1, device=device)
+                              m.gather(x[0, 0], 0, m.tensor(0, device=x.device))), rand(3, 4), IDX, IDX1, device=device)
 
 
 def test_gather_double_backward(device):
@@ -85,7 +99,7 @@ def test_gather_scatter_errors(device):
     check_error(lambda m, x: x.scatter(1, m.tensor([[0, 1], [2, 3]]), m.ones(1, 1)), rand(3, 4), device=device,
                 match="Expected index [2, 2] to be no larger than self [3, 4] apart from dimension 1 and to be no "
                       "larger size than src [1, 1]")
-    check_error(lambda m, x: x.scatter(1, m.tensor([[0]]), m.ones(1, 1, dtype=m.float64)), rand(3, 4), device=device,
+    check_error(lambda m, x: x.scatter(1, m.tensor([[0]]), m.ones(1, 1, dtype=m.int32)), rand(3, 4), device=device,
                 match="scatter(): Expected self.dtype to be equal to src.dtype")
     check_error(lambda m, x: x.scatter(1, m.tensor([[5]]), 1.0), rand(3, 4), device=device,
                 match="index 5 is out of bounds for dimension 1 with size 4")

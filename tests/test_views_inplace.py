@@ -143,9 +143,9 @@ def test_inplace_on_view_propagates_to_base(write, device):
         elif write == "masked_fill":
             view.masked_fill_(view > 0, v[1, 1])
         elif write == "scatter":
-            view.scatter_add_(1, m.tensor([[1, 1], [0, 0]]), v)
+            view.scatter_add_(1, m.tensor([[1, 1], [0, 0]], device=x.device), v)
         else:
-            view.index_add_(0, m.tensor([1, 0]), v, alpha=2.0)
+            view.index_add_(0, m.tensor([1, 0], device=x.device), v, alpha=2.0)
         return base * base, view
     check(f, rand(3, 4), rand(2, 2), device=device)
 

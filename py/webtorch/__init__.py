@@ -4,7 +4,7 @@
 """
 from ._dtype import (  # noqa: F401
     dtype, bool_ as bool, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64,
-    get_default_dtype, set_default_dtype, promote_types,
+    get_default_dtype, set_default_dtype, promote_types, finfo, iinfo,
 )
 from ._dtype import float32 as float, float64 as double, float16 as half, int64 as long, int32 as int  # noqa: F401
 from ._dtype import int16 as short, result_type as _result_type  # noqa: F401

@@ -46,6 +46,22 @@ _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Shor
                  "uint32": "UInt32", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
                  "float64": "Double"}
 
+# the C++ type names PyTorch's kernel messages use ("float", "long int")
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "uint32": "unsigned int", "bool": "bool"}
+
+
+def scalar_type_name(dt):
+    """PyTorch's ScalarType name of dt ("Float", "Long"), as its error messages spell it."""
+    return _SCALAR_NAMES[dt.name]
+
+
+def cpp_type_name(dt):
+    """The C++ type PyTorch's kernel messages name for dt ("float", "long int")."""
+    return _CPP_NAMES[dt.name]
+
+
 ALL = (bool_, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
 ALIASES = {
@@ -155,7 +171,11 @@ def result_type(*args):
 
 
 def to_dtype(x):
-    """Accept a webtorch dtype, a name ('float32'), a Python type, or anything with a matching ``name``."""
+    """A user's ``dtype=`` argument: a webtorch dtype, a Python type, or a dtype of PyTorch (its ``name``).
+
+    A string is refused as PyTorch refuses it (``dtype='float32'`` is a TypeError there); file readers that
+    hold a dtype's name use ``from_name``.
+    """
     if isinstance(x, dtype):
         return x
     if x is float:
@@ -164,8 +184,62 @@ def to_dtype(x):
         return int64
     if x is bool:
         return bool_
-    name = x if isinstance(x, str) else getattr(x, "name", None) or str(x)
+    if isinstance(x, str):
+        raise TypeError(f"argument 'dtype' must be torch.dtype, not str (write torch.{ALIASES.get(x, float32).name}"
+                        f" instead of {x!r})")
+    name = getattr(x, "name", None) or str(x)
+    return from_name(name)
+
+
+def from_name(name):
+    """The dtype named ``name`` ('float32', 'torch.long', ...), as checkpoint files spell it."""
     name = name.replace("torch.", "")
     if name in ALIASES:
         return ALIASES[name]
-    raise TypeError(f"unknown dtype {x!r}")
+    raise TypeError(f"unknown dtype {name!r}")
+
+
+# (bits, eps, max, tiny, resolution) of each floating dtype, as torch.finfo reports them
+_FLOAT_FACTS = {
+    "float16": (16, 0.0009765625, 65504.0, 6.103515625e-05, 0.001),
+    "bfloat16": (16, 0.0078125, 3.3895313892515355e+38, 1.1754943508222875e-38, 0.01),
+    "float32": (32, 1.1920928955078125e-07, 3.4028234663852886e+38, 1.1754943508222875e-38, 1e-06),
+    "float64": (64, 2.220446049250313e-16, 1.7976931348623157e+308, 2.2250738585072014e-308, 1e-15),
+}
+
+
+class finfo:
+    """torch.finfo: the limits of a floating-point dtype (the default dtype when none is given)."""
+
+    def __init__(self, type=None):
+        d = _default.dtype if type is None else to_dtype(type)
+        if d.name not in _FLOAT_FACTS:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
+        self.dtype = d.name
+        self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_FACTS[d.name]
+        self.min = -self.max
+        self.smallest_normal = self.tiny
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """torch.iinfo: the limits of an integer dtype."""
+
+    def __init__(self, type):
+        d = to_dtype(type)
+        if d is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            "'torch.iinfo'")
+        self.dtype = d.name
+        self.bits = 8 * d.itemsize
+        self.min = -(1 << (self.bits - 1)) if d.is_signed else 0
+        self.max = (1 << (self.bits - 1)) - 1 if d.is_signed else (1 << self.bits) - 1
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

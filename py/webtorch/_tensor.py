@@ -35,7 +35,7 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("_data", "_be", "_device", "dtype", "requires_grad", "grad", "grad_fn", "_out_nr",
+    __slots__ = ("_data", "_be", "_device", "dtype", "requires_grad", "_grad", "grad_fn", "_out_nr",
                  "_version", "_base", "_accum", "_retains_grad", "__weakref__", "__dict__")
 
     # PyTorch tensors are never hashed by value: identity hash, elementwise __eq__
@@ -183,10 +183,37 @@ class Tensor:
                 raise ValueError(f"invalid type: '{dtype}'" + (
                     " (webtorch has no CUDA; use .to(\"webgpu\") for the GPU)" if "cuda" in where else ""))
             target = self.to(device="webgpu" if "webgpu" in where else "cpu")
-            return target.to(D.to_dtype(inv[name]))
+            return target.to(D.from_name(inv[name]))
         return self.to(D.to_dtype(dtype))
 
     # -- autograd ----------------------------------------------------------------------------------
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        """PyTorch's checks on ``p.grad = g``: an optimizer step must never broadcast a wrong-sized gradient."""
+        if g is not None:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(g).__name__}")
+            if g is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if g.dtype is not self.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{D.cpp_type_name(g.dtype)}' to a "
+                                   f"tensor with grad_dtype '{D.scalar_type_name(self.dtype)}'. The gradient must "
+                                   "match the tensor's grad_dtype (defaults to the tensor's dtype).")
+            if g._device.type != self._device.type:
+                raise RuntimeError(f"attempting to assign a gradient with device type '{g._device.type}' to a tensor "
+                                   f"with device type '{self._device.type}'. Please ensure that the gradient and "
+                                   "the tensor are on the same device")
+            if g.shape != self.shape:
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(g.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the "
+                                   "same size")
+        self._grad = g
+
     @property
     def is_leaf(self):
         return self.grad_fn is None
@@ -471,7 +498,7 @@ def _wrap(h, be, dev, cls=Tensor):
     t._device = dev
     t.dtype = be.dtype(h)
     t.requires_grad = False
-    t.grad = None
+    t._grad = None
     t.grad_fn = None
     t._out_nr = 0
     t._version = [0]
@@ -514,10 +541,7 @@ def _parse_to(t, *args, **kwargs):
         elif isinstance(a, D.dtype):
             dt = a
         elif isinstance(a, (str, _device_cls)):
-            if isinstance(a, str) and a.replace("torch.", "") in D.ALIASES and ":" not in a and a not in ("cpu", "webgpu"):
-                dt = D.to_dtype(a)
-            else:
-                dev = _device_cls(a)
+            dev = _device_cls(a)
         elif isinstance(a, bool) or a is None:
             pass  # non_blocking positional; None keeps the device / dtype (t.to(dev, None))
         else:

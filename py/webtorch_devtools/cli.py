@@ -3,6 +3,8 @@
     webtorch run SCRIPT.py [args]                 run in this CPython
     webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
                  [--worker] [--timeout SECONDS]   ... in a module Web Worker; stop after SECONDS (exit 124)
+    webtorch notebook [PATH.ipynb] [--port N]     serve the notebook app (prints its URL)
+    webtorch notebook --build DIR                 write the notebook app as a static site
     webtorch lite build DIR                       an offline JupyterLite site with webtorch (needs a checkout)
     webtorch lite serve DIR [--port N]            serve it with COOP/COEP
 """
@@ -23,6 +25,11 @@ def _parser():
                    "then the system's chromium, then Playwright's)")
     r.add_argument("script", help="the Python script")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
+    n = sub.add_parser("notebook", help="the notebook app: serve it locally, or --build a static site")
+    n.add_argument("path", nargs="?", default=None, help="a .ipynb notebook to open")
+    n.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    n.add_argument("--build", metavar="DIR", default=None, help="write a static site into DIR instead of serving")
+    n.add_argument("--no-open", action="store_true", help="do not open a browser (none is opened without a display)")
     from .lite_cli import add_parser as add_lite
     add_lite(sub)
     return p
@@ -65,6 +72,14 @@ def main(argv=None):
         if ns.browser:
             return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium)
         return run_cpython(ns.script, ns.args)
+    if ns.command == "notebook":
+        from . import notebook_app
+        if ns.build:
+            if ns.path:
+                _parser().error("--build writes the app with the tutorials; open a notebook in it with ?open=URL")
+            print(f"webtorch notebook: site written to {notebook_app.build_site(ns.build)}")
+            return 0
+        return notebook_app.serve(ns.path, ns.port, open_browser=not ns.no_open)
     if ns.command == "lite":
         from .lite_cli import main as lite_main
         return lite_main(ns)

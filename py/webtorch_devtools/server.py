@@ -24,7 +24,8 @@ _TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "applica
 _SKIP = {"__pycache__", "node_modules", ".venv", ".git", ".cache", ".pytest_cache"}
 MAX_ARCHIVE_BYTES = 256 << 20
 # Everything is served from this one origin, so same-origin resources load under require-corp.
-ISOLATION_HEADERS = (("Cross-Origin-Opener-Policy", "same-origin"), ("Cross-Origin-Embedder-Policy", "require-corp"))
+ISOLATION_HEADERS = (("Cross-Origin-Opener-Policy", "same-origin"), ("Cross-Origin-Embedder-Policy", "require-corp"),
+                     ("Cross-Origin-Resource-Policy", "same-origin"))
 
 
 def pyodide_dir():
@@ -72,7 +73,7 @@ def zip_folder(folder):
 class Server:
     """Serves the routes above on 127.0.0.1 at a free port, on a daemon thread. ``url`` is its base."""
 
-    def __init__(self, wheel, folders=None, wheels_dir=None, roots=None, cross_origin_isolated=False):
+    def __init__(self, wheel, folders=None, wheels_dir=None, roots=None, cross_origin_isolated=False, port=0):
         self.roots = {"pyodide": pyodide_dir(), "web": web_dir(), **{k: Path(v) for k, v in (roots or {}).items()}}
         if wheels_dir:
             self.roots["wheels"] = Path(wheels_dir)
@@ -94,23 +95,49 @@ class Server:
                 if body is None:
                     self.send_error(404)
                     return
+                if ctype == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", body)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
+                self.send_header("Cache-Control", server.cache_control(self.path))
                 for k, v in server.headers:
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            def do_PUT(self):
+                # a PUT always needs a CORS preflight, which is never answered: only this origin's pages can write
+                n = int(self.headers.get("Content-Length") or 0)
+                status, message = (413, "too large") if n > MAX_ARCHIVE_BYTES else \
+                    server.store(unquote(urlsplit(self.path).path), self.rfile.read(n))
+                body = message.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True, name="webtorch-server")
         self.thread.start()
 
+    def store(self, path, body):
+        """(HTTP status, message) for a PUT of ``body`` to ``path``: nothing is writable here."""
+        return 405, "this server stores nothing"
+
+    def cache_control(self, path):
+        """The Cache-Control header for a request path: nothing is cached (every run sees this checkout's files)."""
+        return "no-store"
+
     def resolve(self, path):
-        """(bytes, content type) for a request path, or (None, None)."""
+        """(bytes, content type) for a request path, or (None, None); (location, "redirect") for a redirect."""
         parts = [p for p in path.split("/") if p]
         if not parts or any(p in ("..", ".") for p in parts):
             return None, None

@@ -9,3 +9,10 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath).replace("\\", "/"):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """item.rep_setup / rep_call / rep_teardown, so fixtures can save screenshots of failed UI tests."""
+    outcome = yield
+    setattr(item, "rep_" + outcome.get_result().when, outcome.get_result())

@@ -1,6 +1,7 @@
 """torch.autograd.Function: user-defined ops with their own forward and backward."""
 import functools
 
+from . import graph
 from .graph import Node, attach, apply_op
 from .grad_mode import state
 
@@ -13,10 +14,11 @@ class FunctionCtx(Node):
 
     def apply(self, *grads):
         cls = self._fn_cls
-        if self._materialize:
-            from ..ops.creation import zeros
-            grads = tuple(g if g is not None else zeros(m[0], dtype=m[1], device=m[2])
-                          for g, m in zip(grads, self._out_meta or ((None, None, None),) * len(grads)))
+        if self._materialize and self._out_meta is not None:
+            ref = next((g for g in grads if g is not None), None)  # zeros are made with its new_zeros
+            if ref is not None:
+                grads = tuple(g if g is not None else ref.new_zeros(m[0], dtype=m[1], device=m[2])
+                              for g, m in zip(grads, self._out_meta))
         res = cls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -50,7 +52,7 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._tensor import Tensor
+        Tensor = graph.Tensor
         is_t = tuple(isinstance(a, Tensor) for a in args)
         inputs = [a for a in args if isinstance(a, Tensor)]
         ctx = cls._backward_cls()
@@ -103,7 +105,7 @@ def once_differentiable(fn):
     backward through it raises PyTorch's error)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from .._tensor import Tensor
+        Tensor = graph.Tensor
         prev = state.enabled
         state.enabled = False
         try:

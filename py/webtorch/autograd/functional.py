@@ -1,10 +1,11 @@
 """torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp (reverse mode, built on autograd.grad)."""
+from . import graph
+from .api import grad
 from .grad_mode import state
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
-    return isinstance(x, Tensor)
+    return isinstance(x, graph.Tensor)
 
 
 def _tuple(x, what, fn):
@@ -27,14 +28,12 @@ def _finish(xs, create_graph):
 
 
 def _grads(outputs, inputs, grad_outputs, create_graph):
-    from . import grad
-    from ..ops.creation import zeros_like
     outs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not outs:
-        return tuple(zeros_like(i) for i in inputs)
+        return tuple(i.new_zeros(i.shape) for i in inputs)
     res = grad([o for o, _ in outs], inputs, grad_outputs=[g for _, g in outs], create_graph=True,
                retain_graph=True, allow_unused=True)
-    return tuple(r if r is not None else zeros_like(i) for r, i in zip(res, inputs))
+    return tuple(r if r is not None else i.new_zeros(i.shape) for r, i in zip(res, inputs))
 
 
 def _run(func, inputs):
@@ -49,7 +48,6 @@ def _run(func, inputs):
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J) with the structure of inputs."""
-    from ..ops.creation import ones_like
     is_seq, inputs = _tuple(inputs, "inputs", "vjp")
     xs = _prepare(inputs, create_graph)
     out = _run(func, xs)
@@ -58,7 +56,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         if len(outs) != 1 or outs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function returns a single "
                                "Tensor with a single element.")
-        vs = (ones_like(outs[0]),)
+        vs = (outs[0].new_ones(outs[0].shape),)
     else:
         vs = _tuple(v, "v", "vjp")[1]
     with_grad = state.enabled
@@ -73,13 +71,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v) with the structure of the outputs (the double-vjp trick)."""
-    from ..ops.creation import zeros_like, ones_like
     is_seq, inputs = _tuple(inputs, "inputs", "jvp")
     if v is None:
         if len(inputs) != 1 or inputs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
                                "single Tensor with a single element.")
-        vs = (ones_like(inputs[0]),)
+        vs = (inputs[0].new_ones(inputs[0].shape),)
     else:
         vs = _tuple(v, "v", "jvp")[1]
     xs = _prepare(inputs, create_graph)
@@ -88,7 +85,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     try:
         out = func(*xs)
         out_seq, outs = _tuple(out, "outputs of the user-provided function", "jvp")
-        us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
+        us = tuple(o.new_zeros(o.shape).requires_grad_(True) for o in outs)
         g = _grads(outs, xs, us, True)  # u -> J^T u is linear in u; its vjp with v is J v
         res = _grads(g, us, vs, create_graph)
     finally:
@@ -100,7 +97,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def _jacobian_rows(out, xs, create_graph):
     """For one output: per input, the Jacobian of shape out.shape + input.shape, assembled from one vjp
     per output element as sum_m e_m (x) row_m (differentiable, so create_graph works)."""
-    from ..ops.creation import zeros
     n = out.numel()
     flat = out.reshape(-1)
     acc = [None] * len(xs)
@@ -113,15 +109,14 @@ def _jacobian_rows(out, xs, create_graph):
     res = []
     for a, x in zip(acc, xs):
         shape = tuple(out.shape) + tuple(x.shape)
-        res.append(zeros(shape, dtype=x.dtype, device=x.device) if a is None else a.reshape(shape))
+        res.append(x.new_zeros(shape) if a is None else a.reshape(shape))
     return res
 
 
 def _onehot(n, m, like):
-    from ..ops.creation import tensor
     vals = [0.0] * n
     vals[m] = 1.0
-    return tensor(vals, dtype=like.dtype, device=like.device)
+    return like.new_tensor(vals)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):

@@ -5,6 +5,9 @@ element list, so no in-place write or indexing primitive is needed.
 """
 import warnings
 
+from . import graph
+from .api import grad as autograd_grad
+
 
 class GradcheckError(RuntimeError):
     """Raised by gradcheck/gradgradcheck when the two Jacobians differ (a RuntimeError, as PyTorch's)."""
@@ -15,8 +18,7 @@ def _as_tuple(x):
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
-    return isinstance(x, Tensor)
+    return isinstance(x, graph.Tensor)
 
 
 def _flat_list(t):
@@ -27,8 +29,7 @@ def _flat_list(t):
 
 
 def _from_flat(vals, like):
-    from ..ops.creation import tensor
-    return tensor(vals, dtype=like.dtype, device=like.device).reshape(tuple(like.shape))
+    return like.new_tensor(vals).reshape(tuple(like.shape))
 
 
 def _outputs(func, inputs):
@@ -58,8 +59,6 @@ def _numerical_jacobian(func, inputs, diff_idx, eps):
 
 
 def _analytical_jacobian(func, inputs, diff_idx):
-    from . import grad as autograd_grad
-    from ..ops.creation import zeros_like
     outs = _outputs(func, inputs)
     diff_inputs = [inputs[i] for i in diff_idx]
     jac = [[[] for _ in outs] for _ in diff_idx]
@@ -78,7 +77,7 @@ def _analytical_jacobian(func, inputs, diff_idx):
                 if g is not None and tuple(g.shape) != tuple(x.shape):
                     raise GradcheckError(f"Gradient has incorrect size for input {diff_idx[i]}: got "
                                          f"{tuple(g.shape)}, expected {tuple(x.shape)}")
-                cols[i].append(_flat_list(g if g is not None else zeros_like(x)))
+                cols[i].append(_flat_list(g if g is not None else x.new_zeros(x.shape)))
         for i in range(len(diff_idx)):  # transpose: rows over input elements
             jac[i][k] = [list(r) for r in zip(*cols[i])] if cols[i] else [[] for _ in range(diff_inputs[i].numel())]
     return jac
@@ -120,12 +119,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False):
     """gradcheck of the map (inputs, grad_outputs) -> vector-Jacobian products: checks second derivatives."""
-    from . import grad as autograd_grad
-    from ..ops.creation import randn
     inputs = _as_tuple(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device).requires_grad_()
+        grad_outputs = tuple(o.new_empty(o.shape).normal_().requires_grad_()
                              for o in outs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)

@@ -1,23 +1,23 @@
 """torch.autograd.Variable: the pre-0.4 wrapper, now a tensor (every tensor is an instance)."""
 import warnings
 
+from . import graph
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
-        from .._tensor import Tensor
-        return isinstance(other, Tensor)
+        return isinstance(other, graph.Tensor)
 
 
 class Variable(metaclass=_VariableMeta):
     """``Variable(data, requires_grad=False)`` returns a tensor sharing ``data``'s storage (a new leaf)."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from .._tensor import Tensor
-        from ..ops.creation import empty
+        Tensor = graph.Tensor
         if volatile:
             warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning)
         if data is None:
-            data = empty(0)
+            data = Tensor(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         out = data.detach()

@@ -62,8 +62,8 @@ def _col2im(cols, size, kernel, stride, padding, dilation):
 def _grouped_cols(x, kernel, stride, padding, dilation, groups, out=None):
     """x's im2col as (G, N, Cg*prod(kernel), prod(out)) and the output spatial size."""
     cols, out = _im2col(x, kernel, stride, padding, dilation, out)
-    N = x.shape[0]
-    return cols.reshape(N, groups, -1, _prod(out)).transpose(1, 0, 2, 3), out
+    N = x.shape[0]  # sizes spelled out: a reshape cannot infer a -1 when N is 0
+    return cols.reshape(N, groups, x.shape[1] // groups * _prod(kernel), _prod(out)).transpose(1, 0, 2, 3), out
 
 
 class NumpyConvMixin:
@@ -84,7 +84,7 @@ class NumpyConvMixin:
         out = g.shape[2:]
         kernel = w.shape[2:]
         cg = w.shape[1]
-        gg = g.reshape(N, groups, cout // groups, -1).transpose(1, 0, 2, 3)  # (G, N, Cout/G, P)
+        gg = g.reshape(N, groups, cout // groups, _prod(out)).transpose(1, 0, 2, 3)  # (G, N, Cout/G, P)
         wt = w.reshape(groups, 1, cout // groups, -1).transpose(0, 1, 3, 2)  # (G, 1, Cg*K, Cout/G)
         cols = np.matmul(wt, gg)  # (G, N, Cg*K, P)
         cols = cols.transpose(1, 0, 2, 3).reshape((N, groups * cg) + tuple(kernel) + tuple(out))
@@ -94,14 +94,15 @@ class NumpyConvMixin:
         N, cout = g.shape[:2]
         # a transposed conv's output_padding can leave x longer than g's windows need: use g's extent
         cols, _ = _grouped_cols(x, tuple(weight_shape[2:]), stride, padding, dilation, groups, tuple(g.shape[2:]))
-        gg = g.reshape(N, groups, cout // groups, -1).transpose(1, 2, 0, 3).reshape(groups, cout // groups, -1)
-        cols = cols.transpose(0, 2, 1, 3).reshape(groups, cols.shape[2], -1)  # (G, Cg*K, N*P)
+        P = _prod(g.shape[2:])  # sizes spelled out here and below: a reshape cannot infer -1 when N is 0
+        gg = g.reshape(N, groups, cout // groups, P).transpose(1, 2, 0, 3).reshape(groups, cout // groups, N * P)
+        cols = cols.transpose(0, 2, 1, 3).reshape(groups, cols.shape[2], N * P)  # (G, Cg*K, N*P)
         gw = np.matmul(gg, cols.transpose(0, 2, 1))
         return np.ascontiguousarray(gw.reshape(weight_shape), dtype=x.dtype)
 
     def im2col(self, x, kernel, stride, padding, dilation):
         cols, out = _im2col(x, kernel, stride, padding, dilation)
-        return cols.reshape(x.shape[0], -1, _prod(out))
+        return cols.reshape(x.shape[0], x.shape[1] * _prod(kernel), _prod(out))
 
     def col2im(self, cols, size, kernel, stride, padding, dilation):
         out = _geometry((0, 0) + tuple(size), kernel, stride, padding, dilation)
@@ -119,7 +120,7 @@ class NumpyConvMixin:
                       for s, k, st, p, d, o in zip(size, kernel, stride, padding, dilation, out))
         low = -np.inf if x.dtype.kind == "f" else (False if x.dtype == np.bool_ else np.iinfo(x.dtype).min)
         xp = _pad_spatial(x, padding, after, low)
-        win = _windows(xp, kernel, stride, dilation, out).reshape(x.shape[:2] + out + (-1,))
+        win = _windows(xp, kernel, stride, dilation, out).reshape(x.shape[:2] + out + (_prod(kernel),))
         arg = np.argmax(win, axis=-1)
         vals = np.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
         flat = np.zeros(arg.shape, np.int64)
@@ -145,7 +146,7 @@ class NumpyConvMixin:
         # (N, C, O1, k1, O2, k2, ...) -> (N, C, O1, O2, ..., k1*k2*...)
         perm = (0, 1) + tuple(2 + 2 * i for i in range(nd)) + tuple(3 + 2 * i for i in range(nd))
         ks = tuple(p.shape[1] for p in picks)
-        win = vals.transpose(perm).reshape(x.shape[:2] + tuple(output_size) + (-1,))
+        win = vals.transpose(perm).reshape(x.shape[:2] + tuple(output_size) + (_prod(ks),))
         arg = np.argmax(win, axis=-1)
         out = np.ascontiguousarray(np.take_along_axis(win, arg[..., None], axis=-1)[..., 0])
         offs = np.unravel_index(arg, ks)
@@ -183,7 +184,7 @@ class NumpyConvMixin:
     def scatter_plane(self, src, indices, plane_shape, accumulate):
         N, C = src.shape[:2]
         L = _prod(plane_shape)
-        idx = indices.reshape(N * C, -1)
+        idx = indices.reshape(N * C, _prod(indices.shape[2:]))
         if idx.size and (idx.min() < 0 or idx.max() >= L):
             bad = idx[(idx < 0) | (idx >= L)][0]
             raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
@@ -199,7 +200,8 @@ class NumpyConvMixin:
 
     def gather_plane(self, src, indices):
         N, C = src.shape[:2]
-        out = np.take_along_axis(src.reshape(N * C, -1), indices.reshape(N * C, -1), axis=1)
+        out = np.take_along_axis(src.reshape(N * C, _prod(src.shape[2:])),
+                                 indices.reshape(N * C, _prod(indices.shape[2:])), axis=1)
         return out.reshape(indices.shape)
 
     # ---- padding --------------------------------------------------------------------------------------

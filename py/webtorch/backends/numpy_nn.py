@@ -13,10 +13,12 @@ def _acc(a):
 def _flat_rows(x, n):
     """x viewed (or copied) as (rows, cols) where cols spans the last n dims."""
     lead = x.shape[:x.ndim - n]
-    cols = 1
+    cols = rows = 1
     for s in x.shape[x.ndim - n:]:
         cols *= s
-    return x.reshape(-1, cols), lead
+    for s in lead:
+        rows *= s
+    return x.reshape(rows, cols), lead  # not (-1, cols): that fails on 0 elements
 
 
 class NumpyNNMixin:

@@ -1,10 +1,11 @@
 """Categorical(probs | logits): one of K categories, as an integer index."""
 import math
 
+from .. import _dtype as D
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import _finfo_min, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -88,7 +89,7 @@ class Categorical(Distribution):
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
-        logits = self.logits.clamp(min=_finfo_min(self.logits.dtype))
+        logits = self.logits.clamp(min=D.finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):

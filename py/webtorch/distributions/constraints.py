@@ -1,5 +1,7 @@
 """Constraints (torch.distributions.constraints): what values a parameter or a sample may take.
 ``check(value)`` returns a bool tensor over the batch (event dimensions reduced); ``repr`` is torch's."""
+from .. import _dtype as D
+
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
            "less_than", "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial",
@@ -269,8 +271,7 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        from .utils import _finfo_eps
-        tol = _finfo_eps(value.dtype) * value.shape[-1] * 10  # torch's fudge factor
+        tol = D.finfo(value.dtype).eps * value.shape[-1] * 10  # torch's fudge factor
         row_norm = value.detach().pow(2).sum(-1).sqrt()
         unit_row_norm = (row_norm - 1.0).abs().le(tol).all(-1)
         return _LowerCholesky().check(value) & unit_row_norm

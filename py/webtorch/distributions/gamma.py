@@ -1,8 +1,9 @@
 """Gamma(concentration, rate) and Chi2(df) = Gamma(df / 2, 1 / 2)."""
+from .. import _dtype as D
 from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _Number, _finfo_tiny, broadcast_params
+from .utils import _Number, broadcast_params
 
 __all__ = ["Chi2", "Gamma"]
 
@@ -38,7 +39,7 @@ class Gamma(ExponentialFamily):
         import webtorch
         shape = tuple(self._extended_shape(sample_shape))
         value = webtorch._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        value.detach().clamp_(min=_finfo_tiny(value.dtype))  # a huge rate must not round a draw to 0
+        value.detach().clamp_(min=D.finfo(value.dtype).tiny)  # a huge rate must not round a draw to 0
         return value
 
     def log_prob(self, value):

@@ -1,8 +1,9 @@
 """Laplace(loc, scale): the double-exponential distribution."""
+from .. import _dtype as D
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import _finfo_eps, broadcast_params
+from .utils import broadcast_params
 
 __all__ = ["Laplace"]
 
@@ -41,7 +42,7 @@ class Laplace(Distribution):
         shape = self._extended_shape(sample_shape)
         # u in [eps - 1, 1): log1p(-|u|) stays finite
         u = webtorch.empty(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
-        u.uniform_(_finfo_eps(self.loc.dtype) - 1, 1)
+        u.uniform_(D.finfo(self.loc.dtype).eps - 1, 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value):

@@ -4,7 +4,6 @@ import functools
 
 from .. import _dtype as D
 from .._tensor import Size, Tensor
-from ..ops.normalization import _FINFO_EPS
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
@@ -12,25 +11,6 @@ __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
            "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 _Number = (bool, int, float)
-
-# finfo(dtype).min and .tiny: webtorch has no torch.finfo yet, and the formulas need only these two and eps
-_FINFO_MIN = {"float16": -65504.0, "bfloat16": -3.3895313892515355e+38, "float32": -3.4028234663852886e+38,
-              "float64": -1.7976931348623157e+308}
-_FINFO_TINY = {"float16": 6.103515625e-05, "bfloat16": 1.1754943508222875e-38, "float32": 1.1754943508222875e-38,
-               "float64": 2.2250738585072014e-308}
-
-
-def _finfo_eps(dtype):
-    return _FINFO_EPS[dtype.name]
-
-
-def _finfo_min(dtype):
-    return _FINFO_MIN[dtype.name]
-
-
-def _finfo_tiny(dtype):
-    return _FINFO_TINY[dtype.name]
-
 
 def broadcast_all(*values):
     """Broadcast tensors and numbers to one shape; numbers become tensors of the first tensor's dtype and
@@ -74,7 +54,7 @@ def logits_to_probs(logits, is_binary=False):
 
 
 def clamp_probs(probs):
-    eps = _finfo_eps(probs.dtype)
+    eps = D.finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
@@ -128,7 +108,7 @@ def tril_matrix_to_vec(mat, diag=0):
 def vec_to_tril_matrix(vec, diag=0):
     """Inverse of tril_matrix_to_vec: a square matrix whose lower triangle holds vec."""
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
-    if round(n) - n > _finfo_eps(vec.dtype):
+    if round(n) - n > D.finfo(vec.dtype).eps:
         raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
                          "the lower triangular part of a square D x D matrix.")
     n = round(n)

@@ -14,6 +14,7 @@ def relu(input, inplace=False):
 # ---- activations, softmax, normalization, dropout, losses, attention (webtorch.ops.<family>) ------------
 from ..ops import activation as _activation, normalization as _normalization, dropout as _dropout  # noqa: E402
 from ..ops import loss as _loss, attention as _attention, margin_losses as _margin_losses  # noqa: E402
+from ..ops import ctc_loss as _ctc_loss  # noqa: E402
 from ..ops.softmax import f_softmax as softmax, f_log_softmax as log_softmax, f_softmin as softmin  # noqa: E402,F401
 
 globals().update(_activation.FUNCTIONAL)
@@ -21,6 +22,7 @@ globals().update(_normalization.FUNCTIONAL)
 globals().update(_dropout.FUNCTIONAL)
 globals().update(_loss.FUNCTIONAL)
 globals().update(_margin_losses.FUNCTIONAL)
+globals().update(_ctc_loss.FUNCTIONAL)
 globals().update(_attention.FUNCTIONAL)
 
 

@@ -9,7 +9,7 @@ import math
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from .dispatch import norm_dim
-from .inplace import commit, scalar_type_name
+from .inplace import require_float, commit
 from .unary_math import sigmoid, tanh, erf
 from .where_clamp import where, clamp
 
@@ -17,11 +17,6 @@ _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def float_only(x, kernel):
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
 
 
 def _unary_node(name, fwd, bwd):
@@ -54,7 +49,8 @@ def _hardtanh_bwd(g, x, lo, hi):
     return g * ((x > lo) & (x < hi))
 
 
-HardtanhBackward0 = _unary_node("HardtanhBackward0", lambda x, lo, hi: clamp(x, lo, hi), _hardtanh_bwd)
+# clamp with float bounds would promote an integer x to float; hardtanh keeps x's dtype, as PyTorch's
+HardtanhBackward0 = _unary_node("HardtanhBackward0", lambda x, lo, hi: clamp(x, lo, hi).to(x.dtype), _hardtanh_bwd)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -76,7 +72,7 @@ LeakyReluBackward0 = _unary_node("LeakyReluBackward0", lambda x, s: where(x > 0,
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    float_only(input, "leaky_relu_cpu")
+    require_float(input, "leaky_relu_cpu")
     return _run(LeakyReluBackward0, input, (negative_slope,), inplace)
 
 
@@ -120,7 +116,7 @@ HardsigmoidBackward0 = _unary_node("HardsigmoidBackward0", lambda x: clamp(x + 3
 
 
 def hardsigmoid(input, inplace=False):
-    float_only(input, "hardsigmoid_cpu")
+    require_float(input, "hardsigmoid_cpu")
     return _run(HardsigmoidBackward0, input, (), inplace)
 
 
@@ -130,7 +126,7 @@ HardswishBackward0 = _unary_node(
 
 
 def hardswish(input, inplace=False):
-    float_only(input, "hardswish_cpu")
+    require_float(input, "hardswish_cpu")
     return _run(HardswishBackward0, input, (), inplace)
 
 
@@ -149,7 +145,7 @@ CeluBackward0 = _unary_node("CeluBackward0", _elu_fwd, _elu_bwd)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    float_only(input, "elu_cpu")
+    require_float(input, "elu_cpu")
     return _run(EluBackward0, input, (alpha, 1.0, 1.0), inplace)
 
 
@@ -158,7 +154,7 @@ def elu_(input, alpha=1.0):
 
 
 def selu(input, inplace=False):
-    float_only(input, "elu_cpu")
+    require_float(input, "elu_cpu")
     return _run(EluBackward0, input, (_SELU_ALPHA, _SELU_SCALE, 1.0), inplace)
 
 
@@ -169,7 +165,7 @@ def selu_(input):
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    float_only(input, "elu_cpu")
+    require_float(input, "elu_cpu")
     return _run(CeluBackward0, input, (alpha, 1.0, 1.0 / alpha), inplace)
 
 
@@ -188,7 +184,7 @@ SoftplusBackward0 = _unary_node(
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    float_only(input, "softplus_cpu")
+    require_float(input, "softplus_cpu")
     return apply_op(SoftplusBackward0, input, (beta, threshold), False)
 
 
@@ -216,7 +212,7 @@ GeluBackward0 = _unary_node("GeluBackward0", _gelu_fwd, _gelu_bwd)
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    float_only(input, "GeluKernelImpl")
+    require_float(input, "GeluKernelImpl")
     return apply_op(GeluBackward0, input, (approximate,), False)
 
 
@@ -229,7 +225,7 @@ SiluBackward0 = _unary_node("SiluBackward0", lambda x: x * sigmoid(x), _silu_bwd
 
 
 def silu(input, inplace=False):
-    float_only(input, "silu_cpu")
+    require_float(input, "silu_cpu")
     return _run(SiluBackward0, input, (), inplace)
 
 
@@ -242,7 +238,7 @@ MishBackward0 = _unary_node("MishBackward0", lambda x: x * tanh(_softplus(x, 1.0
 
 
 def mish(input, inplace=False):
-    float_only(input, "mish_cpu")
+    require_float(input, "mish_cpu")
     return _run(MishBackward0, input, (), inplace)
 
 
@@ -252,7 +248,7 @@ LogSigmoidBackward0 = _unary_node("LogSigmoidBackward0",
 
 
 def logsigmoid(input):
-    float_only(input, "log_sigmoid_forward")
+    require_float(input, "log_sigmoid_forward")
     return apply_op(LogSigmoidBackward0, input, (), False)
 
 
@@ -281,7 +277,7 @@ class RreluWithNoiseBackward0(Node):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Training: slope ~ U(lower, upper) per negative element (default Generator); eval: (lower+upper)/2."""
-    float_only(input, "rrelu_with_noise_cpu")
+    require_float(input, "rrelu_with_noise_cpu")
     if training:
         from .creation import rng_for
         from .dispatch import wrap

@@ -150,9 +150,12 @@ def _check_shapes(x, w, bias, stride, padding, dilation, groups, transposed):
     if w.dim() != x.dim():
         raise RuntimeError(f"Expected {w.dim()}-dimensional input for {w.dim()}-dimensional weight {ws}, but got "
                            f"{x.dim()}-dimensional input of size {list(x.shape)} instead")
+    if not transposed and ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {ws} instead")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size [{ws}] instead")
+                           f"got weight of size [{ws}] instead")  # PyTorch's message has the double brackets
     if transposed:
         if x.shape[1] != ws[0]:
             raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{list(x.shape)} to have "

@@ -3,15 +3,18 @@
 Bins are found by a binary search of the edges (searchsorted), so a value on an edge falls in the same bin as
 PyTorch's; counts are accumulated with index_put_(accumulate=True) into one extra slot that collects the
 values outside the range. Only bincount (its length is max(input) + 1) and histogram with range=None (the
-edges come from the data's extrema, as in PyTorch) read a value back.
+edges come from the data's extrema, as in PyTorch) and histc with min == max (PyTorch reads the data's range
+and refuses NaN/inf in it) read a value back.
 """
+import math
+
 from .. import _dtype as D
 from .creation import arange, zeros, linspace
-from .shape import cat
+from .shape import cat, stack
 from .sorting import searchsorted
 from .return_types import _make
 from .elementwise import not_differentiable
-from .inplace import scalar_type_name
+from .inplace import not_implemented_for, require_float
 
 histogram_result = _make("histogram", ("hist", "bin_edges"))
 
@@ -35,28 +38,28 @@ def _extrema(x):
     return tuple(cat([x.amin().reshape(1), x.amax().reshape(1)]).tolist())
 
 
-def _check_float(x, kernel):
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
-
-
 def _check_bins(bins):
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
-    _check_float(input, "histogram_cpu")
+    require_float(input, "histogram_cpu")
     _check_bins(bins)
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
     lo, hi = float(min), float(max)
-    if lo == hi and input.numel() > 0:
-        # the data's range, kept on the device (PyTorch reads it; the output's shape does not depend on it)
+    data_range = lo == hi and input.numel() > 0
+    if data_range:  # PyTorch reads the data's range on the host too, and refuses a NaN or inf there
         lo_t, hi_t = input.detach().amin(), input.detach().amax()
+        lo, hi = stack((lo_t, hi_t)).tolist()
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite (remove NaN and inf values "
+                           "from the input, or pass finite min= and max=)")
+    if data_range:
         same = lo_t == hi_t
         lo_t, hi_t = lo_t.where(same.logical_not(), lo_t - 1), hi_t.where(same.logical_not(), hi_t + 1)
-        # linspace(lo, hi, bins + 1) with device scalars, in PyTorch's order of operations: the first half
+        # linspace(lo, hi, bins + 1) in the input's dtype, in PyTorch's order of operations: the first half
         # counted up from lo, the second down from hi (an element on an edge then falls in torch's bin)
         i = arange(bins + 1, dtype=input.dtype, device=input.device)
         step = (hi_t - lo_t) / bins
@@ -73,7 +76,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 
 def histogram(input, bins, *, range=None, weight=None, density=False):
-    _check_float(input, "histogramdd")
+    require_float(input, "histogramdd")
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise RuntimeError("torch.histogramdd(): if weight tensor is provided it should have the same shape as "
                            "the input tensor excluding its innermost dimension")
@@ -105,7 +108,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
 
 def bincount(input, weights=None, minlength=0):
     if input.dtype.is_floating_point or input.dtype is D.bool_:
-        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise not_implemented_for("bincount_cpu", input.dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if input.dim() != 1:

@@ -4,8 +4,8 @@ import math
 from .. import _dtype as D
 from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
 from .._tensor import Tensor, _wrap, default_backend
-from .dispatch import shape_arg
-from .inplace import scalar_type_name
+from .dispatch import new_size_arg
+from .inplace import not_implemented_for
 from .out_arg import ANY, RESIZED, Rule, floating, takes_out
 
 
@@ -134,13 +134,13 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=No
 
 def _refuse_dtype(kernel, dt):
     """PyTorch's error for a creation kernel that has no version for dt (reachable through dtype= or out=)."""
-    raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dt)}'")
+    raise not_implemented_for(kernel, dt)
 
 
 def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros"):
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    shape = shape_arg(size)
+    shape = new_size_arg(size)
     be, dev = default_backend(device)
     dt = D.to_dtype(dtype) if dtype is not None else (default or D.get_default_dtype())
     if value is None:
@@ -206,7 +206,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
-    size, stride = tuple(size), tuple(stride)
+    size, stride = new_size_arg((size,)), tuple(stride)
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
     flat = empty(span, dtype=dtype, device=device)
     return _finish(flat.as_strided(size, stride), requires_grad)
@@ -224,10 +224,14 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = vals
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if math.ceil((end - start) / step) > 2 ** 63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dt = D.to_dtype(dtype)
@@ -252,6 +256,10 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
     be, dev = default_backend(device)
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    if not isinstance(steps, int) and not (isinstance(steps, Tensor) and not steps.dtype.is_floating_point):
+        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _make(be.linspace(start, end, int(steps), dt), be, dev, requires_grad)
 
 
@@ -270,8 +278,14 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 @_factory("aten::eye")
 def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+    m = n if m is None else m
+    for name, v in (("n", n), ("m", m)):
+        if type(v) is not int:
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     be, dev = default_backend(device)
-    return _make(be.eye(n, n if m is None else m, dt), be, dev, requires_grad)
+    return _make(be.eye(n, m, dt), be, dev, requires_grad)
 
 
 # ---- random ---------------------------------------------------------------------------------------
@@ -362,7 +376,7 @@ def rng_for(generator, dev):
 
 
 def _random(kind, size, generator, dtype, device, requires_grad, *params):
-    shape = shape_arg(size)
+    shape = new_size_arg(size)
     be, dev = default_backend(device)
     dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
     if kind == "randint":
@@ -403,8 +417,9 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
     dt = D.to_dtype(dtype or D.int64)
     if dt is D.bool_:
         _refuse_dtype("randperm", dt)
+    (n,) = new_size_arg((n,))
     be, dev = default_backend(device)
-    return _make(be.randperm(int(n), dt, rng_for(generator, dev)), be, dev, requires_grad)
+    return _make(be.randperm(n, dt, rng_for(generator, dev)), be, dev, requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -438,9 +453,19 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                          requires_grad=requires_grad)
 
 
+def check_std(std):
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
 @takes_out("normal", Rule(floating, "\"normal_kernel_cpu\" not implemented for '{o}'", NotImplementedError))
 def _normal_tensors(mean, std, *, generator=None):
     ref = mean if isinstance(mean, Tensor) else std
+    if isinstance(std, Tensor):
+        if std.numel() and not bool((std >= 0).all()):  # PyTorch reads std's minimum too
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        check_std(std)
     from .dispatch import broadcast_shapes
     shape = broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
     z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
@@ -449,6 +474,7 @@ def _normal_tensors(mean, std, *, generator=None):
 
 @_factory("aten::normal")
 def _normal_sized(mean, std, size, *, generator=None, dtype=None, device=None, requires_grad=False):
+    check_std(std)
     return _random("normal", (tuple(size),), generator, dtype, device, requires_grad, float(mean), float(std))
 
 

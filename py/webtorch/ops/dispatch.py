@@ -51,8 +51,7 @@ def _mixed_device_operands(args):
                 if a.dim() == 0 and a._device.type == "cpu":
                     out.append(a.item())
                     continue
-                raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
-                                   f"{dev} and {a._device}!")
+                check_same_device(ref, a)
             out.append(a._data)
         else:
             out.append(a)
@@ -68,16 +67,24 @@ def check_same_device(*tensors):
             dev = t._device
         elif t._device.type != dev.type:
             raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{dev} and {t._device}!")
+                               f"{dev} and {t._device}! (move them with .to({str(dev)!r}))")
 
 
 def norm_dim(dim, ndim):
     n = ndim if ndim > 0 else 1
-    if not isinstance(dim, int):
-        dim = int(dim)
+    if type(dim) is not int:
+        dim = dim_index(dim)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
+
+
+def dim_index(dim):
+    """An int ``dim`` argument; a float (``dim=1.0``) is refused as PyTorch refuses it."""
+    try:
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}") from None
 
 
 def norm_dims(dim, ndim):
@@ -87,7 +94,7 @@ def norm_dims(dim, ndim):
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, int) or isinstance(dim, Tensor):
-        return (norm_dim(int(dim), ndim),)
+        return (norm_dim(dim_index(dim), ndim),)
     dims = tuple(norm_dim(d, ndim) for d in dim)
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
@@ -107,3 +114,12 @@ def shape_arg(size):
         return tuple(s if type(s) is int else operator.index(s) for s in size)
     except TypeError:
         raise TypeError(f"size must be tuple of ints, not {size!r}") from None
+
+
+def new_size_arg(size):
+    """shape_arg for the size of a tensor being created: every dimension must be >= 0 (PyTorch's check)."""
+    shape = shape_arg(size)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape

@@ -6,7 +6,7 @@ through inplace.write_inplace, so version counters, views and CopySlices behave 
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from .dispatch import shape_arg, wrap
+from .dispatch import new_size_arg, wrap
 from .inplace import write_inplace
 
 
@@ -119,9 +119,7 @@ def _contiguous_strides(shape):
 def resize_(self, *sizes, memory_format=None):
     """Reshape self in place to ``sizes`` (contiguous); the storage grows when it is too small (new
     elements uninitialized), keeping the old elements in order."""
-    shape = shape_arg(sizes)
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    shape = new_size_arg(sizes)
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     return resize_storage(self, shape)

@@ -9,17 +9,13 @@ kept (a chain of ``where`` from the last round to the first). Elements rejected 
 < 1e-5 each) are redrawn by the same procedure on just those elements: one ``.all()`` check per call (a host
 read), plus one per (rare) further pass.
 """
+from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .gamma_reparam import _standard_gamma_grad, work_dtype
 from .inplace import scalar_type_name
 from .where_clamp import where
 
 _ROUNDS = 4
-
-
-def _tiny(dtype):
-    from ..distributions.utils import _finfo_tiny  # the dtype limits live with the distributions
-    return _finfo_tiny(dtype)
 
 
 def _marsaglia_tsang(alpha, generator):
@@ -68,7 +64,7 @@ def sample_standard_gamma(alpha, generator=None, dtype=None):
 
 def _clamp_tiny(value, dtype):
     """PyTorch's max(tiny, draw): NaN (an invalid concentration) and underflow both give the smallest normal."""
-    tiny = _tiny(dtype)
+    tiny = D.finfo(dtype).tiny
     value = value.to(dtype)
     return where(value.isnan(), tiny, value).clamp(min=tiny)
 
@@ -102,7 +98,7 @@ def _sample_dirichlet(self, generator=None):
         raise NotImplementedError(f"\"dirichlet\" not implemented for '{scalar_type_name(self.dtype)}'")
     dt = work_dtype(self)
     g = sample_standard_gamma(self, generator, dt)
-    tiny = _tiny(dt)
+    tiny = D.finfo(dt).tiny
     g = where(g.isnan(), tiny, g).clamp(min=tiny)
     x = g / g.sum(-1, keepdim=True)
     return _clamp_tiny(x, self.dtype).clamp(max=1.0)

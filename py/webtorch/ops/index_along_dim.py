@@ -5,6 +5,7 @@ Forwards call the backend's index / index_put_ primitives; each backward is writ
 (the gradient of index_select is an index_add, and so on), so double backward works. Writing ops whose
 backward needs no old value of self write straight into self's storage through inplace.write_inplace.
 """
+from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
@@ -17,15 +18,38 @@ def _dim_index(x, dim, index, name):
     """(dim, 1-D index) for the index_* ops; a 0-dim index counts as one index."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if name == "index_fill" and index.dtype is not D.int64:  # PyTorch's index_fill takes int64 only
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if index.dtype not in INDEX_DTYPES:
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
     if index.dim() > 1:
+        if name == "index_fill":
+            raise RuntimeError("Index has to be a vector/scalar")
         if name == "index_select":
             raise IndexError("index_select(): Index is supposed to be a vector")
         raise IndexError(f"{name}_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
                          f"{scalar_type_name(index.dtype)} and size: {list(index.shape)}")
     index = to_device_of(index, x)
-    return norm_dim(dim, x.dim()), index.reshape(1) if index.dim() == 0 else index
+    dim = norm_dim(dim, x.dim())
+    if name != "index_fill":  # index_fill alone takes negative indices, as in PyTorch
+        index = _no_negatives(index, x.shape[dim] if x.dim() else 1)
+    return dim, index.reshape(1) if index.dim() == 0 else index
+
+
+def _no_negatives(index, size):
+    """index with each negative value i moved to i - size: the backend's range check, which accepts [-size, size)
+    as advanced indexing does, then refuses it (PyTorch's index_select/index_add/index_copy take no negative
+    index) without reading the index back here. ``_users_index`` undoes the shift for the message."""
+    known = index._be.known_range(index._data)
+    if known is not None and known[0] >= 0:
+        return index  # bounds the backend already knows (an upload, a creation op): no shift, no extra op
+    return index.where(index >= 0, index - size)
+
+
+def _users_index(e):
+    """The IndexOutOfRange e as the user's index shows it (before ``_no_negatives``)."""
+    i = e.index + e.size if e.index < -e.size else e.index
+    return IndexOutOfRange(i, e.dim, e.size)
 
 
 def _along_dim(x, dim, index):
@@ -82,10 +106,11 @@ def _put_along(x, h, dim, index, values, accumulate, name):
     try:
         be.index_put_(hv, _along_dim(x, dim, index), values, accumulate)
     except IndexOutOfRange as e:
-        if name == "index_add":
-            raise runtime_error(e) from None
+        if name == "index_add":  # PyTorch's 0-/1-d kernel words it as index_select does
+            raise (IndexError("index out of range in self") if x.dim() <= 1 else runtime_error(_users_index(e))) \
+                from None
         if name == "index_copy":
-            raise IndexError(f"index_copy_(): {e}") from None
+            raise IndexError(f"index_copy_(): {_users_index(e)}") from None
         raise
 
 

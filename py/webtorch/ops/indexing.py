@@ -130,12 +130,22 @@ def _index_type_error(k):
                       f"indices (got {type(k).__name__})")
 
 
+def index_on_device(k, self):
+    """An index tensor for ``self[k]``: PyTorch takes cpu indices for a tensor on any device, others only on
+    self's device."""
+    if k._device == self._device:
+        return k
+    if k._device.type != "cpu":
+        raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                           f"({self._device})")
+    return k.to(self._device)
+
+
 def _normalize_items(self, key):
     items = []
     for k in key:
         if isinstance(k, Tensor):
-            if k._device != self._device:
-                k = k.to(self._device)
+            k = index_on_device(k, self)
             if k.dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if k.dim() == 0 and k.dtype not in _MASK_DTYPES:
@@ -343,8 +353,7 @@ def prepare_indices(self, indices):
             continue
         if not isinstance(t, Tensor):
             t = _as_index_tensor(t, self)
-        if t._device != self._device:
-            t = t.to(self._device)
+        t = index_on_device(t, self)
         if t.dtype in _MASK_DTYPES:
             d = len(out)
             msh = tuple(t.shape)

@@ -5,27 +5,21 @@ An in-place op computes its result out of place (with autograd, ``self`` among t
 self takes the result's grad_fn, or -- when self is a view -- its base gets a CopySlices node and self
 becomes an as_strided view of the base. Every view of the storage sees the write.
 """
-from ..autograd.graph import Node, edge, apply_op
+from .._dtype import scalar_type_name, cpp_type_name  # noqa: F401  (re-exported for the ops)
+from ..autograd.graph import apply_op
+from ..autograd.view_history import rebase_view
 from ..autograd.grad_mode import state
 from .._tensor import _wrap
 
-_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                 "int64": "Long", "uint32": "UInt32", "float16": "Half", "bfloat16": "BFloat16",
-                 "float32": "Float", "float64": "Double"}
+def not_implemented_for(kernel, dt):
+    """PyTorch's error for a kernel that has no version for dtype dt."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dt)}'")
 
 
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char", "uint32": "unsigned int", "bool": "bool"}
-
-
-def scalar_type_name(dt):
-    return _SCALAR_NAMES[dt.name]
-
-
-def cpp_type_name(dt):
-    """The C++ type PyTorch's kernel messages name for dt ("float", "long int")."""
-    return _CPP_TYPE_NAMES[dt.name]
+def require_float(x, kernel):
+    """Refuse a non-floating-point x as PyTorch's floating-only ``kernel`` does."""
+    if not x.dtype.is_floating_point:
+        raise not_implemented_for(kernel, x.dtype)
 
 
 def check_castable(result_dtype, self_dtype):
@@ -35,6 +29,10 @@ def check_castable(result_dtype, self_dtype):
 
 
 def check_inplace_target(self):
+    if (self._inference or (self._base is not None and self._base._inference)) and not state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+                           "clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if not state.enabled:
         return
     if self.requires_grad and self.grad_fn is None and self._base is None:
@@ -130,7 +128,7 @@ def store(self, result):
             self._out_nr = result._out_nr
             self.requires_grad = True
         else:
-            _rebase_view(self, result)
+            rebase_view(self, result)
     return self
 
 
@@ -142,74 +140,6 @@ def write_inplace(self, node_cls, *args, inputs=(), full=False):
     check_inplace_target(self)
     check_overlap(self, inputs, full)
     return store(self, apply_op(node_cls, self, *args, inplace=True))
-
-
-class CopySlices(Node):
-    """Base tensor after an in-place write through one of its views."""
-
-    def name(self):
-        return "torch::autograd::CopySlices"
-
-    @staticmethod
-    def backward(ctx, g):
-        shape, stride, offset = ctx.geom
-        g_base = g.clone()
-        region = g_base.as_strided(shape, stride, offset)
-        g_view = region.clone()
-        region.zero_()
-        return g_base, g_view
-
-
-class AsStridedBackward0(Node):
-    @staticmethod
-    def forward(ctx, base, shape, stride, offset):
-        return base.as_strided(shape, stride, offset)
-
-    @staticmethod
-    def backward(ctx, g):
-        base_shape, (shape, stride, offset), dtype, dev = ctx.meta
-        from .creation import zeros
-        gb = zeros(base_shape, dtype=dtype, device=dev)
-        gb.as_strided(shape, stride, offset).add_(g)
-        return gb
-
-
-def _rebase_view(view, result):
-    base = view._base
-    if not base.is_contiguous():
-        raise RuntimeError("in-place autograd through a view of a non-contiguous base is not supported; "
-                           "call .contiguous() on the base first")
-    geom = (tuple(view.shape), view.stride(), view.storage_offset() - base.storage_offset())
-    node = CopySlices()
-    node.geom = geom
-    node.next_functions = (edge(base), edge(result))
-    node._in_meta = ((base.shape, base.dtype, base.device), (result.shape, result.dtype, result.device))
-    base.grad_fn = node
-    base._out_nr = 0
-    base.requires_grad = True
-    _as_view_of_base(view, base, geom)
-
-
-def _as_view_of_base(view, base, geom):
-    vnode = AsStridedBackward0()
-    vnode.meta = (tuple(base.shape), geom, base.dtype, base.device)
-    vnode.next_functions = (edge(base),)
-    vnode._in_meta = ((base.shape, base.dtype, base.device),)
-    view.grad_fn = vnode
-    view._out_nr = 0
-    view.requires_grad = True
-    view._view_version = view._version[0]
-
-
-def refresh_view(view):
-    """PyTorch regenerates a view's history once its storage was written in place (through the base or
-    another view) after the view was made: the view becomes an as_strided view of the base's new history.
-    The autograd graph calls this for a stale view (``_view_version`` behind the shared version)."""
-    view._view_version = view._version[0]
-    base = view._base
-    if base.requires_grad and base.is_contiguous():
-        _as_view_of_base(view, base, (tuple(view.shape), view.stride(),
-                                      view.storage_offset() - base.storage_offset()))
 
 
 def new_view(src, h):

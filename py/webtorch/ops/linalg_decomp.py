@@ -3,12 +3,12 @@ svd/svdvals, pinv, matrix_rank, lstsq, matrix_power. The factorizations are back
 cpu; on webgpu cholesky and solve_triangular are WGSL kernels, the others counted host fallbacks); their gradients are PyTorch's formulas
 (FunctionsManual.cpp) in Tensor ops, so double backward works. eigh/svd gradients assume distinct eigen/singular
 values, as PyTorch's do."""
+from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..backends.base import _LinAlgError
 from .dispatch import wrap
 from .inplace import scalar_type_name
 from .linalg_extra import _backend_call, _square, inv
-from .normalization import _FINFO_EPS
 from .out_arg import SAME, takes_out
 from .return_types import _make
 from .where_clamp import where as _where
@@ -431,7 +431,7 @@ def _tolerance(A, largest, atol, rtol):
     from .. import _tensor
     Tensor = _tensor.Tensor
     if rtol is None:
-        default = _FINFO_EPS[A.dtype.name] * max(A.shape[-1], A.shape[-2])
+        default = D.finfo(A.dtype).eps * max(A.shape[-1], A.shape[-2])
         if atol is None:
             rtol = default
         elif isinstance(atol, Tensor):
@@ -511,7 +511,6 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 
 @takes_out("linalg_matrix_rank", SAME)
 def _rank_out(A, atol, rtol, hermitian):
-    from .. import _dtype as D
     from ..autograd.grad_mode import no_grad
     with no_grad():
         if min(A.shape[-1], A.shape[-2]) == 0:
@@ -573,9 +572,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     driver = driver or "gelsy"
     m, n = A.shape[-2], A.shape[-1]
     if rcond is None:
-        rcond = _FINFO_EPS[A.dtype.name] * max(m, n)
+        rcond = D.finfo(A.dtype).eps * max(m, n)
     X, residuals, rank = apply_op(LinalgLstsqBackward0, A, Bm, float(rcond), driver != "gelsy")
-    from .. import _dtype as D
     singular = A.new_zeros((0,))
     if driver in ("gelsd", "gelss"):
         singular = svdvals(A.detach())

@@ -6,11 +6,12 @@ normalized dims (gh = dL/dxhat). The fused layer_norm primitive computes it in o
 is being built for double backward the same formula runs as Tensor ops, recomputing the statistics from x
 so that second derivatives see their dependence on x.
 """
+from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import Backend
 from ..autograd.grad_mode import state, no_grad
 from .dispatch import wrap, broadcast_shapes
-from .inplace import commit
+from .inplace import commit, require_float
 from .norms import norm
 
 
@@ -101,6 +102,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """F.layer_norm: normalize over the trailing ``normalized_shape`` dims, then scale and shift."""
     shape = _shape_list(normalized_shape)
     _check_normalized_shape(input, shape, weight, bias)
+    require_float(input, "LayerNormKernelImpl")
     return apply_op(NativeLayerNormBackward0, input, weight, bias, len(shape), eps)
 
 
@@ -112,14 +114,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={_fmt(shape)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in shape)}], but got input of size{_fmt(input.shape)}")
     if eps is None:
-        eps = _FINFO_EPS.get(input.dtype.name, _FINFO_EPS["float32"])
+        eps = D.finfo(input.dtype if input.dtype.is_floating_point else D.float32).eps
     dims = tuple(range(input.dim() - n, input.dim()))
     y = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return y * weight if weight is not None else y
 
-
-_FINFO_EPS = {"float16": 0.0009765625, "bfloat16": 0.0078125, "float32": 1.1920928955078125e-07,
-              "float64": 2.220446049250313e-16}
 
 
 # ---- batch norm ----------------------------------------------------------------------------------------------

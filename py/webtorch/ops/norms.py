@@ -136,5 +136,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
-FUNCTIONS = {"norm": norm}
-METHODS = {"norm": norm}
+def dist(input, other, p=2):
+    """torch.dist: the p-norm of input - other (broadcast)."""
+    return vector_norm(input - other, p)
+
+
+FUNCTIONS = {"norm": norm, "dist": dist}
+METHODS = {"norm": norm, "dist": dist}

@@ -6,9 +6,9 @@ import math
 from .. import _dtype as D
 from ..autograd.grad_mode import state
 from .._tensor import Tensor
-from .creation import rng_for
+from .creation import check_std, rng_for
 from .dispatch import wrap
-from .inplace import check_inplace_target, commit, scalar_type_name
+from .inplace import not_implemented_for, require_float, check_inplace_target, commit, scalar_type_name
 from .out_arg import ANY, Rule, same, takes_out
 
 
@@ -22,11 +22,6 @@ def _fill(self, h):
     return commit(self, drawn)
 
 
-def _float_only(self, kernel):
-    if not self.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(self.dtype)}'")
-
-
 def _uniform01(self, generator, dtype=None):
     """Uniform [0, 1) draws of self's shape, in float64 on cpu-capable backends else float32."""
     dt = dtype or (D.float64 if self.dtype is D.float64 else D.float32)
@@ -35,7 +30,7 @@ def _uniform01(self, generator, dtype=None):
 
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     from_ = kw.pop("from", from_)
-    _float_only(self, "check_uniform_bounds")
+    require_float(self, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     return _fill(self, self._be.uniform(tuple(self.shape), float(from_), float(to), self.dtype,
@@ -43,9 +38,8 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    _float_only(self, "normal_kernel_cpu")
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    require_float(self, "normal_kernel_cpu")
+    check_std(std)
     return _fill(self, self._be.normal(tuple(self.shape), float(mean), float(std), self.dtype,
                                        rng_for(generator, self._device)))
 
@@ -58,7 +52,7 @@ def _transform(self, generator, fn):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    _float_only(self, "exponential_cpu")
+    require_float(self, "exponential_cpu")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
 
@@ -69,7 +63,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    _float_only(self, "cauchy_cpu")
+    require_float(self, "cauchy_cpu")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
 
@@ -80,7 +74,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    _float_only(self, "log_normal_cpu")
+    require_float(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
     be = self._be
@@ -143,7 +137,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 @takes_out("bernoulli", ANY, warn=False)
 def _bernoulli_p_in(input, *, generator=None):
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{scalar_type_name(input.dtype)}'")
+        raise not_implemented_for("bernoulli_tensor_cpu_p_", input.dtype)
     lo_hi = input.detach()
     if not bool(((lo_hi >= 0).logical_and(lo_hi <= 1)).all().item()):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")

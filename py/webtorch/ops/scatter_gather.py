@@ -11,7 +11,7 @@ from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import IndexOutOfRange
-from .dispatch import norm_dim, wrap
+from .dispatch import check_same_device, norm_dim, wrap
 from .inplace import check_overlap, commit, write_inplace
 from .out_arg import SAME, takes_out
 
@@ -28,8 +28,13 @@ def handle_or_number(v):
 
 
 def to_device_of(t, like):
-    """t moved to like's device (an index, mask or source given on another device)."""
-    return t.to(like._device) if t._device != like._device else t
+    """An index, mask, source or value tensor for an op on like: it must be on like's device, as PyTorch asks;
+    only a 0-dim cpu tensor (PyTorch's cpu-scalar rule) is moved there."""
+    if t._device == like._device:
+        return t
+    if t.dim() == 0 and t._device.type == "cpu":
+        return t.to(like._device)
+    check_same_device(like, t)
 
 
 def fill_value(self, value, name):
@@ -54,6 +59,7 @@ def _check_index_args(name, self, dim, index, src=None):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if index.dtype not in INDEX_DTYPES:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    check_same_device(self, index)
     nd = max(self.dim(), 1)
     if max(index.dim(), 1) != nd and index.numel() > 0:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")

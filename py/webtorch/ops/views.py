@@ -1,8 +1,9 @@
 """View ops: results alias the input's storage (shared version counter); each is differentiable."""
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, shape_arg
-from .inplace import new_view, AsStridedBackward0
-from .reduce_to import sum_to
+from .inplace import new_view
+from ..autograd.view_history import AsStridedBackward0
+from ..autograd.sum_to import sum_to
 
 
 def infer_shape(shape, numel):
@@ -268,8 +269,15 @@ def ravel(self):
 def as_strided(self, size, stride, storage_offset=None):
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)} (use flip() for a reversed order)")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     off = self.storage_offset() if storage_offset is None else int(storage_offset)
+    if off < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {off}")
     need = off + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
     avail = self._be.storage_nbytes(self._data) // self.dtype.itemsize
     if need > avail:
@@ -303,12 +311,32 @@ def movedim(self, source, destination):
     return permute(self, tuple(order))
 
 
+def unfold(self, dimension, size, step):
+    """Tensor.unfold: every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim
+    (a view; its gradient adds up where windows overlap, through as_strided's)."""
+    nd = self.dim()
+    d = norm_dim(dimension, nd)
+    n = self.shape[d] if nd else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if nd == 0:
+        return self.as_strided((size,), (1,))
+    shape, strides = list(self.shape), list(self.stride())
+    shape[d], strides[d] = (n - size) // step + 1, strides[d] * step
+    return self.as_strided(tuple(shape) + (size,), tuple(strides) + (self.stride(d),))
+
+
 METHODS = {
-    "view": view, "reshape": reshape, "view_as": view_as, "reshape_as": reshape_as, "permute": permute,
+    "unfold": unfold, "view": view, "reshape": reshape, "view_as": view_as, "reshape_as": reshape_as, "permute": permute,
     "transpose": transpose, "swapaxes": transpose, "swapdims": transpose, "t": t, "expand": expand,
     "expand_as": expand_as, "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze,
     "flatten": flatten, "unflatten": unflatten, "ravel": ravel, "as_strided": as_strided,
     "movedim": movedim, "moveaxis": movedim,
 }
 PROPERTIES = {"T": _T, "mT": _mT}
-FUNCTIONS = {k: v for k, v in METHODS.items() if k not in ("view", "view_as", "reshape_as", "expand", "expand_as")}
+FUNCTIONS = {k: v for k, v in METHODS.items()
+             if k not in ("unfold", "view", "view_as", "reshape_as", "expand", "expand_as")}

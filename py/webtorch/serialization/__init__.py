@@ -69,7 +69,7 @@ def _rebuild_tensor_from_bytes(data, dtype_name, shape, device, requires_grad):
     """Used by Tensor.__reduce_ex__ (pickle/copy of tensors)."""
     from .. import _dtype as D
     from ..ops.creation import frombuffer
-    t = frombuffer(bytearray(data), dtype=D.to_dtype(dtype_name)).reshape(shape)
+    t = frombuffer(bytearray(data), dtype=D.from_name(dtype_name)).reshape(shape)
     if device != "cpu":
         t = t.to(device)
     return t.requires_grad_(requires_grad) if requires_grad else t

@@ -35,7 +35,7 @@ class StorageType:
 
     def __init__(self, name):
         self.name = name
-        self.dtype = D.to_dtype(STORAGE_DTYPES[name])
+        self.dtype = D.from_name(STORAGE_DTYPES[name])
 
 
 class LoadedStorage:

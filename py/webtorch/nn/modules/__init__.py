@@ -29,7 +29,7 @@ from .activation import (  # noqa: F401
     Softmax, Softmax2d, LogSoftmax,
 )
 from .loss import (  # noqa: F401
-    L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss,
+    L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CTCLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss,
     CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss,
     GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
 )

@@ -81,6 +81,19 @@ class NLLLoss(_WeightedLoss):
                           reduction=self.reduction)
 
 
+class CTCLoss(_Loss):
+    """Connectionist Temporal Classification loss (F.ctc_loss) of (T, N, C) log-probabilities."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
 class CrossEntropyLoss(_WeightedLoss):
     """log_softmax + nll_loss; targets are class indices or class probabilities."""
 

@@ -1,4 +1,5 @@
-"""sum_to: reduce a broadcast gradient back to an input's shape (used by the autograd engine)."""
+"""sum_to: reduce a broadcast gradient back to an input's shape (the engine fits gradients with it; expand's
+backward is it). Written against Tensor methods only."""
 
 
 def sum_to(g, shape):

@@ -1,0 +1,89 @@
+"""``display(obj)`` and the mime bundle of any object (also the last expression of a notebook cell)."""
+import html
+import numbers
+
+from .host import LiveOutput, current
+
+MAX_TABLE_ROWS = 200
+
+
+def _is_number(v):
+    return isinstance(v, numbers.Number)
+
+
+def _scalar(v):
+    """A plain number for a 0-d tensor (tables of metrics often hold them), else ``v``."""
+    if hasattr(v, "item") and getattr(v, "dim", None) is not None and v.dim() == 0:
+        return v.item()
+    return v
+
+
+def _cell(v):
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def _table(obj):
+    """(header, rows) when ``obj`` is a dict of numbers, a list of numbers, a list of dicts of numbers or a
+    list of lists of numbers; else None."""
+    if isinstance(obj, dict) and obj and all(_is_number(_scalar(v)) for v in obj.values()):
+        return ["key", "value"], [[str(k), _scalar(v)] for k, v in obj.items()]
+    if not isinstance(obj, list) or not obj:  # tuples keep their repr, as in Jupyter
+        return None
+    items = [_scalar(v) for v in obj]
+    if all(_is_number(v) for v in items):
+        return ["", "value"], [[i, v] for i, v in enumerate(items)]
+    if all(isinstance(v, dict) and v for v in obj):
+        keys = list(dict.fromkeys(k for row in obj for k in row))
+        rows = [[_scalar(row.get(k, "")) for k in keys] for row in obj]
+        if all(_is_number(v) or v == "" for row in rows for v in row):
+            return ["", *map(str, keys)], [[i, *row] for i, row in enumerate(rows)]
+        return None
+    if all(isinstance(v, (list, tuple)) and v for v in obj):
+        rows = [[_scalar(v) for v in row] for row in obj]
+        if all(_is_number(v) for row in rows for v in row):
+            return ["", *map(str, range(max(map(len, rows))))], [[i, *row] for i, row in enumerate(rows)]
+    return None
+
+
+def _table_bundle(header, rows):
+    shown = rows[:MAX_TABLE_ROWS]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>" for row in shown)
+    more = f"<p>({len(rows) - len(shown)} more rows)</p>" if len(rows) > len(shown) else ""
+    table = f'<table class="wt-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}'
+    widths = [max(len(_cell(r[i])) if i < len(r) else 0 for r in [header, *shown]) for i in range(len(header))]
+    lines = ["  ".join(_cell(v).rjust(w) for v, w in zip(row, widths)) for row in [header, *shown]]
+    return {"text/html": table, "text/plain": "\n".join(lines)}
+
+
+def mime_bundle(obj):
+    """(bundle, metadata) for ``obj``: its own _repr_mimebundle_/_repr_html_/_repr_png_ when it has one,
+    a table for dicts/lists of numbers, else its repr (tensors and modules print as in PyTorch)."""
+    if hasattr(obj, "_repr_mimebundle_"):
+        out = obj._repr_mimebundle_()
+        return out if isinstance(out, tuple) else (out, {})
+    bundle = {"text/plain": repr(obj)}
+    for mime, method in (("text/html", "_repr_html_"), ("image/png", "_repr_png_"), ("image/svg+xml", "_repr_svg_")):
+        fn = getattr(obj, method, None)
+        if fn is not None and not isinstance(obj, type):
+            value = fn()
+            if value is not None:
+                bundle[mime] = value
+    if len(bundle) == 1:
+        table = _table(obj)
+        if table is not None:
+            bundle.update(_table_bundle(*table))
+            bundle["text/plain"] = repr(obj) if len(repr(obj)) <= 200 else bundle["text/plain"]
+    return bundle, {}
+
+
+def display(*objs):
+    """Show each object as rich output below the cell (text where the host has no rich output)."""
+    for obj in objs:
+        if isinstance(obj, LiveOutput):
+            obj._show()
+            continue
+        bundle, metadata = mime_bundle(obj)
+        current().show(bundle, metadata)

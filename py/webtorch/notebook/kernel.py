@@ -1,0 +1,136 @@
+"""The notebook app's kernel, Python side (runs in Pyodide inside web/notebook/kernel_worker.js).
+
+``install(send)`` routes stdout/stderr and rich output to ``send(kind, text, display_id)`` (a JS function that
+batches messages to the page); ``await run_cell(source, count)`` runs one cell the way Jupyter does: top-level
+``await`` allowed, the last expression's value shown, errors reported with the traceback trimmed to the
+user's code.
+"""
+import ast
+import builtins
+import inspect
+import io
+import json
+import linecache
+import os
+import sys
+import traceback
+
+from .display import mime_bundle
+from .host import AppHost, LiveOutput, set_app_host
+
+_host = None
+
+
+class _Stream(io.TextIOBase):
+    """sys.stdout/sys.stderr of the kernel: every write goes to the page (the worker batches them)."""
+
+    def __init__(self, name, send):
+        self.name = name
+        self._send = send
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if text:
+            self._send(self.name, text, None)
+        return len(text)
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+
+def install(send):
+    """Make this interpreter the app's kernel: output (streams, rich displays) goes to ``send``. (The worker
+    also turns on webtorch.compat's ``import torch`` alias unless the user switched it off.)"""
+    global _host
+    _host = AppHost(send)
+    set_app_host(_host)
+    if os.getcwd() not in sys.path:  # a notebook imports helpers beside it, as in Jupyter
+        sys.path.insert(0, os.getcwd())
+    sys.stdout = _Stream("stdout", send)
+    sys.stderr = _Stream("stderr", send)
+    _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
+
+
+def _namespace():
+    main = sys.modules["__main__"]
+    main.__dict__.setdefault("__builtins__", builtins)
+    return main.__dict__
+
+
+def _trimmed_traceback(exc, filename_prefix):
+    """Traceback lines from the first frame of the user's cell on (the kernel's own frames and the import
+    system's frozen frames, which show no source, dropped); chained exceptions kept."""
+    tb = exc.__traceback__
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(filename_prefix):
+        tb = tb.tb_next
+    if isinstance(exc, SyntaxError):
+        tb = None
+    text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
+    return [line for line in text.split("\n") if not line.startswith('  File "<frozen ')]
+
+
+def _send(kind, payload):
+    _host.send(kind, json.dumps(payload), None)
+
+
+def _webgpu_counters():
+    try:
+        from .. import webgpu
+        if not webgpu.is_available():
+            return None
+        s = webgpu.stats()
+        return {"dispatches": s.get("dispatches", 0), "kernels_compiled": s.get("kernels_compiled", 0),
+                "memory_allocated": s.get("memory_allocated", 0), "adapter": s.get("adapter")}
+    except Exception:  # noqa: BLE001 -- the device panel must never turn a cell into an error
+        return None
+
+
+async def _run(code, ns):
+    value = eval(code, ns)  # noqa: S307 -- running the user's cell is the kernel's job
+    if inspect.iscoroutine(value):
+        value = await value
+    return value
+
+
+async def run_cell(source, count):
+    """Run one cell; sends "result" or "error" and then "stats" (device counters for the device panel).
+    Returns "ok" or "error"."""
+    filename = f"<cell {count}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns = _namespace()
+    before = _webgpu_counters()
+    status = "ok"
+    try:
+        tree = ast.parse(source, filename)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        if tree.body:
+            await _run(compile(tree, filename, "exec", flags=flags), ns)
+        if last is not None:
+            value = await _run(compile(ast.Expression(last.value), filename, "eval", flags=flags), ns)
+            if value is not None and not isinstance(value, LiveOutput):
+                ns["_"] = value
+                bundle, metadata = mime_bundle(value)
+                _send("result", {"data": bundle, "metadata": metadata, "execution_count": count})
+    except BaseException as exc:  # noqa: BLE001 -- KeyboardInterrupt and SystemExit end the cell, not the kernel
+        status = "error"
+        _send("error", {"ename": type(exc).__name__, "evalue": str(exc),
+                        "traceback": _trimmed_traceback(exc, "<cell ")})
+    finally:
+        try:
+            _host.flush()
+        except BaseException as exc:  # noqa: BLE001 -- a failing live output must not hide the cell's status
+            _send("error", {"ename": type(exc).__name__, "evalue": str(exc), "traceback": [repr(exc)]})
+    after = _webgpu_counters()
+    if after is not None:
+        after["dispatches_last_cell"] = after["dispatches"] - (before or {}).get("dispatches", 0)
+    _send("stats", {"webgpu": after})
+    return status

@@ -1,0 +1,116 @@
+"""``tqdm``: a progress bar (a tqdm-compatible subset) with rate and ETA, live in notebooks."""
+import html
+import time
+
+from .host import LiveOutput
+
+PROGRESS_MIME = "application/vnd.webtorch.progress+json"
+_BAR = 24
+
+
+def _clock(seconds):
+    if seconds is None or seconds != seconds or seconds == float("inf"):
+        return "?"
+    seconds = int(seconds)
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+class tqdm(LiveOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.notebook import tqdm` is a drop-in
+    """Wrap an iterable (or count by hand with ``update``) and show n/total, rate and ETA.
+
+        for batch in tqdm(loader, desc="epoch 1"):
+            ...
+        with tqdm(total=100) as bar:
+            bar.update(10); bar.set_postfix(loss=0.3)
+    """
+
+    def __init__(self, iterable=None, total=None, desc=None, unit="it", leave=True, **_ignored):
+        super().__init__()
+        self.iterable = iterable
+        if total is None and iterable is not None:
+            try:
+                total = len(iterable)
+            except TypeError:
+                total = None
+        self.total = total
+        self.desc = desc
+        self.unit = unit
+        self.n = 0
+        self.postfix = ""
+        self.closed = False
+        self.start = time.monotonic()
+        self._show()
+
+    def __len__(self):
+        if self.total is not None:
+            return int(self.total)
+        return len(self.iterable)
+
+    def __iter__(self):
+        if self.iterable is None:
+            raise TypeError("tqdm() without an iterable cannot be iterated: pass one, or call update(n) yourself")
+        try:
+            for item in self.iterable:
+                yield item
+                self.update(1)
+        finally:
+            self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def update(self, n=1):
+        self.n += n
+        self._changed()
+
+    def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
+        items = dict(ordered_dict or {}, **kwargs)
+        self.postfix = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in items.items())
+        self._changed()
+
+    def set_description(self, desc=None, refresh=True):
+        self.desc = desc
+        self._changed()
+
+    def close(self):
+        if not self.closed:
+            self.closed = True
+            self._changed(force=True)
+
+    def refresh(self):
+        self._changed(force=True)
+
+    def state(self):
+        elapsed = time.monotonic() - self.start
+        rate = self.n / elapsed if elapsed > 0 and self.n else None
+        eta = (self.total - self.n) / rate if rate and self.total is not None else None
+        return {"n": self.n, "total": self.total, "desc": self.desc, "unit": self.unit, "elapsed": elapsed,
+                "rate": rate, "eta": eta, "postfix": self.postfix, "closed": self.closed}
+
+    def line(self):
+        s = self.state()
+        head = f"{self.desc}: " if self.desc else ""
+        rate = f"{s['rate']:.2f}{self.unit}/s" if s["rate"] else f"?{self.unit}/s"
+        tail = f", {self.postfix}" if self.postfix else ""
+        if self.total:
+            frac = min(1.0, self.n / self.total)
+            fill = int(frac * _BAR)
+            bar = "█" * fill + " " * (_BAR - fill)
+            return (f"{head}{frac * 100:3.0f}%|{bar}| {self.n}/{self.total} "
+                    f"[{_clock(s['elapsed'])}<{_clock(s['eta'])}, {rate}{tail}]")
+        return f"{head}{self.n}{self.unit} [{_clock(s['elapsed'])}, {rate}{tail}]"
+
+    def bundle(self, rich):
+        line = self.line()
+        if not rich:
+            return {"text/plain": line}
+        if self.host.app:
+            return {PROGRESS_MIME: self.state(), "text/plain": line}
+        value = f' value="{self.n}" max="{self.total}"' if self.total else ""
+        return {"text/html": f'<div><progress{value} style="width: 16em"></progress> <code>{html.escape(line)}</code></div>',
+                "text/plain": line}
