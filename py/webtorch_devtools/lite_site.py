@@ -31,8 +31,6 @@ INTERRUPT_JS = "static/webtorch/interrupt.js"
 WARMUP_MANIFEST = "webtorch/backends/webgpu/warmup.json"  # in the webtorch wheel (webtorch_devtools.warmup)  # its page half, added to every app page of the site
 # the npm package's files Pyodide needs at run time (not its source maps, typings or demo consoles)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
-# files of examples/ the notebooks import (digits_data.py reads data/ beside itself), copied beside them
-NOTEBOOK_SUPPORT = ("digits_data.py", "data")
 _SKIP = {".ipynb_checkpoints", "__pycache__"}
 
 
@@ -41,11 +39,9 @@ def repo_root():
 
 
 def default_contents():
-    """The tutorial notebooks (with their assets) and the example modules they import."""
-    ex = repo_root() / "examples"
-    notebooks = ex / "notebooks"
-    items = sorted(p for p in notebooks.iterdir() if p.name not in _SKIP) if notebooks.is_dir() else []
-    return items + [ex / n for n in NOTEBOOK_SUPPORT if (ex / n).exists()]
+    """The tutorials: everything in examples/notebooks/ (notebooks, the modules and data they load)."""
+    notebooks = repo_root() / "examples" / "notebooks"
+    return sorted(p for p in notebooks.iterdir() if p.name not in _SKIP)
 
 
 def site_config():
