@@ -68,7 +68,8 @@ def test_bridge_from_the_wheel_and_interrupt_during_sync_item(host):
                           "f'{d} {(torch.arange(4.0) * 2).sum().item()}'`)")
         assert r["ok"] and r["value"] == "webgpu 12.0", r
         # the bridge webtorch made started compiling the wheel's warm-up kernels (as web/loader.js does)
-        warmed = page.evaluate("hostRun('import js\\njs.webtorchBridge.warmed.size')")
+        warmed = page.evaluate("hostRun('import asyncio, js\\nfor _ in range(200):\\n    if js.webtorchBridge.warmed.size:"
+                               "\\n        break\\n    await asyncio.sleep(0.1)\\njs.webtorchBridge.warmed.size')")
         assert warmed["ok"] and int(warmed["value"]) > 0, warmed
         warm = page.evaluate("c => hostRun(c)", SYNC_ITEM_LOOP + "step()")  # the step's kernels compile here
         assert warm["ok"], warm
@@ -76,11 +77,11 @@ def test_bridge_from_the_wheel_and_interrupt_during_sync_item(host):
         page.wait_for_function("window.hostProgress === 3", timeout=120000)  # well into the loop
         t0 = time.perf_counter()
         page.evaluate("hostInterrupt()")
-        out = page.evaluate("h => Promise.race([h.p, new Promise(r => setTimeout(() => r('hung'), 10000))])", run)
+        out = page.evaluate("h => Promise.race([h.p, new Promise(r => setTimeout(() => r('hung'), 20000))])", run)
         took = time.perf_counter() - t0
         assert out != "hung", "the interrupted sync-readback loop never settled"
         assert out["ok"] is False and "KeyboardInterrupt" in out["value"], out
-        assert took < 5, took
+        assert took < 10, took
         after = page.evaluate("hostRun('import webtorch as torch\\n"
                               "f\"{steps > 0} {(torch.ones(3, device=\\'webgpu\\') * 2).sum().item()}\"')")
         assert after["ok"] and after["value"] == "True 6.0", after
