@@ -103,16 +103,16 @@ _default_device = _DefaultDevice()
 
 
 def get_default_device():
+    """"cpu" in CPython; in Pyodide "webgpu" when the browser grants a WebGPU device. Decided once the
+    device question has an answer: where Python cannot wait for the browser yet, the error asks for
+    ``await webtorch.webgpu.init_async()`` and nothing is cached."""
     if _default_device.value is None:
         import sys
         d = _CPU
         if sys.platform == "emscripten":
-            try:
-                from .backends import webgpu
-                if webgpu.is_available():
-                    d = device("webgpu")
-            except Exception:
-                d = _CPU
+            from . import webgpu
+            if webgpu.is_available():
+                d = device("webgpu")
         _default_device.value = d
     return _default_device.value
 

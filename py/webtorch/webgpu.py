@@ -12,12 +12,33 @@ Example::
 
 
 def is_available():
-    """True when a WebGPU adapter exists (wgpu-py natively, navigator.gpu in the browser)."""
+    """True when a WebGPU adapter exists (wgpu-py natively, navigator.gpu in the browser).
+
+    In Pyodide the first call sets the device up (webtorch's JS bridge, from the wheel when the page did not
+    install one). Where Python was entered synchronously (``pyodide.runPython``, a JS callback) it cannot wait
+    for the browser, and raises an error that asks for ``await webtorch.webgpu.init_async()`` first."""
     from .backends import webgpu
+    from .backends.webgpu.runtime import BridgeInitRequired
     try:
         return webgpu.is_available()
+    except BridgeInitRequired:
+        raise
     except Exception:  # noqa: BLE001 -- a broken driver means "not available", never a crash here
         return False
+
+
+async def init_async():
+    """Set up the webgpu device without blocking; returns ``is_available()``.
+
+    Needed once in Pyodide code entered synchronously (``pyodide.runPython``, a JS callback), where the
+    device cannot be requested on first use; elsewhere (runPythonAsync, JupyterLite and IPython cells, a
+    Web Worker, CPython) the first use of "webgpu" sets it up by itself. Example::
+
+        await webtorch.webgpu.init_async()
+        x = webtorch.ones(3, device="webgpu")
+    """
+    from .backends import webgpu
+    return await webgpu.init_async()
 
 
 def _backend():

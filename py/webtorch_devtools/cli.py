@@ -5,6 +5,8 @@
                  [--worker] [--timeout SECONDS]   ... in a module Web Worker; stop after SECONDS (exit 124)
     webtorch notebook [PATH.ipynb] [--port N]     serve the notebook app (prints its URL)
     webtorch notebook --build DIR                 write the notebook app as a static site
+    webtorch lite build DIR                       an offline JupyterLite site with webtorch (needs a checkout)
+    webtorch lite serve DIR [--port N]            serve it with COOP/COEP
 """
 import argparse
 import runpy
@@ -28,6 +30,8 @@ def _parser():
     n.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     n.add_argument("--build", metavar="DIR", default=None, help="write a static site into DIR instead of serving")
     n.add_argument("--no-open", action="store_true", help="do not open a browser (none is opened without a display)")
+    from .lite_cli import add_parser as add_lite
+    add_lite(sub)
     return p
 
 
@@ -76,4 +80,7 @@ def main(argv=None):
             print(f"webtorch notebook: site written to {notebook_app.build_site(ns.build)}")
             return 0
         return notebook_app.serve(ns.path, ns.port, open_browser=not ns.no_open)
+    if ns.command == "lite":
+        from .lite_cli import main as lite_main
+        return lite_main(ns)
     return 2

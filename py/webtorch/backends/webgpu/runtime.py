@@ -30,6 +30,10 @@ class WebGPUError(RuntimeError):
     """Base class of the webgpu device's errors."""
 
 
+class BridgeInitRequired(WebGPUError):
+    """In Pyodide, the device must be requested asynchronously first (``await webtorch.webgpu.init_async()``)."""
+
+
 class ShaderCompileError(WebGPUError):
     """A WGSL kernel failed to compile; the message names the kernel and the line."""
 

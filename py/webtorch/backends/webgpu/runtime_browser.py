@@ -12,10 +12,23 @@ Reading back needs the browser to wait for the GPU. Pyodide can block on a promi
 Worker's async handler); elsewhere ``read``/``wait`` raise an error naming the async variants, which
 ``prefetch_async``/``wait_async`` serve: they await the bytes, and the synchronous read that follows
 takes them from the prefetch cache without blocking.
+
+The bridge: a page booted by web/loader.js has one (``globalThis.webtorchBridge``). Any other Pyodide
+host (JupyterLite's kernel, the Pyodide console, a page that only ran ``micropip.install``) gets one
+from the copy of bridge.js inside this package: imported from a ``blob:`` URL, its ``createBridge()``
+awaited with ``run_sync`` where Python can block, else by ``await webtorch.webgpu.init_async()``.
+
+Interrupts: while ``run_sync`` waits, the Python that settles the wait (Pyodide's future helpers, run
+from the promise's JS callback) is where a KeyboardInterrupt from the interrupt buffer lands; raised
+there, it leaves the wait pending forever and the kernel hung. So a wait defers SIGINT and raises the
+KeyboardInterrupt once the wait is over.
 """
 import json
+import signal
+from pathlib import Path
 
-from .runtime import DeviceLostError, OutOfMemoryError, Runtime, ShaderCompileError, WebGPUError
+from .runtime import (BridgeInitRequired, DeviceLostError, OutOfMemoryError, Runtime, ShaderCompileError,
+                      WebGPUError)
 
 _NEEDS_ASYNC = (
     "reading a webgpu tensor has to wait for the GPU, and Pyodide can wait synchronously only when Python "
@@ -24,13 +37,82 @@ _NEEDS_ASYNC = (
     "`await webtorch.webgpu.synchronize_async()`")
 
 
-def _bridge():
+_INIT_ASYNC = (
+    "webtorch's WebGPU device is not set up yet, and Python was entered synchronously here (pyodide.runPython, "
+    "a JS callback), so it cannot wait for the browser to grant the device: run `await "
+    "webtorch.webgpu.init_async()` once first (top-level await works in runPythonAsync, JupyterLite and "
+    "IPython cells)")
+_BRIDGE_JS = Path(__file__).with_name("bridge.js")  # web/bridge.js, shipped in the wheel
+# in the wheel: the kernels a first training step compiles (webtorch_devtools/warmup.py records them)
+_WARMUP = Path(__file__).with_name("warmup.json")
+
+
+def _bridge_calls():
+    """(import promise of the packaged bridge module, URL to revoke) -- the module comes from a blob: URL."""
     import js
-    bridge = getattr(js, "webtorchBridge", None)
-    if bridge is None:
-        raise WebGPUError("webtorch's WebGPU bridge is not loaded: boot Pyodide with web/loader.js "
-                          "(loadWebtorch), which requests the WebGPU device and installs the bridge")
+    from pyodide.ffi import to_js
+    blob = js.Blob.new(to_js([_BRIDGE_JS.read_text()]),
+                       to_js({"type": "text/javascript"}, dict_converter=js.Object.fromEntries))
+    url = js.URL.createObjectURL(blob)
+    return js.Function.new("url", "return import(url)")(url), url
+
+
+def _installed_bridge():
+    """The page's bridge (web/loader.js installs one), or None; raises when the browser has no WebGPU."""
+    import js
+    bridge = getattr(js.globalThis, "webtorchBridge", None)
+    if bridge is not None:
+        return bridge
+    if not getattr(js.globalThis.navigator, "gpu", None):
+        raise WebGPUError("WebGPU is not available here (navigator.gpu is missing): use Chromium 113+ over "
+                          "http://127.0.0.1 or https (headless Chromium needs --enable-unsafe-webgpu)")
+    return None
+
+
+def _bridge():
+    """The bridge, created here from the packaged bridge.js when Python can block on the device request."""
+    from pyodide.ffi import can_run_sync, run_sync
+    bridge = _installed_bridge()
+    if bridge is not None:
+        return bridge
+    if not can_run_sync():
+        raise BridgeInitRequired(_INIT_ASYNC)
+    return _wait_deferring_interrupt(run_sync, create_bridge_async())
+
+
+async def create_bridge_async():
+    """The bridge (the page's, or one created from the packaged bridge.js), awaiting the device request."""
+    from pyodide.ffi import JsException
+    bridge = _installed_bridge()
+    if bridge is not None:
+        return bridge
+    import js
+    imported, url = _bridge_calls()
+    try:
+        bridge = await (await imported).createBridge()
+    except JsException as e:
+        raise WebGPUError(f"could not set up WebGPU: {e}") from None
+    finally:
+        js.URL.revokeObjectURL(url)
+    if _WARMUP.is_file():  # they compile in the GPU process while the user's code goes on (as web/loader.js does)
+        bridge.warm(js.JSON.parse(_WARMUP.read_text()))
+    js.globalThis.webtorchBridge = bridge
     return bridge
+
+
+def _wait_deferring_interrupt(run_sync, awaitable):
+    """``run_sync(awaitable)``, with a SIGINT that arrives meanwhile raised after the wait (see the module doc)."""
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        return run_sync(awaitable)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            if callable(previous):
+                previous(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt
+            elif previous != signal.SIG_IGN:
+                raise KeyboardInterrupt
 
 
 class RuntimeBrowser(Runtime):
@@ -146,7 +228,7 @@ class RuntimeBrowser(Runtime):
         from pyodide.ffi import JsException
         self.counters["gpu_waits"] += 1
         try:
-            err = self._run_sync(promise)
+            err = _wait_deferring_interrupt(self._run_sync, promise)
         except JsException as e:
             raise self._error(str(e)) from None
         self._raise_if(err)

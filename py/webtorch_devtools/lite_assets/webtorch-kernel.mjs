@@ -1,0 +1,33 @@
+// The pyodideUrl of webtorch's JupyterLite site: Pyodide's own module, with a kernel interrupt that works.
+//
+// jupyterlite-pyodide-kernel 0.8 gives Pyodide no interrupt buffer, so its stop button cannot stop running
+// Python. Here, in the kernel's worker, the booted Pyodide gets one (a SharedArrayBuffer: the site is served
+// cross-origin isolated) and the worker hands it to the page, where interrupt.js writes SIGINT into it.
+//
+// It also does for webtorch what web/loader.js does in its pages: the WebGPU device is requested and the
+// kernels of a first training step (the wheel's warm-up manifest) start compiling while Pyodide boots, so
+// `import webtorch` finds its bridge ready and the first training step does not wait for ~100 pipeline builds.
+import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
+import { createBridge } from "./webtorch-bridge.js";
+
+export * from "./pyodide.mjs";
+
+async function webtorchBridge() {
+  const warmup = fetch(new URL("./webtorch-warmup.json", import.meta.url)).then((r) => (r.ok ? r.json() : []));
+  const bridge = await createBridge();
+  warmup.then((pairs) => bridge.warm(pairs), () => {}); // only a head start: compile() reports any error
+  globalThis.webtorchBridge = bridge;
+}
+
+export async function loadPyodide(options) {
+  // no WebGPU here: webtorch says so on first use of "webgpu"
+  const bridge = webtorchBridge().catch(() => {});
+  const pyodide = await loadPyodideCore(options);
+  await bridge;
+  if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
+    const buffer = new Int32Array(new SharedArrayBuffer(4));
+    pyodide.setInterruptBuffer(buffer);
+    self.postMessage({ webtorchInterruptBuffer: buffer });
+  }
+  return pyodide;
+}

@@ -1,0 +1,122 @@
+"""The offline JupyterLite site (`webtorch lite build`), in headless Chromium: every tutorial notebook runs
+through JupyterLab's own run-all command with no error output and falling losses, no request leaves
+127.0.0.1, and an interrupt stops a training loop that reads its loss back synchronously, leaving the
+kernel usable. Screenshots of the final states (and of failures) go to the test's tmp dir."""
+import contextlib
+import re
+from pathlib import Path
+
+import pytest
+
+from webtorch_devtools.chromium import FLAGS, find_chromium
+from webtorch_devtools.isolated_server import IsolatedServer
+from webtorch_devtools.lite_driver import LitePage, output_text
+from webtorch_devtools.lite_site import cached_site, default_contents
+
+FIXTURE = Path(__file__).parent / "lite" / "webtorch_in_jupyterlite.ipynb"
+NOTEBOOKS = sorted(p.name for p in default_contents() if p.suffix == ".ipynb") + [FIXTURE.name]
+LOSS = re.compile(r"\bloss\b[^0-9\n]{0,12}?(\d+\.\d+(?:e[-+]?\d+)?)", re.I)
+# anything a page tries outside 127.0.0.1 fails at DNS (and is recorded and reported by the test)
+NO_NETWORK = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
+SYNC_TRAINING_LOOP = """import webtorch as torch
+import webtorch.nn.functional as F
+w = torch.randn(64, 10, device="webgpu", requires_grad=True)
+x, y = torch.randn(256, 64, device="webgpu"), torch.randint(0, 10, (256,), device="webgpu")
+opt = torch.optim.SGD([w], lr=0.1)
+step = 0
+while True:  # interrupted by the test
+    loss = F.cross_entropy(x @ w, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    loss.item()
+    step += 1
+    if step == 3:
+        print("training", flush=True)"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """(site URL, Playwright browser, folder for screenshots): the site built once (cached by its inputs)."""
+    from playwright.sync_api import sync_playwright
+    root = cached_site(contents=default_contents() + [FIXTURE])
+    server = IsolatedServer({"": root})
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=[*FLAGS, NO_NETWORK])
+    try:
+        yield server.url, browser, tmp_path_factory.mktemp("lite_screens")
+    finally:
+        browser.close()
+        pw.stop()
+        server.close()
+
+
+@contextlib.contextmanager
+def lite_page(site, name):
+    """A LitePage in a fresh browser context, every request URL recorded; a screenshot of the final state
+    (or of the failure) is saved as <name>-final.png / <name>-failure.png; then no request may have left."""
+    url, browser, shots = site
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    requests = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    lp = LitePage(page, url)
+    try:
+        yield lp
+    except BaseException:
+        page.screenshot(path=str(shots / f"{name}-failure.png"))
+        raise
+    else:
+        page.screenshot(path=str(shots / f"{name}-final.png"))
+    finally:
+        context.close()
+    # the kernel worker's own fetches are recorded too (else this check would prove nothing)
+    assert any(u.endswith("/pyodide.asm.wasm") for u in requests), requests
+    outside = [u for u in requests if not u.startswith((url + "/", f"blob:{url}/", "data:"))]
+    assert not outside, f"requests left 127.0.0.1: {outside}"
+
+
+def _losses(outputs):
+    """Loss values a cell printed, in order (stream text only: a live plot or progress bar's display keeps
+    just its last state)."""
+    return [float(m) for o in outputs if o["output_type"] == "stream" for m in LOSS.findall(output_text(o))]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_notebook_runs_all_cells(site, notebook):
+    with lite_page(site, notebook) as lite:
+        _run_all_checked(lite, notebook)
+
+
+def _run_all_checked(lite, notebook):
+    lite.open(notebook)
+    lite.run_all(timeout_s=900)
+    cells = [c for c in lite.cells() if c["cell_type"] == "code"]
+    errors = [output_text(o) for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert not errors, errors
+    unrun = [i for i, c in enumerate(cells) if c["source"] and c["execution_count"] is None]
+    assert not unrun, f"code cells {unrun} did not run"
+    for c in cells:
+        losses = _losses(c["outputs"])
+        if len(losses) >= 2:
+            assert losses[-1] < losses[0], f"losses did not fall: {losses}\n{''.join(c['source'])}"
+    assert lite.status() == "idle"
+
+
+def test_interrupt_sync_readback_training_then_run_another_cell(site):
+    with lite_page(site, "interrupt") as lite:
+        _interrupt_then_run(lite)
+
+
+def _interrupt_then_run(lite):
+    lite.open(FIXTURE.name)
+    index = lite.run_cell(SYNC_TRAINING_LOOP)
+    lite.wait_output(index, "training", timeout_s=180)
+    lite.page.wait_for_timeout(1000)
+    lite.command("kernelmenu:interrupt")
+    lite.wait_output(index, "KeyboardInterrupt", timeout_s=20)
+    lite.wait_done(timeout_s=20)
+    after = lite.run_cell('print("after", step > 3, (torch.ones(3, device="webgpu") * 2).sum().item())')
+    lite.wait_output(after, "after True 6.0", timeout_s=60)
+    assert lite.status() in ("idle", "busy")
