@@ -94,9 +94,18 @@ class BrowserRunner:
 
 
 @pytest.fixture(scope="session")
-def webtorch_browser_session():
+def webtorch_playwright():
+    """The test session's one Playwright (sync API): a thread can run only one, so every fixture that drives a
+    browser launches it from this one."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def webtorch_browser_session(webtorch_playwright):
     """One local server + headless Chromium for the whole test session."""
-    s = BrowserSession()
+    s = BrowserSession(playwright=webtorch_playwright)
     yield s
     s.close()
 

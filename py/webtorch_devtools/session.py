@@ -43,18 +43,30 @@ class RunResult:
 
 
 class BrowserSession:
-    def __init__(self, chromium=None, headless=True):
-        from playwright.sync_api import sync_playwright
+    """A local server and a headless Chromium. ``playwright``: a started Playwright to launch it with (one thread
+    can hold only one sync Playwright, so a test session shares one); by default the session starts and stops its
+    own."""
+
+    def __init__(self, chromium=None, headless=True, playwright=None):
         wheels_dir = extra_wheels_dir()
         self.server = Server(build_wheel(), wheels_dir=wheels_dir if wheels_dir and wheels_dir.is_dir() else None)
         self._names = itertools.count(1)
-        self._pw = sync_playwright().start()
+        if playwright is None:
+            from playwright.sync_api import sync_playwright
+            self._own_pw = sync_playwright().start()
+            playwright = self._own_pw
+        else:
+            self._own_pw = None
         try:
-            self.browser = launch(self._pw, chromium, headless=headless)
+            self.browser = launch(playwright, chromium, headless=headless)
         except BaseException:
-            self._pw.stop()
+            self._stop_playwright()
             self.server.close()
             raise
+
+    def _stop_playwright(self):
+        if self._own_pw is not None:
+            self._own_pw.stop()
 
     def __enter__(self):
         return self
@@ -66,7 +78,7 @@ class BrowserSession:
         try:
             self.browser.close()
         finally:
-            self._pw.stop()
+            self._stop_playwright()
             self.server.close()
 
     def wheel_urls(self, names):

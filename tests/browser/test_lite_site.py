@@ -37,18 +37,16 @@ while True:  # interrupted by the test
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, webtorch_playwright):
     """(site URL, Playwright browser, folder for screenshots): the site built once (cached by its inputs)."""
-    from playwright.sync_api import sync_playwright
     root = cached_site(contents=default_contents() + [FIXTURE])
     server = IsolatedServer({"": root})
-    pw = sync_playwright().start()
-    browser = pw.chromium.launch(executable_path=find_chromium(), headless=True, args=[*FLAGS, NO_NETWORK])
+    browser = webtorch_playwright.chromium.launch(executable_path=find_chromium(), headless=True,
+                                                  args=[*FLAGS, NO_NETWORK])
     try:
         yield server.url, browser, tmp_path_factory.mktemp("lite_screens")
     finally:
         browser.close()
-        pw.stop()
         server.close()
 
 

@@ -34,12 +34,10 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = launch(p)
-        yield p, b
-        b.close()
+def browser(webtorch_playwright):
+    b = launch(webtorch_playwright)
+    yield webtorch_playwright, b
+    b.close()
 
 
 @pytest.fixture(scope="module")

@@ -35,18 +35,15 @@ while True:  # a training-like loop that reads the loss back synchronously every
 
 
 @pytest.fixture(scope="module")
-def host(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
+def host(tmp_path_factory, webtorch_playwright):
     wheel = build_wheel()
     server = Server(wheel, roots={"host": HOST}, cross_origin_isolated=True)
-    pw = sync_playwright().start()
-    browser = launch(pw)
+    browser = launch(webtorch_playwright)
     shots = tmp_path_factory.mktemp("pyodide_host")
     try:
         yield browser, server, wheel, shots
     finally:
         browser.close()
-        pw.stop()
         server.close()
 
 
