@@ -155,10 +155,13 @@ export class Bridge {
     return this.device.queue.onSubmittedWorkDone().then(() => this.pendingError());
   }
 
-  /** Start building the pipelines of `pairs` ([[kernel id, WGSL], ...], webtorch's warm-up manifest) in the
-   * background; compile() of the same kernel id and source takes a finished one instead of compiling. */
-  warm(pairs) {
-    for (const [kernelId, wgsl] of pairs) {
+  /** Start building, in the background, the pipelines webtorch's warm-up manifest ({kernels: [[kernel id, WGSL],
+   * ...], cpu: [indices], gpu: [indices]}; webtorch_devtools/warmup.py) lists for this adapter's class (cpu: runs
+   * shaders on the CPU); compile() of the same kernel id and source takes a finished one instead of compiling. */
+  warm(manifest) {
+    if (!manifest) return;
+    for (const i of manifest[this.cpu ? "cpu" : "gpu"] || []) {
+      const [kernelId, wgsl] = manifest.kernels[i];
       const module = this.device.createShaderModule({ label: kernelId, code: wgsl });
       this.device.createComputePipelineAsync({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } })
         .then((pipe) => { this.warmed.set(`${kernelId}\n${wgsl}`, pipe); }, () => {}); // a failure: compile() reports it

@@ -14,14 +14,10 @@ async function fetchBytes(url) {
   return new Uint8Array(await r.arrayBuffer());
 }
 
-// The webgpu warm-up kernels (webtorch_devtools/warmup.py; the wheel's build writes the manifest) of the
-// adapter's class ("cpu": SwiftShader and the like, else "gpu"): found through the wheel's central directory,
-// inflated with the browser's own DecompressionStream. [] when the wheel lacks one.
+// The webgpu warm-up manifest (webtorch_devtools/warmup.py; the wheel's build writes it; bridge.warm picks the
+// adapter class's kernels): found through the wheel's central directory, inflated with the browser's own
+// DecompressionStream. null when the wheel lacks one.
 const MANIFEST = "webtorch/backends/webgpu/warmup.json";
-async function warmupKernels(wheel, cpu) {
-  const manifest = await readManifest(wheel);
-  return manifest ? (manifest[cpu ? "cpu" : "gpu"] || []).map((i) => manifest.kernels[i]) : [];
-}
 async function readManifest(wheel) {
   const v = new DataView(wheel.buffer, wheel.byteOffset, wheel.byteLength);
   let end = wheel.length - 22; // end-of-central-directory record (a zip comment may follow it)
@@ -83,7 +79,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)));
   // the first step's kernels compile in the GPU process while Pyodide boots here
-  Promise.all([gpu, wheels]).then(async ([{ bridge }, [wheel]]) => bridge && bridge.warm(await warmupKernels(wheel, bridge.cpu)))
+  Promise.all([gpu, wheels]).then(async ([{ bridge }, [wheel]]) => bridge && bridge.warm(await readManifest(wheel)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });

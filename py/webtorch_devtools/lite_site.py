@@ -27,8 +27,7 @@ ASSETS = Path(__file__).with_name("lite_assets")
 # Pyodide's module wrapped so the kernel's interrupt works (lite_assets/webtorch-kernel.mjs): the kernel
 # loads it from Pyodide's folder, which stays loadPyodide's indexURL
 PYODIDE_URL = "./static/pyodide/webtorch-kernel.mjs"
-INTERRUPT_JS = "static/webtorch/interrupt.js"
-WARMUP_MANIFEST = "webtorch/backends/webgpu/warmup.json"  # in the webtorch wheel (webtorch_devtools.warmup)  # its page half, added to every app page of the site
+INTERRUPT_JS = "static/webtorch/interrupt.js"  # its page half, added to every app page of the site
 # the npm package's files Pyodide needs at run time (not its source maps, typings or demo consoles)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 _SKIP = {".ipynb_checkpoints", "__pycache__"}

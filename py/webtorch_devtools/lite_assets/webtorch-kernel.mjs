@@ -13,9 +13,9 @@ import { createBridge } from "./webtorch-bridge.js";
 export * from "./pyodide.mjs";
 
 async function webtorchBridge() {
-  const warmup = fetch(new URL("./webtorch-warmup.json", import.meta.url)).then((r) => (r.ok ? r.json() : []));
+  const warmup = fetch(new URL("./webtorch-warmup.json", import.meta.url)).then((r) => (r.ok ? r.json() : null));
   const bridge = await createBridge();
-  warmup.then((pairs) => bridge.warm(pairs), () => {}); // only a head start: compile() reports any error
+  warmup.then((manifest) => bridge.warm(manifest), () => {}); // only a head start: compile() reports any error
   globalThis.webtorchBridge = bridge;
 }
 
