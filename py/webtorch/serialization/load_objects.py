@@ -245,6 +245,11 @@ class _FullUnpickler(pickle.Unpickler):
         return self.loader.persistent_load(pid)
 
 
+# raised as they are: the file's own errors already worded, and failures of this machine rather than of the file's
+# bytes (a map_location device without its backend, e.g. "cpu" in a page without NumPy; memory)
+_NOT_THE_FILE = (CheckpointError, ModuleNotFoundError, MemoryError)
+
+
 def load_zip(fileobj, size, map_location, weights_only):
     reader = ZipReader(fileobj, size)
     loader = Loader(reader, map_location)
@@ -254,11 +259,11 @@ def load_zip(fileobj, size, map_location, weights_only):
             resolve, safe_types = loader.weights_only_resolver()
             return WeightsUnpickler(pkl, resolve, loader.persistent_load, safe_types).load()
         return _FullUnpickler(io.BytesIO(pkl), loader).load()
-    except CheckpointError:
+    except _NOT_THE_FILE:
         raise
     except (pickle.UnpicklingError, EOFError) as e:
         raise CheckpointError(f"webtorch.load: corrupt checkpoint pickle: {type(e).__name__}: {e}"[:500]) from None
-    except Exception as e:  # noqa: BLE001 -- in a weights-only load every failure comes from the file's bytes
+    except Exception as e:  # noqa: BLE001 -- in a weights-only load any other failure comes from the file's bytes
         if not weights_only:
             raise
         raise CheckpointError(f"webtorch.load: corrupt checkpoint pickle: {type(e).__name__}: {e}"[:500]) from None
