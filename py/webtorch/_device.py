@@ -110,7 +110,7 @@ def get_default_device():
         import sys
         d = _CPU
         if sys.platform == "emscripten":
-            from . import webgpu
+            from .backends import webgpu  # its emscripten path: no adapter is "not available"
             if webgpu.is_available():
                 d = device("webgpu")
         _default_device.value = d
