@@ -50,3 +50,15 @@ def report(name, rows, columns, title=None, path=None, **settings):
         json.dump(out, f, indent=2)
     print(f"wrote {path}")
     return path
+
+
+def last_json_line(text):
+    """The last line of ``text`` that is a JSON object (a benchmark script's result among other printed lines)."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:  # e.g. the script's own source shown beside its output
+                continue
+    raise SystemExit(f"no JSON result line in:\n{text[-2000:]}")

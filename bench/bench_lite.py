@@ -6,7 +6,7 @@ Figures: the site's size (bytes, files) and build time; navigation to an idle ke
 the Pyodide kernel boots and installs its start-up wheels, webtorch preloaded); the first training step
 of the digits MLP in a cell, after a first cell that imported webtorch and asked for the device, as a
 tutorial does (kernels not warmed up by then compile in the step); steps/s of that MLP (64-128-10, batch 64,
-Adam, loss.item() every step; bench/lite/digits_mlp_steps.py) inside the JupyterLite kernel against the
+Adam, loss.item() every step; bench/browser/digits_mlp_steps.py) inside the JupyterLite kernel against the
 same script under `webtorch run --browser`, in the same Chromium build, one after the other. Goal: the
 kernel within 10% of run --browser. On this machine WebGPU is SwiftShader (the CPU) and the machine is
 shared: compare the ratio within one run. Writes bench/results/lite.json.
@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _report import report
+from _report import last_json_line, report
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -30,12 +30,8 @@ from webtorch_devtools.isolated_server import IsolatedServer  # noqa: E402
 from webtorch_devtools.lite_driver import LitePage, output_text  # noqa: E402
 from webtorch_devtools.lite_site import build_site, default_contents, site_size  # noqa: E402
 
-SCRIPT = HERE / "lite" / "digits_mlp_steps.py"
+SCRIPT = HERE / "browser" / "digits_mlp_steps.py"
 GOAL_RATIO = 0.9
-
-
-def _json_line(text):
-    return json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
 
 
 def in_jupyterlite(site, steps):
@@ -55,7 +51,7 @@ def in_jupyterlite(site, steps):
             text = "".join(output_text(o) for o in lite.cell_outputs(cell))
         finally:
             browser.close()
-    return idle_s, _json_line(text)
+    return idle_s, last_json_line(text)
 
 
 def in_run_browser(steps):
@@ -63,7 +59,7 @@ def in_run_browser(steps):
         r = s.run(SCRIPT, [str(steps)], worker=True, timeout=900)
     if r.status != 0:
         raise RuntimeError(f"webtorch run --browser failed:\n{r.stdout}\n{r.stderr}")
-    return _json_line(r.stdout)
+    return last_json_line(r.stdout)
 
 
 def main():

@@ -5,7 +5,7 @@
   * page load -> kernel ready (Pyodide + webtorch + WebGPU booted in the worker), cold (a fresh browser
     profile) and warm (a reload: Pyodide's files from the HTTP cache);
   * first cell output: Ctrl+Enter on `print(...)` -> the text on the page;
-  * digits MLP training steps/s (bench/notebook/digits_mlp_steps.py) as a notebook cell vs the same file under
+  * digits MLP training steps/s (bench/browser/digits_mlp_steps.py) as a notebook cell vs the same file under
     `webtorch run --browser` (page and worker). Goal: the notebook within 10 % of run --browser;
   * UI responsiveness during that training cell: the longest main-thread task (PerformanceObserver
     "longtask", which reports tasks over 50 ms; 0 = none) and the longest gap between animation frames.
@@ -15,13 +15,12 @@ On this machine WebGPU is SwiftShader (the CPU) and the cores are shared: compar
 Prints a table and writes bench/results/notebook.json.
 """
 import argparse
-import re
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from _report import report
+from _report import last_json_line, report
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -33,7 +32,7 @@ from webtorch_devtools.chromium import launch  # noqa: E402
 from webtorch_devtools.notebook_app import NotebookServer  # noqa: E402
 from webtorch_devtools.session import BrowserSession  # noqa: E402
 
-STEPS_SCRIPT = HERE / "notebook" / "digits_mlp_steps.py"
+STEPS_SCRIPT = HERE / "browser" / "digits_mlp_steps.py"
 GOALS = {"notebook_vs_run_browser": 0.9, "longest_task_ms": 50}
 
 _WATCH = """() => {
@@ -47,10 +46,7 @@ _WATCH = """() => {
 
 
 def steps_per_s(text):
-    m = re.search(r"BENCH steps_per_s=([\d.]+)", text)
-    if not m:
-        raise SystemExit(f"no BENCH line in:\n{text[-2000:]}")
-    return float(m.group(1))
+    return float(last_json_line(text)["steps_per_s"])
 
 
 def kernel_ready_ms(page):
