@@ -2,6 +2,7 @@
 (JupyterLite, Jupyter: display handles and update_display), PNG images, tables and the app kernel's cell
 runner."""
 import asyncio
+import concurrent.futures
 import json
 import struct
 import sys
@@ -165,7 +166,9 @@ def test_kernel_runs_cells_like_jupyter(monkeypatch):
     async def cells():
         assert await kernel.run_cell("import asyncio\nprint('a')\nawait asyncio.sleep(0)\n6 * 7", 1) == "ok"
         assert await kernel.run_cell("def f():\n    return 1 / 0\nf()", 2) == "error"
-    asyncio.run(cells())
+    # in a thread of its own: after the browser tests this thread holds the session's (sync) Playwright loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, cells()).result()
     kinds = [k for k, _ in msgs]
     assert kinds == ["stdout", "stdout", "result", "stats", "error", "stats"], kinds
     assert json.loads(msgs[2][1])["data"]["text/plain"] == "42"
