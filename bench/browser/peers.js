@@ -24,6 +24,14 @@ function batchOf(spec) { // as models.batch
   return [fill(n, 0, 1), labels(spec.x[0], 1, spec.classes)];
 }
 
+// ms per repetition of run(n) (n repetitions, waited for once), after one warm-up repetition
+async function msPerRep(run, reps) {
+  await run(1);
+  const t0 = performance.now();
+  await run(reps);
+  return (performance.now() - t0) / reps;
+}
+
 async function timeSteps(step, { warmup = 2, steps = 20 }) {
   const firstLoss = await step();
   const firstStepAtMs = performance.now(); // on the page's clock: a fresh page's cold start
@@ -135,10 +143,7 @@ const tfjs = {
       await one.data();
       tf.dispose([...cs, one]);
     };
-    await run(1);
-    const t0 = performance.now();
-    await run(reps);
-    const ms = (performance.now() - t0) / reps;
+    const ms = await msPerRep(run, reps);
     tf.dispose([a, b]);
     return ms;
   },
@@ -152,10 +157,7 @@ const tfjs = {
       await one.data();
       tf.dispose([...ys, one]);
     };
-    await run(1);
-    const t0 = performance.now();
-    await run(reps);
-    const ms = (performance.now() - t0) / reps;
+    const ms = await msPerRep(run, reps);
     x.dispose();
     return ms;
   },
@@ -302,10 +304,7 @@ const jaxjs = {
       await jax.blockUntilReady(cs);
       cs.forEach((c) => c.dispose());
     };
-    await run(1);
-    const t0 = performance.now();
-    await run(reps);
-    const ms = (performance.now() - t0) / reps;
+    const ms = await msPerRep(run, reps);
     a.dispose(); b.dispose();
     return ms;
   },
@@ -319,10 +318,7 @@ const jaxjs = {
       await jax.blockUntilReady(ys);
       ys.forEach((y) => y.dispose());
     };
-    await run(1);
-    const t0 = performance.now();
-    await run(reps);
-    const ms = (performance.now() - t0) / reps;
+    const ms = await msPerRep(run, reps);
     x.dispose();
     return ms;
   },
