@@ -7,6 +7,7 @@ bits), with a zero divisor answered as WGSL answers it for i32 (quotient = divid
 kernels do; conversions to f32 round to nearest even (as PyTorch's int64 -> float32), from f32 truncate toward
 zero and give INT64_MIN for NaN, infinities and values outside the range (PyTorch's CPU: cvttss2si).
 """
+from . import wgsl_select
 
 TYPE = "vec2<u32>"  # storage and compute type of int64 in generated WGSL
 MIN_WORDS = (0, 0x80000000)
@@ -257,15 +258,8 @@ def expr(op, args, need):
     if op in ("floor", "ceil", "round", "trunc"):  # integral already
         return a
     if op == "where":
-        c = a if a is not None else "false"
-        return f"select({args[2]}, {b}, {c})"
+        return wgsl_select.where(args)
     if op == "clamp":
-        lo, hi = b, args[2]
-        x = a
-        if lo is not None:
-            x = f"select({x}, {lo}, {h('wt_i64_lt', x, lo)})"
-        if hi is not None:
-            x = f"select({x}, {hi}, {h('wt_i64_lt', hi, x)})"
-        return x
+        return wgsl_select.clamp(a, b, args[2], lambda p, q: h("wt_i64_lt", p, q))
     return None
 

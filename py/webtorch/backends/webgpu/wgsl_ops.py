@@ -8,6 +8,7 @@ PyTorch semantics that WGSL leaves undefined (NaN through max/min, pow of negati
 floor division and modulo signs) are spelled out here.
 """
 from . import wgsl_int64
+from . import wgsl_select
 
 HELPERS = {
     # inf/NaN from their bits through a function call: a const-expression that evaluates to inf/NaN is a
@@ -270,15 +271,10 @@ def expr(op, args, ct, need):
               "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc"):
         return f"{op}({a})"
     if op == "where":
-        c = a if a is not None else "false"
-        return f"select({args[2]}, {b}, {c})"
+        return wgsl_select.where(args)
     if op == "clamp":
         lo, hi = b, args[2]
-        x = a
-        if lo is not None:
-            x = f"select({x}, {lo}, {x} < {lo})"
-        if hi is not None:
-            x = f"select({x}, {hi}, {x} > {hi})"
+        x = wgsl_select.clamp(a, lo, hi, lambda p, q: f"{p} < {q}")
         if f and (lo is not None or hi is not None):
             x = f"select({x}, {a}, {h('wt_isnan', a)})"
         return x
