@@ -1,0 +1,51 @@
+// The files of a wheel (a zip), inflated by the JS engine's own DecompressionStream, and their copy into
+// Pyodide's file system. web/loader.js inflates the wheels while Pyodide boots and writes them after: no Python
+// runs between the boot and `import webtorch` (pyodide.unpackArchive imports zipfile, shutil and tempfile and
+// extracts through a temporary file: 0.1-0.4 s in Pyodide here, bench/bench_import.py).
+
+const EOCD = 0x06054b50, CENTRAL = 0x02014b50, LOCAL = 0x04034b50;
+
+function zipError(what) {
+  return new Error(`webtorch: the wheel is not a readable zip (${what}); serve the file webtorch_devtools.wheel.build_wheel() wrote`);
+}
+
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Map of path inside the wheel -> contents (folders left out), from the zip's central directory. */
+export async function wheelFiles(zip) {
+  const v = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22; // end-of-central-directory record (a zip comment may follow it)
+  while (end >= 0 && v.getUint32(end, true) !== EOCD) end--;
+  if (end < 0) throw zipError("no end of central directory");
+  const decoder = new TextDecoder();
+  const pending = [];
+  for (let i = 0, at = v.getUint32(end + 16, true); i < v.getUint16(end + 10, true); i++) {
+    if (v.getUint32(at, true) !== CENTRAL) throw zipError(`bad central directory entry ${i}`);
+    const method = v.getUint16(at + 10, true), size = v.getUint32(at + 20, true), local = v.getUint32(at + 42, true);
+    const nameLen = v.getUint16(at + 28, true);
+    const name = decoder.decode(zip.subarray(at + 46, at + 46 + nameLen));
+    at += 46 + nameLen + v.getUint16(at + 30, true) + v.getUint16(at + 32, true);
+    if (name.endsWith("/")) continue;
+    if (name.startsWith("/") || name.split("/").includes("..")) throw zipError(`unsafe path ${name}`);
+    if (size === 0xffffffff || v.getUint32(local, true) !== LOCAL) throw zipError(`entry ${name}: zip64 or bad offset`);
+    const start = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
+    const data = zip.subarray(start, start + size);
+    if (method !== 0 && method !== 8) throw zipError(`entry ${name}: compression method ${method}`);
+    pending.push((method === 8 ? inflate(data) : Promise.resolve(data)).then((bytes) => [name, bytes]));
+  }
+  return new Map(await Promise.all(pending));
+}
+
+/** Write ``files`` (a wheelFiles map) under the folder ``dir`` of Pyodide's file system. */
+export function writeFiles(pyodide, dir, files) {
+  const made = new Set();
+  for (const [name, bytes] of files) {
+    const slash = name.lastIndexOf("/");
+    const folder = slash < 0 ? dir : `${dir}/${name.slice(0, slash)}`;
+    if (!made.has(folder)) { pyodide.FS.mkdirTree(folder); made.add(folder); }
+    pyodide.FS.writeFile(`${dir}/${name}`, bytes);
+  }
+}
