@@ -4,7 +4,7 @@ import_time.mjs, a fresh process per measurement) installs the wheel and imports
     .venv/bin/python bench/bench_import.py [--rounds 5] [--wheel OTHER.whl ...] [--importtime]
 
 Per wheel (this checkout's, built by webtorch_devtools.wheel, and any --wheel to compare, e.g. an older build)
-and per install method (Pyodide's unpackArchive, what web/loader.js did; web/wheel_files.js, what it does now:
+and per install method (Pyodide's unpackArchive, what web/loader.js did; web/zip_files.js, what it does now:
 inflated during the boot, written after it): the wheel's size, the install time after the boot, `import
 webtorch`, the import of the webgpu backend (what the first webgpu op adds), module counts; medians over
 ``--rounds``, rounds interleaved so load on this shared machine hits every variant alike. ``--importtime``
@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 SCRIPT = HERE / "browser" / "import_time.mjs"
-METHODS = ("unpackArchive", "wheel_files")
+METHODS = ("unpackArchive", "zip_files")
 FIGURES = ("install_ms", "import_ms", "webgpu_backend_import_ms")
 
 
@@ -79,7 +79,7 @@ def main():
                      "boot_ms": statistics.median(r["boot_ms"] for r in runs)})
     extra = {}
     if args.importtime:
-        top, stdlib = import_profile(run_once(pyodide, wheels["this checkout"], "wheel_files", True)[1], args.top)
+        top, stdlib = import_profile(run_once(pyodide, wheels["this checkout"], "zip_files", True)[1], args.top)
         extra = {"importtime_top": top, "importtime_stdlib": stdlib}
     report("import", rows, [("wheel", "wheel", "s"), ("install", "install", "s"), ("wheel_kib", "KiB", ".0f"),
                             ("install_ms", "install ms", ".0f"), ("import_ms", "import ms", ".0f"),

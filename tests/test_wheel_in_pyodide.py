@@ -1,5 +1,5 @@
 """The runtime wheel as the browser gets it, checked in Pyodide under Node (no browser): installed by
-web/wheel_files.js as web/loader.js installs it, its bytecode still names the source's files and lines in a
+web/zip_files.js as web/loader.js installs it, its bytecode still names the source's files and lines in a
 traceback though docstrings and column ranges were compiled out (webtorch_devtools/bytecode.py), ``import
 webtorch`` leaves the large modules it does not need unimported, and the wheel stays within its size budget."""
 import ast

@@ -7,7 +7,7 @@
 // Pyodide, the wheels and the WebGPU device are fetched/requested concurrently; webtorch's default
 // device is then "webgpu". Without WebGPU a message says so and "cpu" is used (it needs NumPy).
 import { createBridge } from "./bridge.js";
-import { wheelFiles, writeFiles } from "./wheel_files.js";
+import { zipFiles, writeFiles } from "./zip_files.js";
 
 async function fetchBytes(url) {
   const r = await fetch(url);
@@ -59,7 +59,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   // fetched and inflated while Pyodide boots; written into its file system after (no Python unzip)
-  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href).then(wheelFiles)));
+  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href).then(zipFiles)));
   // the first step's kernels compile in the GPU process while Pyodide boots here
   Promise.all([gpu, wheels]).then(([{ bridge }, [files]]) => bridge && bridge.warm(manifestOf(files)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()

@@ -2,25 +2,25 @@
 // measurement): boot, install the wheel into site-packages, `import webtorch`, then the modules the first webgpu
 // step imports. Prints one JSON line of milliseconds and module counts.
 //
-//   node import_time.mjs PYODIDE_DIR WHEEL (unpackArchive|wheel_files) [importtime]
+//   node import_time.mjs PYODIDE_DIR WHEEL (unpackArchive|zip_files) [importtime]
 //
 // unpackArchive: Pyodide's own installer (Python's zipfile through a temporary file), what web/loader.js did;
-// wheel_files: web/wheel_files.js, what it does now (inflated before the boot ends, only the writes after it).
+// zip_files: web/zip_files.js, what it does now (inflated before the boot ends, only the writes after it).
 // importtime: Python's -X importtime lines on stderr (PYTHONPROFILEIMPORTTIME).
 import { readFileSync } from "node:fs";
-import { wheelFiles, writeFiles } from "../../web/wheel_files.js";
+import { zipFiles, writeFiles } from "../../web/zip_files.js";
 
 const [pyodideDir, wheelPath, how, importtime] = process.argv.slice(2);
 const wheel = new Uint8Array(readFileSync(wheelPath));
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const t0 = performance.now();
-const inflated = how === "wheel_files" ? wheelFiles(wheel) : null;
+const inflated = how === "zip_files" ? zipFiles(wheel) : null;
 const inflate = inflated && inflated.then(() => performance.now() - t0);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: importtime ? { PYTHONPROFILEIMPORTTIME: "1" } : {},
   stderr: (line) => process.stderr.write(line + "\n") });
 const t1 = performance.now();
 const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
-if (how === "wheel_files") writeFiles(py, site, await inflated);
+if (how === "zip_files") writeFiles(py, site, await inflated);
 else if (how === "unpackArchive") py.unpackArchive(wheel, "wheel", { extractDir: site });
 else throw new Error(`unknown install method ${how}`);
 const t2 = performance.now();

@@ -1,12 +1,12 @@
-// Install a wheel into Pyodide under Node the way web/loader.js does (web/wheel_files.js) and run Python code;
+// Install a wheel into Pyodide under Node the way web/loader.js does (web/zip_files.js) and run Python code;
 // prints the value of the code's last expression (a str). tests/test_wheel_in_pyodide.py runs it.
 //
 //   node run_in_pyodide.mjs PYODIDE_DIR WHEEL CODE
 import { readFileSync } from "node:fs";
-import { wheelFiles, writeFiles } from "../../web/wheel_files.js";
+import { zipFiles, writeFiles } from "../../web/zip_files.js";
 
 const [pyodideDir, wheelPath, code] = process.argv.slice(2);
-const files = wheelFiles(new Uint8Array(readFileSync(wheelPath)));
+const files = zipFiles(new Uint8Array(readFileSync(wheelPath)));
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/` });
 writeFiles(py, py.runPython("import sysconfig; sysconfig.get_path('purelib')"), await files);

@@ -1,12 +1,12 @@
-// The files of a wheel (a zip), inflated by the JS engine's own DecompressionStream, and their copy into
-// Pyodide's file system. web/loader.js inflates the wheels while Pyodide boots and writes them after: no Python
-// runs between the boot and `import webtorch` (pyodide.unpackArchive imports zipfile, shutil and tempfile and
-// extracts through a temporary file: 0.1-0.4 s in Pyodide here, bench/bench_import.py).
+// The files of a zip (a wheel, a script's folder), inflated by the JS engine's own DecompressionStream, and their
+// copy into Pyodide's file system. web/loader.js inflates the wheels while Pyodide boots and writes them after
+// (web/run.js the script's folder): no Python runs between the boot and `import webtorch` (pyodide.unpackArchive
+// runs Python's zipfile through a temporary file: 0.1-0.8 s in Pyodide here, bench/bench_import.py).
 
 const EOCD = 0x06054b50, CENTRAL = 0x02014b50, LOCAL = 0x04034b50;
 
 function zipError(what) {
-  return new Error(`webtorch: the wheel is not a readable zip (${what}); serve the file webtorch_devtools.wheel.build_wheel() wrote`);
+  return new Error(`webtorch: not a readable zip archive (${what}); serve the file as it was built`);
 }
 
 async function inflate(bytes) {
@@ -14,8 +14,8 @@ async function inflate(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Map of path inside the wheel -> contents (folders left out), from the zip's central directory. */
-export async function wheelFiles(zip) {
+/** Map of path inside the zip -> contents (folders left out), from the zip's central directory. */
+export async function zipFiles(zip) {
   const v = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   let end = zip.length - 22; // end-of-central-directory record (a zip comment may follow it)
   while (end >= 0 && v.getUint32(end, true) !== EOCD) end--;
@@ -39,7 +39,7 @@ export async function wheelFiles(zip) {
   return new Map(await Promise.all(pending));
 }
 
-/** Write ``files`` (a wheelFiles map) under the folder ``dir`` of Pyodide's file system. */
+/** Write ``files`` (a zipFiles map) under the folder ``dir`` of Pyodide's file system. */
 export function writeFiles(pyodide, dir, files) {
   const made = new Set();
   for (const [name, bytes] of files) {
