@@ -68,8 +68,9 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const pyodideBootMs = performance.now() - t0;
   if (stdout) pyodide.setStdout(writer(stdout));
   if (stderr) pyodide.setStderr(writer(stderr));
-  // into site-packages (not the working folder, which a script's chdir leaves)
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  // into site-packages (not the working folder, which a script's chdir leaves); found on sys.path, as
+  // importing sysconfig for it costs 30-260 ms here
+  const sitePackages = pyodide.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]");
   for (const files of await wheels) writeFiles(pyodide, sitePackages, files);
   if (packages.length) await loadPackages(pyodide, packages, stderr || console.warn);
   const { bridge, error } = await gpu;

@@ -39,13 +39,19 @@ export async function zipFiles(zip) {
   return new Map(await Promise.all(pending));
 }
 
-/** Write ``files`` (a zipFiles map) under the folder ``dir`` of Pyodide's file system. */
+/** Write ``files`` (a zipFiles map, handed over: the file system keeps its arrays) under the existing folder
+ * ``dir`` of Pyodide's file system. */
 export function writeFiles(pyodide, dir, files) {
-  const made = new Set();
+  const made = new Set([dir]);
+  const folder = (path) => { // mkdir of each missing level, once (mkdirTree throws at every existing level)
+    if (made.has(path)) return;
+    folder(path.slice(0, path.lastIndexOf("/")));
+    if (!pyodide.FS.analyzePath(path).exists) pyodide.FS.mkdir(path);
+    made.add(path);
+  };
   for (const [name, bytes] of files) {
     const slash = name.lastIndexOf("/");
-    const folder = slash < 0 ? dir : `${dir}/${name.slice(0, slash)}`;
-    if (!made.has(folder)) { pyodide.FS.mkdirTree(folder); made.add(folder); }
-    pyodide.FS.writeFile(`${dir}/${name}`, bytes);
+    folder(slash < 0 ? dir : `${dir}/${name.slice(0, slash)}`);
+    pyodide.FS.writeFile(`${dir}/${name}`, bytes, { canOwn: true });
   }
 }

@@ -19,7 +19,7 @@ const inflate = inflated && inflated.then(() => performance.now() - t0);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: importtime ? { PYTHONPROFILEIMPORTTIME: "1" } : {},
   stderr: (line) => process.stderr.write(line + "\n") });
 const t1 = performance.now();
-const site = py.runPython("import sysconfig; sysconfig.get_path('purelib')");
+const site = py.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]");
 if (how === "zip_files") writeFiles(py, site, await inflated);
 else if (how === "unpackArchive") py.unpackArchive(wheel, "wheel", { extractDir: site });
 else throw new Error(`unknown install method ${how}`);

@@ -9,5 +9,5 @@ const [pyodideDir, wheelPath, code] = process.argv.slice(2);
 const files = zipFiles(new Uint8Array(readFileSync(wheelPath)));
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/` });
-writeFiles(py, py.runPython("import sysconfig; sysconfig.get_path('purelib')"), await files);
+writeFiles(py, py.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]"), await files);
 process.stdout.write(py.runPython(code));
