@@ -39,14 +39,16 @@ export async function zipFiles(zip) {
   return new Map(await Promise.all(pending));
 }
 
-/** Write ``files`` (a zipFiles map, handed over: the file system keeps its arrays) under the existing folder
- * ``dir`` of Pyodide's file system. */
+/** Write ``files`` (a zipFiles map, handed over: the file system keeps its arrays) under the folder ``dir`` of
+ * Pyodide's file system (made where missing). */
 export function writeFiles(pyodide, dir, files) {
-  const made = new Set([dir]);
-  const folder = (path) => { // mkdir of each missing level, once (mkdirTree throws at every existing level)
+  const made = new Set();
+  const folder = (path) => { // each missing level made once (FS.mkdirTree throws at every existing level)
     if (made.has(path)) return;
-    folder(path.slice(0, path.lastIndexOf("/")));
-    if (!pyodide.FS.analyzePath(path).exists) pyodide.FS.mkdir(path);
+    if (!pyodide.FS.analyzePath(path).exists) {
+      folder(path.slice(0, path.lastIndexOf("/")) || "/");
+      pyodide.FS.mkdir(path);
+    }
     made.add(path);
   };
   for (const [name, bytes] of files) {
