@@ -7,7 +7,7 @@
 // Pyodide, the wheels and the WebGPU device are fetched/requested concurrently; webtorch's default
 // device is then "webgpu". Without WebGPU a message says so and "cpu" is used (it needs NumPy).
 import { createBridge } from "./bridge.js";
-import { zipFiles, writeFiles } from "./zip_files.js";
+import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
 
 async function fetchBytes(url) {
   const r = await fetch(url);
@@ -16,11 +16,11 @@ async function fetchBytes(url) {
 }
 
 // The webgpu warm-up manifest (webtorch_devtools/warmup.py; the wheel's build writes it; bridge.warm picks the
-// adapter class's kernels), or null when the wheel lacks one.
+// adapter class's kernels) from a zipEntries map, as soon as it is inflated; null when the wheel lacks one.
 const MANIFEST = "webtorch/backends/webgpu/warmup.json";
-function manifestOf(files) {
-  const bytes = files.get(MANIFEST);
-  return bytes ? JSON.parse(new TextDecoder().decode(bytes)) : null;
+async function manifestOf(entries) {
+  const bytes = entries.get(MANIFEST);
+  return bytes ? JSON.parse(new TextDecoder().decode(await bytes)) : null;
 }
 
 // loadPackage logs a failure and resolves: each package is verified by importing it
@@ -59,9 +59,9 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   // fetched and inflated while Pyodide boots; written into its file system after (no Python unzip)
-  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href).then(zipFiles)));
+  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href).then(zipEntries)));
   // the first step's kernels compile in the GPU process while Pyodide boots here
-  Promise.all([gpu, wheels]).then(([{ bridge }, [files]]) => bridge && bridge.warm(manifestOf(files)))
+  Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge && bridge.warm(await manifestOf(entries)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });
@@ -71,7 +71,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // into site-packages (not the working folder, which a script's chdir leaves); found on sys.path, as
   // importing sysconfig for it costs 30-260 ms here
   const sitePackages = pyodide.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]");
-  for (const files of await wheels) writeFiles(pyodide, sitePackages, files);
+  for (const entries of await wheels) writeFiles(pyodide, sitePackages, await zipFiles(entries));
   if (packages.length) await loadPackages(pyodide, packages, stderr || console.warn);
   const { bridge, error } = await gpu;
   let webgpuError = null;

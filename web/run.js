@@ -3,7 +3,7 @@
 // `emit(kind, text)` receives "output" (a JSON list of ["stdout" | "stderr", text] pieces in the order
 // they were written), "timing" and "result" JSON, and the reports of webtorch.browser.runner.report.
 import { loadWebtorch } from "./loader.js";
-import { zipFiles, writeFiles } from "./zip_files.js";
+import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
 
 const BURST = 50, SENDS_PER_MS = 0.1, SEND_AT_CHARS = 1 << 18, TIMER_MS = 10;
 
@@ -48,7 +48,7 @@ export async function runScript(cfg, emit) {
   // the script's folder is fetched and inflated while Pyodide boots
   const files = cfg.filesURL ? fetch(cfg.filesURL).then(async (r) => {
     if (!r.ok) throw new Error(`could not fetch ${cfg.filesURL}: HTTP ${r.status}`);
-    return zipFiles(new Uint8Array(await r.arrayBuffer()));
+    return zipFiles(zipEntries(new Uint8Array(await r.arrayBuffer())));
   }) : null;
   files?.catch(() => {}); // reported where it is awaited below
   try {

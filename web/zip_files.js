@@ -14,14 +14,15 @@ async function inflate(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Map of path inside the zip -> contents (folders left out), from the zip's central directory. */
-export async function zipFiles(zip) {
+/** Map of path inside the zip -> promise of its contents (folders left out), from the zip's central directory;
+ * every entry starts inflating at once, so one (a manifest) can be used before the rest are done. */
+export function zipEntries(zip) {
   const v = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   let end = zip.length - 22; // end-of-central-directory record (a zip comment may follow it)
   while (end >= 0 && v.getUint32(end, true) !== EOCD) end--;
   if (end < 0) throw zipError("no end of central directory");
   const decoder = new TextDecoder();
-  const pending = [];
+  const entries = new Map();
   for (let i = 0, at = v.getUint32(end + 16, true); i < v.getUint16(end + 10, true); i++) {
     if (v.getUint32(at, true) !== CENTRAL) throw zipError(`bad central directory entry ${i}`);
     const method = v.getUint16(at + 10, true), size = v.getUint32(at + 20, true), local = v.getUint32(at + 42, true);
@@ -34,9 +35,14 @@ export async function zipFiles(zip) {
     const start = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
     const data = zip.subarray(start, start + size);
     if (method !== 0 && method !== 8) throw zipError(`entry ${name}: compression method ${method}`);
-    pending.push((method === 8 ? inflate(data) : Promise.resolve(data)).then((bytes) => [name, bytes]));
+    entries.set(name, method === 8 ? inflate(data) : Promise.resolve(data));
   }
-  return new Map(await Promise.all(pending));
+  return entries;
+}
+
+/** Map of path inside the zip -> contents, once every entry of a zipEntries map is inflated. */
+export async function zipFiles(entries) {
+  return new Map(await Promise.all([...entries].map(async ([name, bytes]) => [name, await bytes])));
 }
 
 /** Write ``files`` (a zipFiles map, handed over: the file system keeps its arrays) under the folder ``dir`` of

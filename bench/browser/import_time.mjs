@@ -8,13 +8,13 @@
 // zip_files: web/zip_files.js, what it does now (inflated before the boot ends, only the writes after it).
 // importtime: Python's -X importtime lines on stderr (PYTHONPROFILEIMPORTTIME).
 import { readFileSync } from "node:fs";
-import { zipFiles, writeFiles } from "../../web/zip_files.js";
+import { writeFiles, zipEntries, zipFiles } from "../../web/zip_files.js";
 
 const [pyodideDir, wheelPath, how, importtime] = process.argv.slice(2);
 const wheel = new Uint8Array(readFileSync(wheelPath));
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const t0 = performance.now();
-const inflated = how === "zip_files" ? zipFiles(wheel) : null;
+const inflated = how === "zip_files" ? zipFiles(zipEntries(wheel)) : null;
 const inflate = inflated && inflated.then(() => performance.now() - t0);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: importtime ? { PYTHONPROFILEIMPORTTIME: "1" } : {},
   stderr: (line) => process.stderr.write(line + "\n") });

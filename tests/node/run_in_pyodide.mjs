@@ -3,10 +3,10 @@
 //
 //   node run_in_pyodide.mjs PYODIDE_DIR WHEEL CODE
 import { readFileSync } from "node:fs";
-import { zipFiles, writeFiles } from "../../web/zip_files.js";
+import { writeFiles, zipEntries, zipFiles } from "../../web/zip_files.js";
 
 const [pyodideDir, wheelPath, code] = process.argv.slice(2);
-const files = zipFiles(new Uint8Array(readFileSync(wheelPath)));
+const files = zipFiles(zipEntries(new Uint8Array(readFileSync(wheelPath))));
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/` });
 writeFiles(py, py.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]"), await files);
