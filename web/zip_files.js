@@ -14,9 +14,9 @@ async function inflate(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Map of path inside the zip -> promise of its contents (folders left out), from the zip's central directory;
- * every entry starts inflating at once, so one (a manifest) can be used before the rest are done. */
-export function zipEntries(zip) {
+/** Map of path inside the zip -> promise of its contents (folders left out), from the zip's central directory.
+ * The entries named in ``first`` (e.g. a manifest wanted early) inflate first, the rest after them. */
+export function zipEntries(zip, first = []) {
   const v = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   let end = zip.length - 22; // end-of-central-directory record (a zip comment may follow it)
   while (end >= 0 && v.getUint32(end, true) !== EOCD) end--;
@@ -35,8 +35,12 @@ export function zipEntries(zip) {
     const start = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
     const data = zip.subarray(start, start + size);
     if (method !== 0 && method !== 8) throw zipError(`entry ${name}: compression method ${method}`);
-    entries.set(name, method === 8 ? inflate(data) : Promise.resolve(data));
+    entries.set(name, { method, data });
   }
+  const open = ({ method, data }) => (method === 8 ? inflate(data) : Promise.resolve(data));
+  const head = new Map(first.filter((name) => entries.has(name)).map((name) => [name, open(entries.get(name))]));
+  const after = Promise.allSettled(head.values());
+  for (const [name, entry] of entries) entries.set(name, head.get(name) || after.then(() => open(entry)));
   return entries;
 }
 
