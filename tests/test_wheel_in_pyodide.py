@@ -13,7 +13,7 @@ import webtorch
 from webtorch_devtools.bytecode import pyodide_dir
 from webtorch_devtools.wheel import build_wheel
 
-from test_lazy_names import NOT_AT_IMPORT
+from test_lazy_names import NOT_AT_IMPORT  # and "numbers", which CPython imports at start-up itself
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = ROOT / "py" / "webtorch"
@@ -44,7 +44,7 @@ def _host_frames():
 
 def test_wheel_in_pyodide():
     r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "node" / "run_in_pyodide.mjs"),
-                        str(pyodide_dir(ROOT)), str(build_wheel()), PROBE % (tuple(NOT_AT_IMPORT),)],
+                        str(pyodide_dir(ROOT)), str(build_wheel()), PROBE % (tuple(NOT_AT_IMPORT) + ("numbers",),)],
                        capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout)
