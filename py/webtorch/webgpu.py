@@ -9,6 +9,7 @@ Example::
         torch.webgpu.synchronize()
         print(torch.webgpu.stats()["dispatches"], torch.webgpu.memory_allocated())
 """
+from ._webgpu_graph import CUDAGraph, Graph, graph, is_current_stream_capturing  # noqa: F401
 
 
 def is_available():

@@ -12,7 +12,7 @@ import sys
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import Backend
-from . import codegen, device_checks, dtypes as T, limits, wgsl_loader
+from . import capture, codegen, device_checks, dtypes as T, limits, wgsl_loader
 from .conv_family import ConvFamilyKernels
 from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import keep_bounds
@@ -20,6 +20,7 @@ from .index_kernels import WebGPUIndexMixin
 from .memory import BufferPool
 from .optim_kernels import WebGPUOptimMixin
 from .randperm_kernels import WebGPURandpermMixin
+from .replay import Replayer
 from .scan_sort_kernels import WebGPUScanSortMixin
 from .scheduler import Scheduler, Stats
 from .linalg_kernels import LinalgKernels
@@ -62,6 +63,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.stats = Stats()
         self.checks = device_checks.ErrorWord(self)
         self.scheduler = Scheduler(runtime, self.stats, self.checks)
+        self.scheduler.replay = Replayer(self.scheduler)
         self.graph = Graph(self.scheduler)
 
     # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
@@ -72,6 +74,9 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     async def prefetch_async(self, h):
         """h (or a contiguous copy) with its bytes awaited from the device, so reading it next never blocks
         (Tensor.item_async/tolist_async/numpy_async; runtimes that can always block just flush)."""
+        if self.scheduler.replay.capture is not None:
+            capture.refuse("reading a webgpu tensor's values (item_async, numpy_async, ...)",
+                           "read the static outputs after graph.replay()")
         if h.numel and not h.is_contiguous():
             h = self.contiguous(h)
         self.graph.flush()
@@ -212,6 +217,9 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         return v
 
     def _upload(self, data, shape, dtype):
+        if self.scheduler.replay.capture is not None:
+            capture.refuse("creating a webgpu tensor from host data (torch.tensor, .to('webgpu'), copy_ from cpu)",
+                           "create it before the capture and copy_ new values into it before each replay")
         v = self._new(shape, dtype)
         if data:
             pad = (-len(data)) % 4
@@ -281,6 +289,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         return v
 
     def known_range(self, h):
+        if self.scheduler.replay.capture is not None:  # a replay sees new values: the kernels check them
+            return None
         return h.st.buf.bounds if h.dtype in _BOUNDED else None
 
     # ---- views -------------------------------------------------------------------------------------------
@@ -540,6 +550,10 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         rng.seed, rng.offset = struct.unpack("<QQ", bytes(state)[:16])
 
     def _random(self, kind, shape, a, b, rng, out_dt):
+        if self.scheduler.replay.capture is not None:
+            capture.refuse("drawing random numbers (dropout, rand, randn, randint, ...)",
+                           "every replay would draw the same numbers; draw them outside the capture into a static "
+                           "tensor, or disable dropout (p=0, model.eval())")
         out = self._new(shape, out_dt)
         n = out.numel
         if not n:

@@ -57,6 +57,7 @@ class Scheduler:
         self.generated = limits.register_cache({})  # signature of a fused tree -> (source, binding slots, params, groups)
         # one binding kept free for the error word of a checking kernel
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8) - 1
+        self.replay = None  # replay.Replayer once the backend sets one up
 
     def _generated(self, n, inl, generate):
         """``generate(n, inl)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
@@ -83,6 +84,17 @@ class Scheduler:
         return p
 
     def run(self, nodes):
+        """Schedule and submit the queue ``nodes`` -- through ``self.replay`` (replay.py: a repeating queue reuses
+        its schedule; a capture keeps the dispatches instead of submitting them) when one is set."""
+        if self.replay is not None:
+            self.replay.run(nodes)
+            return
+        batch, _ = self.plan(nodes)
+        self._submit(batch)
+
+    def plan(self, nodes):
+        """(Batch of the queue ``nodes``, the Buffers bound by each of its dispatches): fused, generated and
+        with every bound buffer allocated, not yet submitted."""
         writers = {}  # id(buf) -> sorted positions of nodes writing it
         readers = {}  # id(buf) -> positions of nodes reading it
         for j, n in enumerate(nodes):
@@ -151,8 +163,7 @@ class Scheduler:
                                        "it and the ops recorded after it did not run") from None
             keep.append(bufs)
             batch.add(self.pipeline(name, src), ids, params, groups)
-        self._submit(batch)
-        del keep
+        return batch, keep
 
     def _submit(self, batch):
         if len(batch):
@@ -218,6 +229,13 @@ def _signature_buf(b, bufs, index):
     return i
 
 
+def args_key(args):
+    """Hashable form of an elementwise node's ``args``: constants by type and exact value (0.0 == -0.0 and
+    1 == 1.0 == True as dict keys; NaN != NaN)."""
+    return tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1]) if type(a) is tuple else a
+                 for a in args)
+
+
 def _signature(n, inl, bufs, index):
     """Hashable description of everything code generation reads from node n and the producers inlined into
     it: attributes, geometry, dtypes, and which operands share a buffer (buffers are numbered in order of
@@ -227,9 +245,8 @@ def _signature(n, inl, bufs, index):
 
     parts = [n.kind, n.shape, buf_no(n.out.buf), n.out.strides, n.out.offset, n.out.dtype]
     for k, v in n.attrs.items():
-        if k == "args":  # constants by type and exact value (0.0 == -0.0, 1 == 1.0 == True as dict keys)
-            parts.append(tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1])
-                               if type(a) is tuple else a for a in v))
+        if k == "args":
+            parts.append(args_key(v))
         elif k != "fresh":
             parts.append((k, tuple(v) if type(v) is list else v))
     for k, s in enumerate(n.srcs):
