@@ -35,6 +35,7 @@ class Adam(Optimizer):
     _setstate_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
                           "differentiable": False, "decoupled_weight_decay": False, "fused": None}
     _step_keys = ("step",)
+    _capturable_update = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
