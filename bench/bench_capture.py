@@ -102,7 +102,7 @@ def _schedule_cost(record, submit, repeats=5):
         t1 = time.thread_time()
         for nodes, seen in queues:
             _, bufs, _ = flush_key(nodes)
-            replayer._bind(replayer.plans[seen], bufs)
+            replayer._bind(replayer.plans[seen], bufs, nodes)
         t2 = time.thread_time()
         fresh.append(t1 - t0)
         reused.append(t2 - t1)

@@ -1,6 +1,8 @@
 """Step capture and replay on webgpu (webtorch.webgpu.Graph / graph, backends/webgpu/capture.py) and the reuse of a
 repeating flush's schedule (backends/webgpu/replay.py): replay equals eager equals PyTorch, what a replay could not
 repeat raises inside a capture, a changed queue is scheduled afresh, capturable Adam/AdamW as PyTorch's."""
+import gc
+
 import pytest
 import torch
 
@@ -281,6 +283,28 @@ def test_repeating_flush_reuses_its_schedule_and_changes_invalidate(webgpu):
     assert (keep + 1).tolist() == [[3.0, -3.0], [7.0, 9.0]]
 
 
+def test_optimizer_steps_reuse_their_schedule_with_new_bias_corrections(webgpu, monkeypatch):
+    # the fused Adam kernel's parameters (bias corrections) change every step; the schedule around them does not
+    rep = _replayer()
+    monkeypatch.setattr(rep, "check", True)  # and each reuse is compared with a fresh schedule
+    w = webtorch.tensor([0.5, -1.0, 2.0], device=webgpu, requires_grad=True)
+    wt = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    opt, opt_t = webtorch.optim.Adam([w], lr=0.1), torch.optim.Adam([wt], lr=0.1)
+    hits = rep.hits
+    gc.disable()
+    try:
+        for _ in range(4):
+            for m, p, o in ((webtorch, w, opt), (torch, wt, opt_t)):
+                o.zero_grad()
+                (p * p).sum().backward()
+                o.step()
+            w.tolist()
+    finally:
+        gc.enable()
+    assert rep.hits >= hits + 2
+    assert w.tolist() == pytest.approx(wt.tolist(), rel=1e-6)
+
+
 def test_check_mode_compares_reused_schedules(webgpu, monkeypatch):
     rep = _replayer()
     monkeypatch.setattr(rep, "check", True)
@@ -288,9 +312,13 @@ def test_check_mode_compares_reused_schedules(webgpu, monkeypatch):
     model, opt = _setup(webtorch, "gpt", webgpu, init)
     x, y = (_to(t, webgpu) for t in _data("gpt", 0))
     checked = rep.checked
-    for _ in range(3):
-        opt.zero_grad()
-        _step(webtorch, model, opt, x, y).item()
+    gc.disable()  # which tensors are alive is part of a flush's key: no collection at random points here
+    try:
+        for _ in range(3):
+            opt.zero_grad()
+            _step(webtorch, model, opt, x, y).item()
+    finally:
+        gc.enable()
     assert rep.checked >= checked + 2
     # a plan that differs from the fresh schedule is caught, naming the dispatch
     from webtorch.backends.webgpu.runtime import Batch

@@ -106,7 +106,8 @@ def empty_cache():
 def stats(reset=False):
     """Counters since start (or the last ``stats(reset=True)``): dispatches, submits, flushes, readbacks
     (device reads: item/tolist/numpy/printing and the index checks that had to look), host_fallbacks (and
-    host_fallback_ops: which primitive fell back how often), kernels_compiled, nodes_fused, nodes_dropped;
+    host_fallback_ops: which primitive fell back how often), kernels_compiled, nodes_fused, nodes_dropped,
+    flush_reuses (flushes that reused the schedule of an identical earlier one);
     in the browser also bridge_calls (FFI crossings into bridge.js) and gpu_waits; plus the memory figures."""
     be = _backend()
     d = be.stats.as_dict()

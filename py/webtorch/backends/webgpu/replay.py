@@ -3,11 +3,13 @@
 A training step that repeats with the same shapes flushes the same queue every time: the same op sequence over
 the same geometry, its buffers in the same roles. ``flush_key`` describes a queue in one cheap pass (no fusion
 analysis): per node its kind, index space, attributes and operands, with buffers numbered in order of first
-appearance, plus whether a tensor still holds each buffer (what fusion and dead-node dropping decide on). A
-flush whose key was seen before takes the Plan scheduled then -- each dispatch's pipeline, parameter bytes,
-workgroups and buffer slots -- and binds this flush's buffers in those slots: no scheduling, no code
-generation, no pipeline or parameter work. Anything that differs (an op, a shape, a constant, which operands
-share a buffer, a tensor kept or dropped) gives another key, so the queue is scheduled afresh.
+appearance, plus whether a tensor still holds each buffer (what fusion and dead-node dropping decide on) and the
+adapter features code generation follows. A flush whose key was seen before takes the Plan scheduled then --
+each dispatch's pipeline, parameter bytes, workgroups and buffer slots -- and binds this flush's buffers in
+those slots: no scheduling, no code generation, no pipeline or parameter work. Anything that differs (an op, a
+shape, a constant, which operands share a buffer, a tensor kept or dropped) gives another key, so the queue is
+scheduled afresh. One thing may differ: the parameter bytes of a template kernel (an optimizer's per-step bias
+corrections, say) decide nothing in the schedule, so they stay out of the key and each flush binds its own.
 
 ``WEBTORCH_CAPTURE_CHECK=1`` (tests): every flush that hits is also scheduled afresh, and the two batches must
 be equal dispatch for dispatch (pipeline, buffers, parameters, workgroups), else an AssertionError names the
@@ -15,7 +17,7 @@ first difference. ``WEBTORCH_FLUSH_REUSE=0`` turns the reuse off (benchmarks mea
 """
 import os
 
-from . import limits
+from . import dtypes as T, limits
 from .runtime import Batch
 from .scheduler import args_key
 
@@ -24,7 +26,9 @@ _CHECK_KEY = -1  # slot of the error word's buffer in a plan (bound by checking 
 
 
 class Plan:
-    """A scheduled queue in slot form: ``dispatches`` [(pipeline, slots, params, groups)], the stats it adds."""
+    """A scheduled queue in slot form: ``dispatches`` [(pipeline, slots, params, groups, node)] -- ``node`` the
+    position of the template kernel whose own parameters come first in ``params``' place (``params`` then holds
+    what the schedule appends: a fused epilogue's), else -1 -- and the stats it adds."""
     __slots__ = ("dispatches", "fused", "dropped")
 
     def __init__(self, dispatches, fused, dropped):
@@ -55,11 +59,12 @@ def flush_key(nodes):
         if n.kind == "ew":
             add((a["op"], args_key(a["args"]), a["cdt"], a["dt"], a["cond"], a["fresh"]))
         elif n.kind == "kernel":
-            add((a["source"], a["params"], a["groups"], a.get("epilogue"), tuple([slot(b) for b in a["buffers"]]),
-                 tuple([slot(b) for b in a.get("writes", ())])))
+            add((a["source"], len(a["params"]), a["groups"], a.get("epilogue"),
+                 tuple([slot(b) for b in a["buffers"]]), tuple([slot(b) for b in a.get("writes", ())])))
         else:
             add(tuple(a.items()))
     add(tuple([b.alive() for b in bufs]))
+    add((T.features.f16, T.features.subgroups))
     return tuple(parts), bufs, index
 
 
@@ -80,7 +85,7 @@ class Replayer:
     def run(self, nodes):
         sched = self.sched
         if not self.enabled:
-            batch, keep = sched.plan(nodes)
+            batch, keep, _ = sched.plan(nodes)
             self._finish(batch, keep, nodes)
             return
         key, bufs, index = flush_key(nodes)
@@ -88,8 +93,8 @@ class Replayer:
         if plan is None:
             self.misses += 1
             fused, dropped = sched.stats.nodes_fused, sched.stats.nodes_dropped
-            batch, keep = sched.plan(nodes)
-            plan = _slot_form(batch, keep, index, sched.checks.buf,
+            batch, keep, origin = sched.plan(nodes)
+            plan = _slot_form(batch, keep, origin, nodes, index, sched.checks.buf,
                               sched.stats.nodes_fused - fused, sched.stats.nodes_dropped - dropped)
             if plan is not None:
                 if len(self.plans) >= PLANS_MAX:
@@ -98,25 +103,29 @@ class Replayer:
             self._finish(batch, keep, nodes)
             return
         self.hits += 1
+        sched.stats.flush_reuses += 1
         fresh = None
         if self.check:
             fresh = sched.plan(nodes)
             sched.stats.nodes_fused -= plan.fused  # counted again below
             sched.stats.nodes_dropped -= plan.dropped
-        batch, keep = self._bind(plan, bufs)
+        batch, keep = self._bind(plan, bufs, nodes)
         if fresh is not None:
             _compare(fresh[0], batch, len(nodes))
             self.checked += 1
         self._finish(batch, keep, nodes)
 
-    def _bind(self, plan, bufs):
-        """The Batch of ``plan`` over this queue's Buffers ``bufs`` (allocating those not yet on the device)."""
+    def _bind(self, plan, bufs, nodes):
+        """The Batch of ``plan`` over this queue's Buffers ``bufs`` and its kernels' own parameters (allocating the
+        buffers not yet on the device)."""
         sched = self.sched
         word = sched.checks.buf
         batch = Batch()
         out = batch.dispatches
         keep = []
-        for pipeline, slots, params, groups in plan.dispatches:
+        for pipeline, slots, params, groups, j in plan.dispatches:
+            if j >= 0:
+                params = nodes[j].attrs["params"] + params
             bound = [bufs[i] if i >= 0 else word for i in slots]
             keep.append(bound)
             out.append((pipeline, tuple([b.id if b.id is not None else b.ensure() for b in bound]), params, groups))
@@ -135,10 +144,12 @@ class Replayer:
             self.sched.stats.flushes += 1
 
 
-def _slot_form(batch, keep, index, word, fused, dropped):
+def _slot_form(batch, keep, origin, nodes, index, word, fused, dropped):
     """``batch`` as a Plan over buffer slots, or None when a dispatch binds a buffer the queue does not name."""
     dispatches = []
-    for (pipeline, _, params, groups), bound in zip(batch.dispatches, keep):
+    for (pipeline, _, params, groups), bound, j in zip(batch.dispatches, keep, origin):
+        if j >= 0:
+            params = params[len(nodes[j].attrs["params"]):]
         slots = []
         for b in bound:
             i = index.get(b)
@@ -147,7 +158,7 @@ def _slot_form(batch, keep, index, word, fused, dropped):
                     return None
                 i = _CHECK_KEY
             slots.append(i)
-        dispatches.append((pipeline, tuple(slots), params, groups))
+        dispatches.append((pipeline, tuple(slots), params, groups, j))
     return Plan(dispatches, fused, dropped)
 
 

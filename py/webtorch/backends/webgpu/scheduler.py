@@ -39,13 +39,14 @@ class Stats:
         self.codegen_misses = 0
         self.nodes_fused = 0
         self.nodes_dropped = 0
+        self.flush_reuses = 0  # flushes that reused a remembered schedule (replay.py)
 
     def as_dict(self):
         return {"dispatches": self.dispatches, "submits": self.submits, "flushes": self.flushes,
                 "readbacks": self.readbacks,
                 "host_fallbacks": self.host_fallbacks, "host_fallback_ops": dict(self.fallback_ops),
                 "kernels_compiled": self.kernels_compiled, "codegen_misses": self.codegen_misses,
-                "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped}
+                "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped, "flush_reuses": self.flush_reuses}
 
 
 class Scheduler:
@@ -89,12 +90,12 @@ class Scheduler:
         if self.replay is not None:
             self.replay.run(nodes)
             return
-        batch, _ = self.plan(nodes)
+        batch, _, _ = self.plan(nodes)
         self._submit(batch)
 
     def plan(self, nodes):
-        """(Batch of the queue ``nodes``, the Buffers bound by each of its dispatches): fused, generated and
-        with every bound buffer allocated, not yet submitted."""
+        """(Batch of the queue ``nodes``, the Buffers bound by each of its dispatches, the position of the template
+        kernel node each dispatch runs or -1): fused, generated, every bound buffer allocated, not yet submitted."""
         writers = {}  # id(buf) -> sorted positions of nodes writing it
         readers = {}  # id(buf) -> positions of nodes reading it
         for j, n in enumerate(nodes):
@@ -133,6 +134,7 @@ class Scheduler:
         chains, absorbed = epilogue.plan(nodes, inl, inlined, writers, readers, reads, self.max_buffers)
         batch = Batch()
         keep = []  # Buffers must outlive the submit of the batch that uses them
+        origin = []
         for j, n in enumerate(nodes):
             if j in inlined or j in absorbed:
                 self.stats.nodes_fused += 1
@@ -162,8 +164,9 @@ class Scheduler:
                 raise OutOfMemoryError(f"{e} -- needed by {name}, op {j + 1} of the {len(nodes)} this flush ran; "
                                        "it and the ops recorded after it did not run") from None
             keep.append(bufs)
+            origin.append(j if n.kind == "kernel" else -1)
             batch.add(self.pipeline(name, src), ids, params, groups)
-        return batch, keep
+        return batch, keep, origin
 
     def _submit(self, batch):
         if len(batch):
