@@ -14,8 +14,10 @@ Adam, 2-layer LSTM Adam, nanoGPT-shaped GPT AdamW). Three ways to run the same t
 
 Per step: wall time including the wait for the loss (steps/s; on lavapipe/SwiftShader the device work
 dominates), and the host time (CPython: the main thread's CPU time, without the device's worker threads;
-Pyodide: the wall clock) spent recording the ops and then flushing them (scheduling, encoding, the runtime's
-submit or bridge crossing); their sum divided by the ops an eager step records is "host µs/op" (amortized).
+Pyodide: the wall clock) spent recording the ops ("record"), flushing them ("flush": scheduling or reuse, and
+packing; natively also wgpu-native's encode and submit) and, in the browser, crossing into bridge.js ("bridge":
+JavaScript encodes and submits). record + flush divided by the ops an eager step records is "Python µs/op"
+(amortized; natively it includes the encode).
 "schedule ms" / "reused ms": one step's queues turned into batches by a fresh schedule / by the reuse path (what
 the automatic reuse saves per step; nothing submitted). Medians over --steps steps after two warm-up steps.
 Prints a table, writes bench/results/capture.json (capture_browser.json with --browser).
@@ -65,17 +67,17 @@ def main():
     args = ap.parse_args()
     rows, adapter, where = browser(args) if args.browser else native(args)
     columns = [("model", "model", ""), ("mode", "mode", ""), ("steps_per_s", "steps/s", ".2f"),
-               ("record_ms", "record ms", ".2f"), ("flush_ms", "flush+submit ms", ".2f"),
-               ("python_ms_per_step", "host ms/step", ".2f"), ("ops_per_step", "ops/step", "d"),
-               ("python_us_per_op", "host µs/op", ".2f"), ("python_speedup_vs_eager", "host x eager", ".1f"),
+               ("record_ms", "record ms", ".2f"), ("flush_ms", "flush ms", ".2f"), ("bridge_ms", "bridge ms", ".2f"),
+               ("python_ms_per_step", "Python ms/step", ".2f"), ("ops_per_step", "ops/step", "d"),
+               ("python_us_per_op", "Python µs/op", ".2f"), ("python_speedup_vs_eager", "Python x eager", ".1f"),
                ("dispatches_per_step", "dispatches", ".0f"), ("schedule_ms", "schedule ms", ".2f"),
                ("schedule_reused_ms", "reused ms", ".2f")]
     report("capture_browser" if args.browser else "capture", rows, columns,
            title=f"webgpu step capture/replay, {where}, on {adapter}", path=args.out, steps=args.steps,
            adapter=adapter, runtime=where,
-           note="host = time from the first op to the submit (recording + flush): main-thread CPU time natively, wall "
-                "clock in Pyodide; µs/op amortized over the ops an eager step records; replay uses capturable=True "
-                "optimizers (more, smaller dispatches)")
+           note="Python = record + flush (main-thread CPU time natively, including wgpu-native's encode; wall clock in "
+                "Pyodide, where bridge = the crossing into bridge.js); µs/op amortized over the ops an eager step "
+                "records; replay uses capturable=True optimizers (more, smaller dispatches)")
 
 
 if __name__ == "__main__":

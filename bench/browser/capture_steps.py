@@ -4,9 +4,10 @@ webtorch.webgpu.graph, Adam/AdamW capturable=True, then Graph.replay()) -- in CP
 Pyodide (``webtorch run --browser``, reporting one "capture" JSON to the host).
 
 Host time: the main thread's CPU time in CPython (``time.thread_time``: without wgpu-native's device threads);
-the wall clock in Pyodide (one thread; the GPU works in the browser's GPU process). "record": recording the
-step's ops; "flush": turning them into a batch and handing it to the runtime (in the browser: the one bridge
-crossing). The wait for the loss is in the wall time only.
+the wall clock in Pyodide (one thread; the GPU works in the browser's GPU process), over steps run back to back
+with one read at the end, split into "record" (recording the step's ops) and "flush" (turning them into a batch
+and handing it to the runtime; in the browser the one bridge crossing) in proportion to the per-step intervals.
+The wait for the loss is in the wall time only.
 
     argv (Pyodide): JSON {"steps": int, "models": [names]}
 """
@@ -26,19 +27,15 @@ _host_clock = time.perf_counter if IN_BROWSER else time.thread_time
 
 
 def _eager_step(model, opt, x, y, loss_fn):
-    """(record, submit): record the step's ops and return the loss; submit the recorded queue."""
+    """(record, submit): record the step's ops and return the loss; flush the recorded queue to the runtime (which
+    in the browser holds the batch for its next bridge call)."""
     def record():
         opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
         return loss
-    be = get_backend()
-
-    def submit():
-        be.flush()
-        be.rt.submit()  # the browser runtime holds a flushed batch until its next call: cross now
-    return record, submit
+    return record, get_backend().flush
 
 
 def _replay_step(model, opt, x, y, loss_fn):
@@ -51,12 +48,7 @@ def _replay_step(model, opt, x, y, loss_fn):
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
-    be = get_backend()
-
-    def replay():
-        g.replay()
-        be.rt.submit()
-    return (lambda: loss), replay
+    return (lambda: loss), g.replay
 
 
 def _nodes_per_step(record, submit):
@@ -112,26 +104,40 @@ def _schedule_cost(record, submit, repeats=5):
 
 
 def _measure(record, submit, steps):
-    """Medians of (wall s, host s recording, host s submitting) per step, dispatches, loss."""
+    """(wall s per step with the loss read each step (median), host s per step recording, flushing and crossing
+    into the runtime -- from ``steps`` steps run back to back, the loss read after the last: clock resolution and
+    the waits stay out of them --, dispatches per step, the last loss)."""
     for _ in range(2):
         loss = record()
         submit()
         loss.item()
     webtorch.webgpu.stats(reset=True)
-    walls, recs, subs = [], [], []
+    walls = []
     for _ in range(steps):
-        t0, c0 = time.perf_counter(), _host_clock()
+        t0 = time.perf_counter()
+        loss = record()
+        submit()
+        loss.item()
+        walls.append(time.perf_counter() - t0)
+    dispatches = webtorch.webgpu.stats()["dispatches"] / steps
+    rt = get_backend().rt
+    parts = [0.0, 0.0, 0.0]
+    start = _host_clock()
+    for _ in range(steps):
+        c0 = _host_clock()
         loss = record()
         c1 = _host_clock()
         submit()
         c2 = _host_clock()
-        loss.item()
-        walls.append(time.perf_counter() - t0)
-        recs.append(c1 - c0)
-        subs.append(c2 - c1)
-    st = webtorch.webgpu.stats()
-    return (statistics.median(walls), statistics.median(recs), statistics.median(subs), st["dispatches"] / steps,
-            loss.item())
+        rt.submit()  # the browser's bridge crossing (JS encodes and submits); natively nothing is held
+        c3 = _host_clock()
+        parts[0] += c1 - c0
+        parts[1] += c2 - c1
+        parts[2] += c3 - c2
+    host = _host_clock() - start
+    last = loss.item()
+    scale = host / sum(parts) / steps
+    return (statistics.median(walls), *(p * scale for p in parts), dispatches, last)
 
 
 def run_model(name, steps):
@@ -149,11 +155,11 @@ def run_model(name, steps):
             if nodes is None:
                 nodes = _nodes_per_step(record, submit)
         hits = replayer.hits
-        wall, rec, sub, dispatches, loss = _measure(record, submit, steps)
+        wall, rec, sub, cross, dispatches, loss = _measure(record, submit, steps)
         host = rec + sub
         rows.append({"model": name, "mode": mode, "steps_per_s": 1 / wall, "ms_per_step": wall * 1e3,
-                     "record_ms": rec * 1e3, "flush_ms": sub * 1e3, "python_ms_per_step": host * 1e3,
-                     "ops_per_step": nodes, "python_us_per_op": host * 1e6 / nodes,
+                     "record_ms": rec * 1e3, "flush_ms": sub * 1e3, "bridge_ms": cross * 1e3,
+                     "python_ms_per_step": host * 1e3, "ops_per_step": nodes, "python_us_per_op": host * 1e6 / nodes,
                      "dispatches_per_step": dispatches, "flush_reuse_hits": replayer.hits - hits, "last_loss": loss})
         if mode == "auto":  # the reuse is on and has seen the step's queues
             schedule_ms, reuse_ms = _schedule_cost(record, submit)
