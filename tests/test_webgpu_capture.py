@@ -327,3 +327,10 @@ def test_check_mode_compares_reused_schedules(webgpu, monkeypatch):
     b.add(1, [2, 3], b"\1" * 16, (4, 1, 1))
     with pytest.raises(AssertionError, match="differs from a fresh one at dispatch 0"):
         _compare(a, b, 7)
+
+
+def test_torch_cuda_graph_names_point_to_webgpu():
+    assert webtorch.cuda.is_current_stream_capturing() is False
+    for make in (webtorch.cuda.CUDAGraph, lambda: webtorch.cuda.graph(None)):
+        with pytest.raises(RuntimeError, match="webtorch.webgpu.Graph"):
+            make()

@@ -63,7 +63,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         self.stats = Stats()
         self.checks = device_checks.ErrorWord(self)
         self.scheduler = Scheduler(runtime, self.stats, self.checks)
-        self.scheduler.replay = Replayer(self.scheduler)
+        self.scheduler.replay = Replayer(self.scheduler, limits.register_cache({}))
         self.graph = Graph(self.scheduler)
 
     # ---- device-level services (webtorch.webgpu) -------------------------------------------------------

@@ -17,12 +17,18 @@ first difference. ``WEBTORCH_FLUSH_REUSE=0`` turns the reuse off (benchmarks mea
 """
 import os
 
-from . import dtypes as T, limits
+from . import dtypes as T
 from .runtime import Batch
-from .scheduler import args_key
 
 PLANS_MAX = 64  # distinct queues remembered (a training loop has a few: its step, an eval, a last batch)
 _CHECK_KEY = -1  # slot of the error word's buffer in a plan (bound by checking kernels, not a node operand)
+
+
+def args_key(args):
+    """Hashable form of an elementwise node's ``args``: constants by type and exact value (0.0 == -0.0 and
+    1 == 1.0 == True as dict keys; NaN != NaN)."""
+    return tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1]) if type(a) is tuple else a
+                 for a in args)
 
 
 class Plan:
@@ -72,9 +78,9 @@ class Replayer:
     """What ``Scheduler.run`` hands a queue to: plans reused by key, fresh schedules checked against them in
     check mode, and dispatches kept by the active capture instead of submitted."""
 
-    def __init__(self, scheduler):
+    def __init__(self, scheduler, plans):
         self.sched = scheduler
-        self.plans = limits.register_cache({})  # flush_key -> Plan
+        self.plans = plans  # flush_key -> Plan; a dict the backend clears when the limits change (limits.py)
         self.enabled = os.environ.get("WEBTORCH_FLUSH_REUSE", "1") != "0"
         self.check = os.environ.get("WEBTORCH_CAPTURE_CHECK", "0") == "1"
         self.capture = None  # capture.Capture while webtorch.webgpu.graph records

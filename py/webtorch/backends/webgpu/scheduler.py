@@ -16,6 +16,7 @@ import bisect
 
 from . import codegen, epilogue, limits
 from .graph import contiguous_strides
+from .replay import args_key
 from .runtime import Batch, OutOfMemoryError
 
 
@@ -230,13 +231,6 @@ def _signature_buf(b, bufs, index):
         i = index[id(b)] = len(bufs)
         bufs.append(b)
     return i
-
-
-def args_key(args):
-    """Hashable form of an elementwise node's ``args``: constants by type and exact value (0.0 == -0.0 and
-    1 == 1.0 == True as dict keys; NaN != NaN)."""
-    return tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1]) if type(a) is tuple else a
-                 for a in args)
 
 
 def _signature(n, inl, bufs, index):
