@@ -166,7 +166,8 @@ def run_model(name, steps):
     replayer.enabled = True
     base = rows[0]["python_ms_per_step"]
     for r in rows:
-        r.update(python_speedup_vs_eager=base / r["python_ms_per_step"], schedule_ms=schedule_ms,
+        # a replay's Python may take less than the browser clock resolves: the ratio then assumes 1 µs
+        r.update(python_speedup_vs_eager=base / max(r["python_ms_per_step"], 1e-3), schedule_ms=schedule_ms,
                  schedule_reused_ms=reuse_ms)
     return rows
 
