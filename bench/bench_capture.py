@@ -48,6 +48,9 @@ def browser(args):
     from webtorch_devtools.session import BrowserSession
     cfg = {"steps": args.steps, "models": args.models.split(",")}
     with BrowserSession() as session:
+        # cross-origin isolated: performance.now() (Pyodide's clock) resolves 5 µs instead of 100 µs
+        from webtorch_devtools.server import ISOLATION_HEADERS
+        session.server.headers = ISOLATION_HEADERS
         res = session.run(os.path.join(HERE, "browser", "capture_steps.py"), [json.dumps(cfg)], timeout=args.timeout)
         version = session.browser.version
     figures = [json.loads(t) for k, t in res.reports if k == "capture"]
