@@ -74,7 +74,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     async def prefetch_async(self, h):
         """h (or a contiguous copy) with its bytes awaited from the device, so reading it next never blocks
         (Tensor.item_async/tolist_async/numpy_async; runtimes that can always block just flush)."""
-        if self.scheduler.replay.capture is not None:
+        if capture.is_capturing(self):
             capture.refuse("reading a webgpu tensor's values (item_async, numpy_async, ...)",
                            "read the static outputs after graph.replay()")
         if h.numel and not h.is_contiguous():
@@ -217,7 +217,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         return v
 
     def _upload(self, data, shape, dtype):
-        if self.scheduler.replay.capture is not None:
+        if capture.is_capturing(self):
             capture.refuse("creating a webgpu tensor from host data (torch.tensor, .to('webgpu'), copy_ from cpu)",
                            "create it before the capture and copy_ new values into it before each replay")
         v = self._new(shape, dtype)
@@ -289,7 +289,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         return v
 
     def known_range(self, h):
-        if self.scheduler.replay.capture is not None:  # a replay sees new values: the kernels check them
+        if capture.is_capturing(self):  # a replay sees new values: the kernels check them
             return None
         return h.st.buf.bounds if h.dtype in _BOUNDED else None
 
@@ -550,7 +550,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
         rng.seed, rng.offset = struct.unpack("<QQ", bytes(state)[:16])
 
     def _random(self, kind, shape, a, b, rng, out_dt):
-        if self.scheduler.replay.capture is not None:
+        if capture.is_capturing(self):
             capture.refuse("drawing random numbers (dropout, rand, randn, randint, ...)",
                            "every replay would draw the same numbers; draw them outside the capture into a static "
                            "tensor, or disable dropout (p=0, model.eval())")

@@ -14,7 +14,7 @@ the op, and clears the word; the kernel meanwhile clamped the index (no access o
 a harmless value, so nothing else is corrupted.
 """
 from ..base import IndexOutOfRange
-from .capture import refuse
+from .capture import is_capturing, refuse
 
 # public op -> number in the code (append only: codes are in cached kernel sources)
 OPS = ("floor_divide", "remainder", "fmod", "index", "index_select", "gather", "scatter", "embedding",
@@ -122,7 +122,7 @@ class ErrorWord:
     def read(self, buf, offset, nbytes):
         """``rt.read(buf, offset, nbytes)``, with the error word copied in the same submit when a checking kernel
         ran since the last read; raises the failed check's error (and clears the word)."""
-        if self.be.scheduler.replay.capture is not None:
+        if is_capturing(self.be):
             refuse("reading a webgpu tensor's values (.item(), .tolist(), .numpy(), printing, .cpu())",
                    "read the static outputs after graph.replay()")
         if not self.armed:
@@ -135,7 +135,7 @@ class ErrorWord:
 
     def check(self):
         """Wait for the device, reading the word if armed (``synchronize``); raises as ``read``."""
-        if self.be.scheduler.replay.capture is not None:
+        if is_capturing(self.be):
             refuse("waiting for the device (webtorch.webgpu.synchronize())", "synchronize after the capture ends")
         if not self.armed:
             self.be.rt.wait()

@@ -5,7 +5,7 @@ the primitive wrote in place (in-place primitives, optimizer updates) is written
 Every call is counted in ``webtorch.webgpu.stats()["host_fallbacks"]`` and named in
 ``stats()["host_fallback_ops"]`` -- a fallback is never silent.
 """
-from .capture import refuse
+from .capture import is_capturing, refuse
 from .graph import View
 
 
@@ -15,7 +15,7 @@ def count_fallback(be, name):
 
 
 def host_fallback(be, name, *args, **kwargs):
-    if be.scheduler.replay.capture is not None:
+    if is_capturing(be):
         refuse(f"'{name}', which runs on the host on this device (no WGSL kernel yet)",
                "compute it outside the capture, or on device 'cpu'")
     try:
