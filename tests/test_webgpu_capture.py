@@ -2,6 +2,8 @@
 repeating flush's schedule (backends/webgpu/replay.py): replay equals eager equals PyTorch, what a replay could not
 repeat raises inside a capture, a changed queue is scheduled afresh, capturable Adam/AdamW as PyTorch's."""
 import gc
+import runpy
+from pathlib import Path
 
 import pytest
 import torch
@@ -334,3 +336,10 @@ def test_torch_cuda_graph_names_point_to_webgpu():
     for make in (webtorch.cuda.CUDAGraph, lambda: webtorch.cuda.graph(None)):
         with pytest.raises(RuntimeError, match="webtorch.webgpu.Graph"):
             make()
+
+
+def test_capture_replay_script_natively(webgpu):
+    # the script tests/browser/test_capture_browser.py runs inside Pyodide
+    out = runpy.run_path(str(Path(__file__).parent / "browser" / "scripts" / "capture_replay.py"))["main"]()
+    assert out["replayed"] == out["eager"] and out["same_params"], out
+    assert out["per_replay"] == [{"submits": 1, "readbacks": 1}] * len(out["per_replay"])
