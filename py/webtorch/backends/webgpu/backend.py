@@ -198,7 +198,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
 
     def from_numpy(self, arr, copy):
         import numpy as np
-        from ..numpy_backend import NumpyBackend
+        from ..numpy import NumpyBackend
         h = NumpyBackend.from_numpy(None, arr, True)  # dtype validation and byte order, as on cpu
         dt = NumpyBackend.dtype(None, h)
         T.check(dt)
@@ -780,7 +780,7 @@ def _install():
     from ..base import Backend as _Base
     from .fallback import install_fallbacks
     try:
-        from ..numpy_backend import NumpyBackend
+        from ..numpy import NumpyBackend
     except ImportError:  # Pyodide without NumPy: the webgpu device works, fallbacks say they need NumPy
         install_fallbacks(WebGPUBackend, _Base)
         return

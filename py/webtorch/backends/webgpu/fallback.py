@@ -15,7 +15,7 @@ def count_fallback(be, name):
 
 def host_fallback(be, name, *args, **kwargs):
     try:
-        from ..numpy_backend import get_backend as numpy_backend
+        from ..numpy import get_backend as numpy_backend
     except ImportError:
         raise RuntimeError(f"'{name}' has no WGSL kernel on the webgpu device yet and its host fallback needs "
                            "NumPy, which is not installed here (in Pyodide: await pyodide.loadPackage('numpy'))"

@@ -3,15 +3,15 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .base import Backend
-from .numpy_nn import NumpyNNMixin
-from .numpy_scan_sort import NumpyScanSortMixin
-from .numpy_linalg import NumpyLinalgMixin
-from .numpy_conv import NumpyConvMixin
-from .numpy_optim import NumpyOptimMixin
-from .numpy_indexing import NumpyIndexingMixin, check_writable
-from .._broadcast import broadcast_shapes
+from ... import _dtype as D
+from ..base import Backend
+from .nn import NumpyNNMixin
+from .scan_sort import NumpyScanSortMixin
+from .linalg import NumpyLinalgMixin
+from .conv import NumpyConvMixin
+from .optim import NumpyOptimMixin
+from .indexing import NumpyIndexingMixin, check_writable
+from ..._broadcast import broadcast_shapes
 
 # PyTorch does not warn on inf/nan producing math; neither do we (kept to the ufuncs we call).
 np.seterr(all="ignore")

@@ -2,11 +2,11 @@
 linalg_solve/inv/det) -- documented in base.py."""
 import numpy as np
 
-from .base import _LinAlgError
+from ..base import _LinAlgError
 
 
 def _np(dt):
-    from .numpy_backend import npdtype
+    from .backend import npdtype
     return npdtype(dt)
 
 

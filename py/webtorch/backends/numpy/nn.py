@@ -23,7 +23,7 @@ def _flat_rows(x, n):
 
 class NumpyNNMixin:
     def softmax(self, h, dim, log, dtype):
-        from .numpy_backend import npdtype
+        from .backend import npdtype
         nd = npdtype(dtype)
         x = _acc(h.astype(nd, copy=False))
         if x.size == 0:
@@ -37,7 +37,7 @@ class NumpyNNMixin:
         return r.astype(nd, copy=False)
 
     def softmax_backward(self, g, y, dim, log, dtype):
-        from .numpy_backend import npdtype
+        from .backend import npdtype
         nd = npdtype(dtype)
         g, y = _acc(g.astype(nd, copy=False)), _acc(y.astype(nd, copy=False))
         if log:

@@ -6,7 +6,7 @@ raises IndexOutOfRange with PyTorch's wording and leaves the destination untouch
 """
 import numpy as np
 
-from .base import IndexOutOfRange
+from ..base import IndexOutOfRange
 
 
 def check_writable(h):
