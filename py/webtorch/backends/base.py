@@ -170,6 +170,41 @@ class Backend:
         """Batched matrix product of (..., n, k) and (..., k, m) with broadcast batch dims."""
         raise NotImplementedError
 
+    # ---- random: a stream object per generator (torch.Generator), owned by the backend ---------------------
+    # Streams differ by backend (a cpu and a webgpu generator seeded alike give different numbers, as in PyTorch).
+    def rng_new(self, seed):
+        """A new random stream seeded with the int ``seed``; passed as ``rng`` to the sampling primitives."""
+        raise NotImplementedError
+
+    def rng_get_state(self, rng):
+        """The stream's state as bytes (Generator.get_state)."""
+        raise NotImplementedError
+
+    def rng_set_state(self, rng, state):
+        """Restore the stream to ``state``, bytes that rng_get_state returned."""
+        raise NotImplementedError
+
+    def uniform(self, shape, low, high, dtype, rng):
+        """Floats of ``dtype`` drawn uniformly from [low, high)."""
+        raise NotImplementedError
+
+    def normal(self, shape, mean, std, dtype, rng):
+        """Floats of ``dtype`` drawn from the normal distribution N(mean, std**2)."""
+        raise NotImplementedError
+
+    def randint(self, shape, low, high, dtype, rng):
+        """Integers drawn uniformly from [low, high), returned as ``dtype``."""
+        raise NotImplementedError
+
+    def randperm(self, n, dtype, rng):
+        """A random permutation of 0 .. n-1 as a 1-D handle of ``dtype``."""
+        raise NotImplementedError
+
+    def bernoulli(self, p, shape, dtype, rng):
+        """1 where a uniform draw is below p, else 0, as ``dtype``; p is a float or a float handle broadcast to
+        ``shape``."""
+        raise NotImplementedError
+
     # ---- indexing, gather/scatter, nonzero, flip (ops/indexing, scatter_gather, index_along_dim, masked, shape) ---
     # Index handles are integer handles (int64 or int32). Out-of-range indices raise IndexOutOfRange
     # (below) before anything is written; the op layer may reword it as PyTorch does for that op.
