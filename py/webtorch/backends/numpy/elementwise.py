@@ -17,6 +17,7 @@ _FAST_BINARY = {k: UFUNC[k] for k in BINARY & (_IS_UFUNC - BOOL_RESULT - INT_DIV
 _FAST_UNARY = {k: UFUNC[k] for k in UNARY & (_IS_UFUNC - BOOL_RESULT)}
 _FAST_UNARY["relu"] = UFUNC["relu"]
 _PY_REAL = (int, float)
+_NDARRAY = np.ndarray  # a module global: the hot paths' type checks skip a lookup on the numpy module
 
 
 def _scalar(a, nd):
@@ -28,13 +29,16 @@ def _scalar(a, nd):
 
 
 def elementwise(op, args, dtype, out=None):
-    nd = TO_NP.get(dtype) or npdtype(dtype)
+    try:
+        nd = TO_NP[dtype]  # (a subscript is cheaper than .get on this hot path)
+    except KeyError:
+        nd = npdtype(dtype)  # raises: the dtype has no NumPy counterpart
     if out is None and len(args) == 2:
         # hot path (per-op overhead): a binary ufunc on two arrays already of the result dtype
         fn = _FAST_BINARY.get(op)
         a, b = args
-        if fn is not None and type(a) is np.ndarray and a.dtype is nd:
-            if type(b) is np.ndarray and b.dtype is nd and (a.ndim or b.ndim):
+        if fn is not None and type(a) is _NDARRAY and a.dtype is nd:
+            if type(b) is _NDARRAY and b.dtype is nd and (a.ndim or b.ndim):
                 try:
                     return fn(a, b)
                 except ValueError:
@@ -46,7 +50,7 @@ def elementwise(op, args, dtype, out=None):
     elif out is None and len(args) == 1:
         fn = _FAST_UNARY.get(op)
         a = args[0]
-        if fn is not None and type(a) is np.ndarray and a.dtype is nd and a.ndim:
+        if fn is not None and type(a) is _NDARRAY and a.dtype is nd and a.ndim:
             r = fn(a)
             if r.dtype is nd:
                 return r
