@@ -201,11 +201,12 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
             keep_bounds(v, (min(vals), max(vals)))
         return v
 
-    def from_numpy(self, arr, copy):
+    def from_numpy(self, array, copy):
         import numpy as np
-        from ..numpy_backend import NumpyBackend
-        h = NumpyBackend.from_numpy(None, arr, True)  # dtype validation and byte order, as on cpu
-        dt = NumpyBackend.dtype(None, h)
+        from ..numpy import get_backend as cpu_backend
+        cpu = cpu_backend()
+        h = cpu.from_numpy(array, True)  # dtype validation and byte order, as on cpu
+        dt = cpu.dtype(h)
         T.check(dt)
         if dt in T.SMALL_INTS:
             h = h.astype(np.int32)
@@ -794,7 +795,7 @@ def _install():
     from ..base import Backend as _Base
     from .fallback import install_fallbacks
     try:
-        from ..numpy_backend import NumpyBackend
+        from ..numpy import NumpyBackend
     except ImportError:  # Pyodide without NumPy: the webgpu device works, fallbacks say they need NumPy
         install_fallbacks(WebGPUBackend, _Base)
         return

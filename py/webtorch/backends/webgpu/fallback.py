@@ -19,7 +19,7 @@ def host_fallback(be, name, *args, **kwargs):
         refuse(f"'{name}', which runs on the host on this device (no WGSL kernel yet)",
                "compute it outside the capture, or on device 'cpu'")
     try:
-        from ..numpy_backend import get_backend as numpy_backend
+        from ..numpy import get_backend as numpy_backend
     except ImportError:
         raise RuntimeError(f"'{name}' has no WGSL kernel on the webgpu device yet and its host fallback needs "
                            "NumPy, which is not installed here (in Pyodide: await pyodide.loadPackage('numpy'))"
