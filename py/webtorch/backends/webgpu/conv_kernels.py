@@ -1,10 +1,10 @@
-"""WGSL kernels of the convolution family: conv and its two gradients as one implicit GEMM, im2col, col2im.
+"""WGSL kernels of the convolutions: conv and its two gradients as one implicit GEMM (im2col, col2im:
+unfold_kernels.py; a CPU adapter's GEMMs: conv_unfold_gemm.py).
 
 All three convolution primitives run ``conv_igemm.wgsl``: the same tiled GEMM whose operands are gathered
 from the convolution's tensors through strides (see the kernel's header for the mapping), so no im2col
 buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims are padded to three
-(size 1, stride 0), so 1-D, 2-D and 3-D convolutions share every pipeline. The helpers here (``source``,
-``float_kernel``, ``spatial3``, ``grid256``, ``dense``, ``pack``) serve the family's other modules too.
+(size 1, stride 0), so 1-D, 2-D and 3-D convolutions share every pipeline.
 """
 from ... import _dtype as D
 from ..window_geometry import out_size, prod as numel

@@ -6,7 +6,7 @@ range (arg reductions, max pooling's indices, range-checked indices) and carried
 (the values of x[idx] are values of x); any other recorded write clears it. Indices computed on the device
 with no known range are checked by the kernels themselves (device_checks.py), never by a readback.
 
-Kernels address with 32-bit words: an int64 index reaches them narrowed to int32 (``index32``, or read through
+Kernels address with 32-bit words: an int64 index reaches them narrowed to int32 (index_kernels.index32, or read through
 its low words) only after its range was checked (an int64 value past int32 fails the device check), never
 truncated silently.
 """
