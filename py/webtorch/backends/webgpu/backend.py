@@ -30,7 +30,7 @@ class WebGPUBackend(Backend):
         self.rt, self.pool, self.stats, self.checks = rec.rt, rec.pool, rec.stats, rec.checks
         self.scheduler, self.graph = rec.scheduler, rec.graph
 
-    # ---- device-level services (webtorch.webgpu) -------------------------------------------------------
+    # ---- device-level services (webtorch.webgpu) -----------------------------------------------------------
     def flush(self):
         """Record and submit every pending op (one batched submit); does not wait (webgpu.synchronize does)."""
         self._rec.flush()
@@ -43,7 +43,7 @@ class WebGPUBackend(Backend):
     def check_dtype(self, dt):
         T.check(dt)
 
-    # ---- handle metadata --------------------------------------------------------------------------------
+    # ---- handle metadata -----------------------------------------------------------------------------------
     def shape(self, h):
         return h.shape
 
@@ -65,7 +65,7 @@ class WebGPUBackend(Backend):
     def storage_nbytes(self, h):
         return h.st.numel * h.st.dtype.itemsize
 
-    # ---- creation --------------------------------------------------------------------------------
+    # ---- creation ------------------------------------------------------------------------------------------
     def empty(self, shape, dtype):
         return creation.empty(self._rec, shape, dtype)
 
@@ -81,7 +81,7 @@ class WebGPUBackend(Backend):
     def eye(self, n, m, dtype):
         return creation.eye(self._rec, n, m, dtype)
 
-    # ---- host transfer ---------------------------------------------------------------------------
+    # ---- host transfer -------------------------------------------------------------------------------------
     def from_flat(self, values, shape, dtype):
         return transfer.from_flat(self._rec, values, shape, dtype)
 
@@ -109,7 +109,7 @@ class WebGPUBackend(Backend):
     def to_other(self, h, target):
         return transfer.to_other(self._rec, h, target)
 
-    # ---- views (the geometry of handles; no device work) ----------------------------------------------
+    # ---- views (the geometry of handles; no device work) ---------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
@@ -131,7 +131,7 @@ class WebGPUBackend(Backend):
         shape, strides, off = diagonal_geometry(h.shape, h.strides, h.offset, offset, dim1, dim2)
         return View(h.st, shape, strides, off)
 
-    # ---- copies, casts and elementwise -----------------------------------------------------------
+    # ---- copies, casts and elementwise ---------------------------------------------------------------------
     def copy_(self, dst, src):
         return elementwise_kernels.copy_(self._rec, dst, src)
 
@@ -144,18 +144,18 @@ class WebGPUBackend(Backend):
     def elementwise(self, op, args, dtype, out=None):
         return elementwise_kernels.elementwise(self._rec, op, args, dtype, out)
 
-    # ---- reductions ------------------------------------------------------------------------------
+    # ---- reductions ----------------------------------------------------------------------------------------
     def reduce(self, op, h, dims, keepdim, dtype):
         return reduce_kernels.reduce(self._rec, op, h, dims, keepdim, dtype)
 
     def arg_reduce(self, op, h, dim, keepdim):
         return reduce_kernels.arg_reduce(self._rec, op, h, dim, keepdim)
 
-    # ---- matrix products -------------------------------------------------------------------------
+    # ---- matrix products -----------------------------------------------------------------------------------
     def matmul(self, a, b):
         return matmul_kernels.matmul(self._rec, a, b)
 
-    # ---- indexing, gather/scatter, nonzero, flip -------------------------------------------------
+    # ---- indexing, gather/scatter, nonzero, flip -----------------------------------------------------------
     def index(self, h, indices):
         return index_kernels.index(self._rec, h, indices)
 
@@ -177,7 +177,7 @@ class WebGPUBackend(Backend):
     def check_classes(self, h, n, ignore, op):
         return index_kernels.check_classes(self._rec, h, n, ignore, op)
 
-    # ---- convolution -----------------------------------------------------------------------------
+    # ---- convolution ---------------------------------------------------------------------------------------
     def conv(self, x, w, bias, stride, padding, dilation, groups):
         return conv_kernels.conv(self._rec, x, w, bias, stride, padding, dilation, groups)
 
@@ -187,14 +187,14 @@ class WebGPUBackend(Backend):
     def conv_backward_weight(self, g, x, weight_shape, stride, padding, dilation, groups):
         return conv_kernels.conv_backward_weight(self._rec, g, x, weight_shape, stride, padding, dilation, groups)
 
-    # ---- unfold / fold ---------------------------------------------------------------------------
+    # ---- unfold / fold -------------------------------------------------------------------------------------
     def im2col(self, x, kernel, stride, padding, dilation):
         return unfold_kernels.im2col(self._rec, x, kernel, stride, padding, dilation)
 
     def col2im(self, cols, size, kernel, stride, padding, dilation):
         return unfold_kernels.col2im(self._rec, cols, size, kernel, stride, padding, dilation)
 
-    # ---- pooling ---------------------------------------------------------------------------------
+    # ---- pooling -------------------------------------------------------------------------------------------
     def max_pool(self, x, kernel, stride, padding, dilation, ceil_mode):
         return pool_kernels.max_pool(self._rec, x, kernel, stride, padding, dilation, ceil_mode)
 
@@ -216,14 +216,14 @@ class WebGPUBackend(Backend):
     def gather_plane(self, src, indices):
         return pool_kernels.gather_plane(self._rec, src, indices)
 
-    # ---- padding ---------------------------------------------------------------------------------
+    # ---- padding -------------------------------------------------------------------------------------------
     def pad(self, x, pads, mode, value):
         return pad_kernels.pad(self._rec, x, pads, mode, value)
 
     def pad_backward(self, g, pads, mode):
         return pad_kernels.pad_backward(self._rec, g, pads, mode)
 
-    # ---- embedding -------------------------------------------------------------------------------
+    # ---- embedding -----------------------------------------------------------------------------------------
     def embedding(self, weight, indices):
         return embedding_kernels.embedding(self._rec, weight, indices)
 
@@ -233,7 +233,7 @@ class WebGPUBackend(Backend):
     def embedding_renorm_(self, weight, indices, max_norm, norm_type):
         return embedding_kernels.embedding_renorm_(self._rec, weight, indices, max_norm, norm_type)
 
-    # ---- optim: fused multi-tensor updates -------------------------------------------------------
+    # ---- optim: fused multi-tensor updates -----------------------------------------------------------------
     def sgd_update(self, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov, maximize):
         return optim_kernels.sgd_update(self._rec, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay,
                                         nesterov, maximize)
@@ -270,7 +270,7 @@ class WebGPUBackend(Backend):
         return optim_kernels.radam_update(self._rec, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2,
                                           eps, weight_decay, decoupled, maximize)
 
-    # ---- softmax, layer norm, batch norm ---------------------------------------------------------
+    # ---- softmax, layer norm, batch norm -------------------------------------------------------------------
     def softmax(self, h, dim, log, dtype):
         return softmax_norm_kernels.softmax(self._rec, h, dim, log, dtype)
 
@@ -289,7 +289,7 @@ class WebGPUBackend(Backend):
     def batch_norm_backward(self, g, x, mean, rstd, weight, need):
         return softmax_norm_kernels.batch_norm_backward(self._rec, g, x, mean, rstd, weight, need)
 
-    # ---- scans, sorting, searching ---------------------------------------------------------------
+    # ---- scans, sorting, searching -------------------------------------------------------------------------
     def cumulative(self, op, h, dim, dtype, reverse=False):
         return scan_sort_kernels.cumulative(self._rec, op, h, dim, dtype, reverse)
 
@@ -302,7 +302,7 @@ class WebGPUBackend(Backend):
     def searchsorted(self, seq, values, right, out_int32):
         return scan_sort_kernels.searchsorted(self._rec, seq, values, right, out_int32)
 
-    # ---- dense linear algebra --------------------------------------------------------------------
+    # ---- dense linear algebra ------------------------------------------------------------------------------
     def linalg_inv(self, a):
         return linalg_kernels.linalg_inv(self._rec, a)
 
@@ -318,7 +318,7 @@ class WebGPUBackend(Backend):
     def linalg_solve_triangular(self, a, b, upper, left, unitriangular):
         return linalg_kernels.linalg_solve_triangular(self._rec, a, b, upper, left, unitriangular)
 
-    # ---- random ----------------------------------------------------------------------------------
+    # ---- random --------------------------------------------------------------------------------------------
     def rng_new(self, seed):
         return random_kernels.rng_new(self._rec, seed)
 
@@ -340,11 +340,11 @@ class WebGPUBackend(Backend):
     def bernoulli(self, p, shape, dtype, rng):
         return random_kernels.bernoulli(self._rec, p, shape, dtype, rng)
 
-    # ---- random permutation ----------------------------------------------------------------------
+    # ---- random permutation --------------------------------------------------------------------------------
     def randperm(self, n, dtype, rng):
         return randperm_kernels.randperm(self._rec, n, dtype, rng)
 
-    # ---- host fallbacks: the primitives of host_fallbacks, run on the NumPy backend (fallback.py) ------
+    # ---- host fallbacks: the primitives of host_fallbacks, run on the NumPy backend (fallback.py) ----------
     def unique(self, h, sorted, return_inverse, return_counts, dim):
         return host_fallback(self._rec, "unique", h, sorted, return_inverse, return_counts, dim)
 
