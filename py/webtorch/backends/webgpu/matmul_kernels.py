@@ -76,7 +76,7 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
                     {"name": kernel, "source": src, "params": params, "groups": groups,
                      "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": len(launches) == 1})
-        rec.graph.record(node)
+        rec.record_node(node)
 
 
 def _matmul_kernel(m, n, cpu):

@@ -42,7 +42,7 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
     node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
                 {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
                  "groups": codegen.grid((blocks + 255) // 256), "buffers": [out.st.buf]})
-    rec.graph.record(node)
+    rec.record_node(node)
     return out
 
 

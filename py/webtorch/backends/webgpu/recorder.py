@@ -38,6 +38,7 @@ class Recorder:
         self.checks = device_checks.ErrorWord(runtime, self.pool)
         self.scheduler = Scheduler(runtime, self.stats, self.checks)
         self.graph = Graph(self.scheduler)
+        self.record_node = self.graph.record  # bound once: every recorded op calls it
         self.scratch = {}  # small per-device buffers a family keeps (scan_sort_kernels' unused index output)
 
     def flush(self):
@@ -66,16 +67,12 @@ class Recorder:
             self.rt.write(buf.ensure(), 0, bytes(data) + b"\0" * pad if pad else data)
         return v
 
-    def contiguous(self, h):
-        """A contiguous copy of view h (one copy node)."""
-        return self.ew("copy", [h], h.dtype, h.dtype, h.shape)
-
     def read(self, h):
         """Device bytes of view h in C order (flushes pending work)."""
         if not (h.is_contiguous() and h.numel):
             if not h.numel:
                 return b""
-            h = self.contiguous(h)
+            h = self.ew("copy", [h], h.dtype, h.dtype, h.shape)
         self.graph.flush()
         isz = T.device_itemsize(h.dtype)
         start, nbytes = h.offset * isz, h.numel * isz
@@ -98,7 +95,7 @@ class Recorder:
             if type(a) is View:
                 st = a.st
                 if st is out_st and not fresh and (a.strides != out.strides or a.offset != out.offset):
-                    a = self.contiguous(a)  # reading what this kernel overwrites elsewhere: snapshot first
+                    a = self.ew("copy", [a], a.dtype, a.dtype, a.shape)  # read what this overwrites: snapshot it
                     st = a.st
                 spec.append(len(srcs))
                 srcs.append((a.src or src_of(a)) if a.shape == shape else
@@ -108,8 +105,8 @@ class Recorder:
             else:
                 spec.append(("c", a))
         dt = out_st.dtype
-        self.graph.record(Node("ew", shape, out.src or src_of(out), srcs,
-                               {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
+        self.record_node(Node("ew", shape, out.src or src_of(out), srcs,
+                              {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
         if fresh and op == "copy" and srcs and dt in BOUNDED and srcs[0].dtype in BOUNDED:
             b = srcs[0].buf.bounds  # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
             keep_bounds(out, b if b is None or dt is D.int64 or T.I32_MIN <= b[0] <= b[1] <= T.I32_MAX else None)
@@ -124,4 +121,4 @@ class Recorder:
                     [Src(b, (), 0, D.float32) for b in reads],
                     {"name": name, "source": source, "params": params, "groups": groups,
                      "buffers": list(buffers), "writes": tuple(writes[1:]), "epilogue": epilogue_shape is not None})
-        self.graph.record(node)
+        self.record_node(node)

@@ -36,10 +36,10 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
         chunk = max(2, min(chunk, limits.loop_trips() * (1 if cpu else codegen.WG)))
         n_chunks = -(-r_len // chunk)
         part = rec.new((n_out, n_chunks), dtype)
-        rec.graph.record(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
-                               [Src(h.st.buf, h.strides, h.offset, h.dtype)],
-                               {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
-                                "chunks": n_chunks, "chunk_len": chunk, "per_thread": cpu}))
+        rec.record_node(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
+                              [Src(h.st.buf, h.strides, h.offset, h.dtype)],
+                              {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
+                               "chunks": n_chunks, "chunk_len": chunk, "per_thread": cpu}))
         out = _reduce(rec, op, part, (1,), False, dtype) if op != "mean" else _mean_of_partials(rec, 
             part, r_len, dtype)
         if keepdim:
@@ -53,7 +53,7 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
     node = Node("argreduce" if op in ("argmax", "argmin") else "reduce", h.shape,
                 Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                 {"op": op, "dims": dims, "dt": dtype, "per_thread": cpu})
-    rec.graph.record(node)
+    rec.record_node(node)
     if op in ("argmax", "argmin") and r_len:
         keep_bounds(out, (0, r_len - 1))
     return out
@@ -84,10 +84,10 @@ def _arg_reduce_long(rec, op, h, dims, keepdim):
 
 def _mean_of_partials(rec, part, r_len, dtype):
     out = rec.new((part.shape[0],), dtype)
-    rec.graph.record(Node("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
-                           [Src(part.st.buf, part.strides, 0, dtype)],
-                           {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len,
-                            "per_thread": rec.rt.cpu_adapter}))
+    rec.record_node(Node("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
+                          [Src(part.st.buf, part.strides, 0, dtype)],
+                          {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len,
+                           "per_thread": rec.rt.cpu_adapter}))
     return out
 
 

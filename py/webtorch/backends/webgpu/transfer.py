@@ -152,7 +152,7 @@ def on_device(rec, h):
 async def prefetch_async(rec, h):
     """h (or a contiguous copy) with its bytes awaited from the device, so reading it next never blocks."""
     if h.numel and not h.is_contiguous():
-        h = rec.contiguous(h)
+        h = rec.ew("copy", [h], h.dtype, h.dtype, h.shape)
     rec.flush()
     prefetch = getattr(rec.rt, "prefetch_async", None)
     if prefetch is not None and h.numel:
