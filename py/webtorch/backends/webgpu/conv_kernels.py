@@ -152,8 +152,8 @@ def _igemm(rec, shape, a_view, b_view, bias, groups, M, NC, K, col, red, b, a, c
                  Lb + (0,), (q or (1, 1, 1)) + (0,), (a_rs, a_gs, a_off, 0), (b_gs, b_off, z0, 0),
                  (c_rs, c_gs, total, bias.offset if fuse_bias else 0))
         rec.record_kernel("conv_igemm", src, pack(words), (gx, -(-tiles // gx), min(w, nz - z0)),
-                            [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf],
-                            epilogue_shape=shape if splits == 1 and nz <= w else None)
+                          [a_view.st.buf, b_view.st.buf, bias_buf, target.st.buf], reads, [target.st.buf],
+                          epilogue_shape=shape if splits == 1 and nz <= w else None)
     if splits == 1:
         return target
     out = reduce_kernels.reduce(rec, "sum", target, (0,), False, D.float32)

@@ -27,7 +27,7 @@ def embedding(rec, weight, indices):
         groups, width = grid256(total)
         words = [(total, dim, width, 0), (weight.strides[0], weight.strides[1], weight.offset, idx.offset)]
         rec.record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups,
-                            [weight.st.buf, idx.st.buf, out.st.buf], [weight.st.buf, idx.st.buf], [out.st.buf])
+                          [weight.st.buf, idx.st.buf, out.st.buf], [weight.st.buf, idx.st.buf], [out.st.buf])
     return out
 
 
@@ -38,14 +38,14 @@ def _row_counts(rec, idx, num_weights):
     if n:
         groups, width = grid256(n)
         rec.record_kernel("embedding_count", source("embedding_count"), pack([(n, width, idx.offset, 0)]),
-                            groups, [idx.st.buf, counts.st.buf], [idx.st.buf], [counts.st.buf])
+                          groups, [idx.st.buf, counts.st.buf], [idx.st.buf], [counts.st.buf])
     return counts
 
 
 def embedding_backward(rec, g, indices, num_weights, padding_idx, scale_grad_by_freq):
     if g.dtype is D.float16:
         return cast(rec, embedding_backward(rec, cast(rec, g, D.float32), indices, num_weights, padding_idx,
-                                                 scale_grad_by_freq), D.float16)
+                                            scale_grad_by_freq), D.float16)
     if g.dtype is not D.float32:
         return host_fallback(rec, "embedding_backward", g, indices, num_weights, padding_idx,
                              scale_grad_by_freq)
@@ -60,9 +60,9 @@ def embedding_backward(rec, g, indices, num_weights, padding_idx, scale_grad_by_
         groups, width = grid256(total)
         words = [(total, dim, width, -1 if padding_idx is None else int(padding_idx)), (idx.offset, 0, 0, 0)]
         rec.record_kernel("embedding_backward",
-                            source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq)), pack(words),
-                            groups, [gc.st.buf, idx.st.buf, counts.st.buf, out.st.buf],
-                            [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
+                          source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq)), pack(words),
+                          groups, [gc.st.buf, idx.st.buf, counts.st.buf, out.st.buf],
+                          [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
     return out
 
 
@@ -84,5 +84,5 @@ def embedding_renorm_(rec, weight, indices, max_norm, norm_type):
     words = [(num, weight.shape[1], width, 0), (weight.strides[0], weight.strides[1], weight.offset, 0),
              fbits + (0, 0)]
     rec.record_kernel("embedding_renorm", source("embedding_renorm"), pack(words), groups,
-                        [counts.st.buf, weight.st.buf], [counts.st.buf, weight.st.buf], [weight.st.buf])
+                      [counts.st.buf, weight.st.buf], [counts.st.buf, weight.st.buf], [weight.st.buf])
     return weight

@@ -1,11 +1,11 @@
 """WGSL kernels of the indexing primitives (index, index_put_, gather, scatter_, nonzero, flip).
 
 Functions of the device's Recorder (recorder.py), delegated to by WebGPUBackend. Every index tensor is first
-folded by fused elementwise ops into one int32 "linear offset" tensor (index * the indexed dim's stride, negatives wrapped); then one dispatch of
-webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes, atomics for the reductions) moves
-the data. Index ranges must be checked before anything is written (PyTorch raises at the call): free when
-the index storage's bounds are known on the host (index_bounds.py), else one flush and a readback of its
-min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides
+folded by fused elementwise ops into one int32 "linear offset" tensor (index * the indexed dim's stride,
+negatives wrapped); then one dispatch of webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes,
+atomics for the reductions) moves the data. Index ranges must be checked before anything is written (PyTorch
+raises at the call): free when the index storage's bounds are known on the host (index_bounds.py), else one
+flush and a readback of its min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides
 (the generated elementwise kernel).
 int64 index tensors are read after that check through their low words (LIN bound as i32 with doubled strides and
 offset: no copy) or folded into int32 offsets by the arithmetic above; int64 values are taken
@@ -105,7 +105,7 @@ def check_index(rec, idx, size, dim, negative, op):
     if known is not None and idx.is_whole():  # the bounds are values of this very view: raise now
         raise device_checks.error((code, known[0] if known[0] < lo_ok else known[1], size, 0), checked=False)
     checked = rec.ew("index_check", [idx, ("c", lo_ok), ("c", size - 1), ("c", code)], D.int32, D.int32,
-                       idx.shape)
+                     idx.shape)
     keep_bounds(checked, (lo_ok, size - 1))
     return checked, negative
 
@@ -121,7 +121,7 @@ def check_classes(rec, h, n, ignore, op):
     ignore = -(1 << 31) if ignore is None or not -(1 << 31) <= ignore < 1 << 31 else ignore
     code = device_checks.code(op, device_checks.INDEX)
     return rec.ew("index_check", [h, ("c", 0), ("c", n - 1), ("c", code), ("c", ignore)], D.int32, h.dtype,
-                    h.shape)
+                  h.shape)
 
 
 def _offsets(rec, idx, stride, size, wrap):
@@ -173,8 +173,8 @@ def _take(rec, x, x_offset, xs, lin, ls, shape):
         lin_offset, ls = _low_words(lin, ls)
         words = (n, len(shape), x_offset, lin_offset) + dims(shape) + dims(xs) + dims(ls)
         rec.record_kernel("index_take", source("index_take", T=_TYPE[x.dtype][0]),
-                            struct.pack("<28I", *words), codegen.grid(-(-n // 256)),
-                            [x.st.buf, lin.st.buf, out.st.buf], [x.st.buf, lin.st.buf], [out.st.buf])
+                          struct.pack("<28I", *words), codegen.grid(-(-n // 256)),
+                          [x.st.buf, lin.st.buf, out.st.buf], [x.st.buf, lin.st.buf], [out.st.buf])
         keep_bounds(out, x.st.buf.bounds)  # every value taken is a value of x
     return out
 
@@ -197,9 +197,9 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
         + dims(shape) + dims(os) + dims(ls) + dims(ss)
     sbuf = lin.st.buf if scalar else src.st.buf
     rec.record_kernel("index_scatter", source("index_scatter", MODE=f"{mode}u",
-                                                 KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
-                        struct.pack("<40I", *words), codegen.grid(-(-n // 256)),
-                        [h.st.buf, lin.st.buf, sbuf], [h.st.buf, lin.st.buf, sbuf], [h.st.buf])
+                                              KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
+                      struct.pack("<40I", *words), codegen.grid(-(-n // 256)),
+                      [h.st.buf, lin.st.buf, sbuf], [h.st.buf, lin.st.buf, sbuf], [h.st.buf])
     if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
         rec.ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 
@@ -228,7 +228,7 @@ def _as_int32(rec, h, src, reduce, n):
     if h.dtype is not D.int64 or reduce == "prod" or (isinstance(src, View) and src.dtype not in (D.int64, D.int32)):
         return None
     if not fits_int32(rec, [(h, 1), (int(src) if not isinstance(src, View) else src,
-                                      n if reduce in ("sum", "mean") else 1)]):
+                                     n if reduce in ("sum", "mean") else 1)]):
         return None
     return cast(rec, h, D.int32), cast(rec, src, D.int32) if isinstance(src, View) else int(src)
 
@@ -308,7 +308,7 @@ def nonzero(rec, h):
     if count and rank:
         words = (n, rank, 0, 0) + dims(h.shape)
         rec.record_kernel("index_nonzero", source("index_nonzero"), struct.pack("<12I", *words),
-                            codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
+                          codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
     return cast(rec, out, D.int64)
 
 

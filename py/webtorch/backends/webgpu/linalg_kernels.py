@@ -150,8 +150,8 @@ def _lu(rec, mode, a, b):
         src = source(name, MODE=f"{mode}u", WG=f"{64 if n * (n + k) <= 4096 else 256}u")
     reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
     rec.record_kernel(name, src, params, groups,
-                        [a.st.buf, b.st.buf, work.st.buf, out.st.buf, info.st.buf], reads,
-                        [out.st.buf, work.st.buf, info.st.buf])
+                      [a.st.buf, b.st.buf, work.st.buf, out.st.buf, info.st.buf], reads,
+                      [out.st.buf, work.st.buf, info.st.buf])
     if mode != _DET:
         flags = rec.read(info)
         if any(flags):
@@ -200,7 +200,7 @@ def _cholesky(rec, a, upper):
         name, groups = "linalg_cholesky", codegen.grid(batch)
         src = source(name, WG=f"{64 if n * n <= 4096 else 256}u")
     rec.record_kernel(name, src, params, groups, [a.st.buf, out.st.buf, info.st.buf], [a.st.buf],
-                        [out.st.buf, info.st.buf])
+                      [out.st.buf, info.st.buf])
     return out, info
 
 
@@ -225,5 +225,5 @@ def _trsm(rec, a, b, upper, left, unitriangular):
                          b.offset, brs, bcs, 0, xrs, xcs, 0, 0, *sizes, *a_bst, *b_bst)
     reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
     rec.record_kernel("linalg_trsm", source("linalg_trsm"), params, codegen.grid(-(-batch * k // 64)),
-                        [a.st.buf, b.st.buf, out.st.buf], reads, [out.st.buf])
+                      [a.st.buf, b.st.buf, out.st.buf], reads, [out.st.buf])
     return out

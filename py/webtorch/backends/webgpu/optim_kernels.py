@@ -121,7 +121,7 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
                 writes.append(v.st.buf)
     params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
     rec.record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has, vec), params,
-                        codegen.grid(start), buffers, reads, writes)
+                      codegen.grid(start), buffers, reads, writes)
 
 
 def _optim_host(rec, name, params, *args):
@@ -135,7 +135,7 @@ def _optim_host(rec, name, params, *args):
 def sgd_update(rec, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov,
                maximize):
     host = _optim_host(rec, "sgd_update", params, grads, momentum_bufs, lr, momentum, dampening, weight_decay,
-                            nesterov, maximize)
+                       nesterov, maximize)
     if host:
         return host[0]
     bufs, first = None, None
@@ -148,62 +148,62 @@ def sgd_update(rec, params, grads, momentum_bufs, lr, momentum, dampening, weigh
                 first[i] = 1
     flags = (_MAXIMIZE if maximize else 0) | (_NESTEROV if nesterov else 0)
     _optim_step(rec, "sgd_update", params, grads, [bufs, None, None],
-                     (weight_decay, momentum, 1 - dampening, -lr), flags=flags, slot_flags=first)
+                (weight_decay, momentum, 1 - dampening, -lr), flags=flags, slot_flags=first)
     return bufs
 
 
 def adam_update(rec, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
                 weight_decay, amsgrad, maximize, decoupled):
     if _optim_host(rec, "adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
-                        beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         return
     per = [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
     _optim_step(rec, "adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
-                     (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                     (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
 
 
 def rmsprop_update(rec, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
                    momentum, centered, maximize):
     if _optim_host(rec, "rmsprop_update", params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps,
-                        weight_decay, momentum, centered, maximize):
+                   weight_decay, momentum, centered, maximize):
         return
     _optim_step(rec, "rmsprop_update", params, grads,
-                     [square_avgs, grad_avgs if centered else None, momentum_bufs if momentum > 0 else None],
-                     (weight_decay, alpha, 1 - alpha, eps, momentum, -lr), flags=_MAXIMIZE if maximize else 0)
+                [square_avgs, grad_avgs if centered else None, momentum_bufs if momentum > 0 else None],
+                (weight_decay, alpha, 1 - alpha, eps, momentum, -lr), flags=_MAXIMIZE if maximize else 0)
 
 
 def adagrad_update(rec, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
     if _optim_host(rec, "adagrad_update", params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps,
-                        maximize):
+                   maximize):
         return
     per = [(-lr / (1 + (s - 1) * lr_decay), 0.0, 0.0, 0.0) for s in steps]
     _optim_step(rec, "adagrad_update", params, grads, [state_sums, None, None], (weight_decay, eps), per,
-                     _MAXIMIZE if maximize else 0)
+                _MAXIMIZE if maximize else 0)
 
 
 def adadelta_update(rec, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
     if _optim_host(rec, "adadelta_update", params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay,
-                        maximize):
+                   maximize):
         return
     _optim_step(rec, "adadelta_update", params, grads, [square_avgs, acc_deltas, None],
-                     (weight_decay, rho, 1 - rho, eps, -lr), flags=_MAXIMIZE if maximize else 0)
+                (weight_decay, rho, 1 - rho, eps, -lr), flags=_MAXIMIZE if maximize else 0)
 
 
 def adamax_update(rec, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay,
                   maximize):
     if _optim_host(rec, "adamax_update", params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
-                        weight_decay, maximize):
+                   weight_decay, maximize):
         return
     per = [(-lr / (1 - beta1 ** s), 0.0, 0.0, 0.0) for s in steps]
     _optim_step(rec, "adamax_update", params, grads, [exp_avgs, exp_infs, None],
-                     (weight_decay, 1 - beta1, beta2, eps), per, _MAXIMIZE if maximize else 0)
+                (weight_decay, 1 - beta1, beta2, eps), per, _MAXIMIZE if maximize else 0)
 
 
 def nadam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
                  weight_decay, momentum_decay, decoupled, maximize):
     if _optim_host(rec, "nadam_update", params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1,
-                        beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
+                   beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
         return
     per = []
     for s, prod in zip(steps, mu_products):
@@ -211,14 +211,14 @@ def nadam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, 
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
         per.append((1 - beta2 ** s, -lr * (1.0 - mu) / (1.0 - prod), -lr * mu_next / (1.0 - prod * mu_next), 0.0))
     _optim_step(rec, "nadam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
-                     (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                     (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
 
 
 def radam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
                  decoupled, maximize):
     if _optim_host(rec, "radam_update", params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                        weight_decay, decoupled, maximize):
+                   weight_decay, decoupled, maximize):
         return
     rho_inf = 2 / (1 - beta2) - 1
     per = []
@@ -229,5 +229,5 @@ def radam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, be
             if rho_t > 5.0 else 0.0
         per.append((1 - beta1 ** s, lr, bc2 ** 0.5, rect))
     _optim_step(rec, "radam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
-                     (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                     (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))

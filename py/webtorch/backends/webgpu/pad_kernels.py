@@ -50,11 +50,11 @@ def pad(rec, x, pads, mode, value):
         xs = elementwise(rec, "sub", [x, shift], D.int64) if shift else x
         y = rec.new(out_shape, D.int64)
         _pad_words(rec, xs.st.buf, xs.shape + (2,), tuple(2 * s for s in xs.strides) + (1,), 2 * xs.offset,
-                        pads + ((0, 0),), mode, 0, y.st.buf, out_shape + (2,))
+                   pads + ((0, 0),), mode, 0, y.st.buf, out_shape + (2,))
         return elementwise(rec, "add", [y, shift], D.int64) if shift else y
     y = rec.new(out_shape, x.dtype)
     _pad_words(rec, x.st.buf, x.shape, x.strides, x.offset, pads, mode,
-                    _value_bits(value, x.dtype) if mode == "constant" else 0, y.st.buf, out_shape)
+               _value_bits(value, x.dtype) if mode == "constant" else 0, y.st.buf, out_shape)
     return y
 
 
@@ -68,7 +68,7 @@ def _pad_words(rec, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, 
         words += _rows(out_shape, 1) + _rows(shape, 1) + _rows([a for a, _ in pads]) + _rows(strides)
         words.append((offset, 0, 0, 0))
         rec.record_kernel("pad_nd", source("pad_nd", MODE=f"{_MODES[mode]}u"), pack(words), groups,
-                            [xbuf, ybuf], [xbuf], [ybuf])
+                          [xbuf, ybuf], [xbuf], [ybuf])
 
 
 def pad_backward(rec, g, pads, mode):
@@ -88,6 +88,6 @@ def pad_backward(rec, g, pads, mode):
             groups, width = grid256(total)
             words = [(total, L, prod(shape[dim + 1:]), width), (lo, hi, 0, 0)]
             rec.record_kernel("pad_backward", source("pad_backward", MODE=f"{_MODES[mode]}u"), pack(words),
-                                groups, [g.st.buf, out.st.buf], [g.st.buf], [out.st.buf])
+                              groups, [g.st.buf, out.st.buf], [g.st.buf], [out.st.buf])
         g = out
     return g

@@ -43,7 +43,7 @@ def max_pool(rec, x, kernel, stride, padding, dilation, ceil_mode):
     out = tuple(out_size(s, k, st, p, d, ceil_mode)
                 for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
     return _max_pool(rec, x, out, (kernel, stride, padding, dilation), "max_pool",
-                          (kernel, stride, padding, dilation, ceil_mode))
+                     (kernel, stride, padding, dilation, ceil_mode))
 
 
 def adaptive_max_pool(rec, x, output_size):
@@ -69,7 +69,7 @@ def _max_pool(rec, x, out, window, name, args):
                        spatial3(dilation, 1) + (0,), strides, tail])
         src = source("pool_max", T=wgsl_t, IS_FLOAT=is_float, ADAPTIVE=window is None)
         rec.record_kernel("pool_max", src, params, groups, [xc.st.buf, vals.st.buf, idx.st.buf],
-                            [xc.st.buf], [vals.st.buf, idx.st.buf])
+                          [xc.st.buf], [vals.st.buf, idx.st.buf])
         idx.st.buf.bounds = (0, max(prod(x.shape[2:]) - 1, 0))  # indices point into the plane by construction
     return (vals if vals.dtype is x.dtype else cast(rec, vals, x.dtype)), cast(rec, idx, D.int64)
 
@@ -81,7 +81,7 @@ def avg_pool(rec, x, kernel, stride, padding, ceil_mode, count_include_pad, divi
                              divisor_override)
     out = tuple(out_size(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
     y = _avg_pool(rec, xc, x.shape[:2] + out, x.shape, out, kernel, stride, padding, count_include_pad,
-                       divisor_override, False)
+                  divisor_override, False)
     return y if y.dtype is x.dtype else cast(rec, y, x.dtype)
 
 
@@ -92,7 +92,7 @@ def avg_pool_backward(rec, g, input_shape, kernel, stride, padding, ceil_mode, c
         return host_fallback(rec, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
                              count_include_pad, divisor_override)
     y = _avg_pool(rec, gc, tuple(input_shape), tuple(input_shape), g.shape[2:], kernel, stride, padding,
-                       count_include_pad, divisor_override, True)
+                  count_include_pad, divisor_override, True)
     return y if y.dtype is g.dtype else cast(rec, y, g.dtype)
 
 
@@ -108,7 +108,7 @@ def _avg_pool(rec, src, shape, in_shape, out, kernel, stride, padding, count_inc
                        spatial3(kernel, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                        strides, tail, (int(divisor_override or 0), int(bool(count_include_pad)), 0, 0)])
         rec.record_kernel("pool_avg", source("pool_avg", T=wgsl_t, BACKWARD=backward),
-                            params, groups, [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
+                          params, groups, [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
     return y
 
 
@@ -131,8 +131,8 @@ def scatter_plane(rec, src, indices, plane_shape, accumulate):
         params = pack([(total, j, plane, width)])
         rec.record_kernel("pool_scatter_plane", source("pool_scatter_plane", IS_FLOAT=src_c.dtype is D.float32,
                                                        ACCUMULATE=bool(accumulate)),
-                            params, groups, [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf],
-                            [out.st.buf])
+                          params, groups, [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf],
+                          [out.st.buf])
     return out if out.dtype is src.dtype else cast(rec, out, src.dtype)
 
 
@@ -151,5 +151,5 @@ def gather_plane(rec, src, indices):
         groups, width = grid256(total)
         params = pack([(total, prod(indices.shape[2:]), plane, width), (src_c.offset, 0, 0, 0)])
         rec.record_kernel("pool_gather_plane", source("pool_gather_plane"), params, groups,
-                            [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf], [out.st.buf])
+                          [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf], [out.st.buf])
     return out

@@ -71,7 +71,7 @@ def randint(rec, shape, low, high, dtype, rng):
         w = draw(rec, 3, shape + (2,), 0, 0, rng, D.uint32)
         lo, hi = (views.sliced(w, (slice(None),) * len(shape) + (k,)) for k in (0, 1))
         bits = rec.ew("bitwise_and", [rec.ew("mul", [hi, ("c", 1 << 32)], D.int64, D.int64, shape),
-                                        ("c", T.I64_MAX)], D.int64, D.int64, shape)
+                                      ("c", T.I64_MAX)], D.int64, D.int64, shape)
         bits = rec.ew("add", [bits, lo], D.int64, D.int64, shape)
         r = bits if span == 1 << 63 else rec.ew("remainder", [bits, ("c", span)], D.int64, D.int64, shape)
         if low:

@@ -33,8 +33,8 @@ def randperm(rec, n, dtype, rng):
 
     def local(k_first, k_last, init):
         rec.record_kernel("randperm_local", source("randperm_local", INIT=init),
-                            struct.pack("<4I", n, block, k_first, k_last), blocks, [kb, vb],
-                            [kb] if init else [kb, vb], [kb, vb])
+                          struct.pack("<4I", n, block, k_first, k_last), blocks, [kb, vb],
+                          [kb] if init else [kb, vb], [kb, vb])
 
     local(2, block, True)
     k = block * 2
@@ -42,8 +42,8 @@ def randperm(rec, n, dtype, rng):
         j = k // 2
         while j >= block:
             rec.record_kernel("randperm_global", source("randperm_global"),
-                                struct.pack("<4I", n, p // 2, k, j), codegen.grid(-(-p // 512)), [kb, vb],
-                                [kb, vb], [kb, vb])
+                              struct.pack("<4I", n, p // 2, k, j), codegen.grid(-(-p // 512)), [kb, vb],
+                              [kb, vb], [kb, vb])
             j //= 2
         local(k, k, False)
         k *= 2

@@ -37,8 +37,8 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
         n_chunks = -(-r_len // chunk)
         part = rec.new((n_out, n_chunks), dtype)
         rec.record_node(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
-                              [Src(h.st.buf, h.strides, h.offset, h.dtype)],
-                              {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
+                             [Src(h.st.buf, h.strides, h.offset, h.dtype)],
+                             {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
                                "chunks": n_chunks, "chunk_len": chunk, "per_thread": cpu}))
         out = _reduce(rec, op, part, (1,), False, dtype) if op != "mean" else _mean_of_partials(rec, 
             part, r_len, dtype)
@@ -71,8 +71,8 @@ def _arg_reduce_long(rec, op, h, dims, keepdim):
     hit = rec.ew("eq", [h, ext], h.dtype, D.bool_, h.shape)
     if h.dtype.is_floating_point:
         both_nan = rec.ew("logical_and", [rec.ew("isnan", [h], h.dtype, D.bool_, h.shape),
-                                            rec.ew("isnan", [ext], h.dtype, D.bool_, ext.shape)],
-                            D.bool_, D.bool_, h.shape)
+                                          rec.ew("isnan", [ext], h.dtype, D.bool_, ext.shape)],
+                          D.bool_, D.bool_, h.shape)
         hit = rec.ew("logical_or", [hit, both_nan], D.bool_, D.bool_, h.shape)
     pos = creation.arange(rec, 0, h.shape[d], 1, D.int32)
     pos = View(pos.st, h.shape, tuple(1 if i == d else 0 for i in range(len(h.shape))), 0)
@@ -85,8 +85,8 @@ def _arg_reduce_long(rec, op, h, dims, keepdim):
 def _mean_of_partials(rec, part, r_len, dtype):
     out = rec.new((part.shape[0],), dtype)
     rec.record_node(Node("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
-                          [Src(part.st.buf, part.strides, 0, dtype)],
-                          {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len,
+                         [Src(part.st.buf, part.strides, 0, dtype)],
+                         {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len,
                            "per_thread": rec.rt.cpu_adapter}))
     return out
 

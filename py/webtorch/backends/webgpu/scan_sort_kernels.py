@@ -110,10 +110,10 @@ def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse):
     ibuf = (idx if idx is not None else _scan_dummy(rec)).st.buf
     writes = [out.st.buf] + ([idx.st.buf] if idx is not None else [])
     src = kernel_source("scan_cumulative", T=_T[dtype], FLOAT=dtype is D.float32, OP=f"{_OPS[op]}u",
-                  SEQUENTIAL=seq)
+                        SEQUENTIAL=seq)
     rec.record_kernel(f"scan_{op}", src, struct.pack("<32I", *words),
-                        codegen.grid(-(-rows // 256) if seq else rows),
-                        [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
+                      codegen.grid(-(-rows // 256) if seq else rows),
+                      [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
 
 
 def _scan_carry(rec, op, out, idx, prev, s0):
@@ -131,7 +131,7 @@ def _scan_carry(rec, op, out, idx, prev, s0):
     if dt is D.float32:
         nan_r = rec.ew("isnan", [out], dt, D.bool_, out.shape)
         num_l = rec.ew("logical_not", [rec.ew("isnan", [carry], dt, D.bool_, carry.shape)],
-                         D.bool_, D.bool_, carry.shape)
+                       D.bool_, D.bool_, carry.shape)
         wins = rec.ew("logical_or", [nan_r, rec.ew("logical_and", [num_l, wins], D.bool_, D.bool_, out.shape)],
                       D.bool_, D.bool_, out.shape)
     rec.ew("where", [wins, idx, carry_i], D.int32, idx.dtype, idx.shape, out=idx)
@@ -155,7 +155,7 @@ def _sorted_rows(rec, h, dim, descending, k):
         words = (rows, L, rank, k) + geom + (n, 0, 0, 0)
         src = kernel_source("sort_bitonic", T=_T[h.dtype], FLOAT=h.dtype is D.float32, DESCENDING=bool(descending))
         rec.record_kernel("sort_bitonic", src, struct.pack("<36I", *words), codegen.grid(rows),
-                            [h.st.buf, out.st.buf, idx.st.buf], [h.st.buf], [out.st.buf, idx.st.buf])
+                          [h.st.buf, out.st.buf, idx.st.buf], [h.st.buf], [out.st.buf, idx.st.buf])
     return out, cast(rec, idx, D.int64)
 
 
@@ -192,6 +192,6 @@ def searchsorted(rec, seq, values, right, out_int32):
         words = (n, m, length, 0, seq.offset, values.offset, 0, 0)
         src = kernel_source("sort_searchsorted", T=_T[seq.dtype], RIGHT=bool(right))
         rec.record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256)),
-                            [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
+                          [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
         keep_bounds(out, (0, length))  # insertion points: index checks on them need no readback
     return out if out_int32 else cast(rec, out, D.int64)

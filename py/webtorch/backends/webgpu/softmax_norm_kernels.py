@@ -117,7 +117,7 @@ def softmax(rec, h, dim, log, dtype):
         wg, rt, groups = _launch(rows, length)
         params = struct.pack("<20I", rows, length, xds, yds, *sizes, *xst, *yst, x.offset, 0, 0, 0)
         _record(rec, "softmax_forward", _source("softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
-                       params, groups, [x], [out])
+                params, groups, [x], [out])
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
 
@@ -137,7 +137,7 @@ def softmax_backward(rec, g, y, dim, log, dtype):
         params = struct.pack("<28I", rows, length, 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
                              g.offset, y.offset, 0, 0)
         _record(rec, "softmax_backward", _source("softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
-                       params, groups, [g, y], [out])
+                params, groups, [g, y], [out])
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
 
@@ -159,7 +159,7 @@ def layer_norm(rec, x, weight, bias, n, eps):
         params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
                              b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
         _record(rec, "layernorm_forward", _source("layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
-                       params, groups, [x2, w, b], [y, mean, rstd])
+                params, groups, [x2, w, b], [y, mean, rstd])
     if dt is not D.float32:
         return cast(rec, y, dt), cast(rec, mean, dt), cast(rec, rstd, dt)
     return y, mean, rstd
@@ -180,7 +180,7 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
             wg, rt, groups = _launch(rows, cols)
             params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
             _record(rec, "layernorm_backward", _source("layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
-                           params, groups, [g2, x2, mean2, rstd2, w], [gx])
+                    params, groups, [g2, x2, mean2, rstd2, w], [gx])
         if x.dtype is not D.float32:
             gx = cast(rec, gx, x.dtype)
     wshape = x.shape[len(x.shape) - n:]
@@ -218,7 +218,7 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
         + b"\0" * 8
     bufs = [x3.st.buf, w.st.buf, b.st.buf, y.st.buf, mean.st.buf, rstd.st.buf, rm.st.buf, rv.st.buf]
     rec.record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c), bufs,
-                        bufs[:3] + bufs[6:], bufs[3:])
+                      bufs[:3] + bufs[6:], bufs[3:])
     for view, caller in running:
         if caller is not None:
             copy_(rec, caller, view)
@@ -241,7 +241,7 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
                          x3.offset, *x3.strides, w.offset, ws, 0, 0)
     bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
     rec.record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c), bufs, bufs[:5],
-                        bufs[5:])
+                      bufs[5:])
     gx = (gx if x.dtype is D.float32 else cast(rec, gx, x.dtype)) if need[0] else None
     gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \
         else None

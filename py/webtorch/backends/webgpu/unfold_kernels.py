@@ -33,7 +33,7 @@ def unfold(rec, x, kernel, stride, padding, dilation, L=None):
         L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
     y = rec.new((N, C * numel(kernel), numel(L)), D.float32)
     return _unfold_dispatch(rec, x, y, C, x.shape[2:], kernel, L, stride, padding, dilation,
-                                 (x.strides[0], x.strides[1], 0, x.offset), spatial3(x.strides[2:], 0), False)
+                            (x.strides[0], x.strides[1], 0, x.offset), spatial3(x.strides[2:], 0), False)
 
 
 def fold(rec, cols, size, kernel, stride, padding, dilation, L=None):
@@ -45,8 +45,8 @@ def fold(rec, cols, size, kernel, stride, padding, dilation, L=None):
         L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(size, kernel, stride, padding, dilation))
     y = rec.new((N, C) + size, D.float32)
     return _unfold_dispatch(rec, cols, y, C, size, kernel, L, stride, padding, dilation,
-                                 (cols.strides[0], cols.strides[1], 0, cols.offset), (cols.strides[2], 0, 0),
-                                 True)
+                            (cols.strides[0], cols.strides[1], 0, cols.offset), (cols.strides[2], 0, 0),
+                            True)
 
 
 def _unfold_dispatch(rec, src, y, C, S, kernel, L, stride, padding, dilation, read, spatial, fold):
@@ -57,5 +57,5 @@ def _unfold_dispatch(rec, src, y, C, S, kernel, L, stride, padding, dilation, re
                  spatial3(L, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                  spatial3(dilation, 1) + (0,), read, tuple(spatial) + (0,))
         rec.record_kernel("conv_unfold", source("conv_unfold", FOLD=fold), pack(words), groups,
-                            [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
+                          [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
     return y

@@ -3,7 +3,8 @@
 ``expr(op, args, ct, need)`` returns a WGSL expression: ``args`` are WGSL expressions already in the
 compute type ``ct`` ("f32", "i32", "u32", "bool", or int64's ``vec2<u32>`` (wgsl_int64.py); None for a missing
 clamp bound); ``need(name)`` asks for a helper function of HELPERS to be emitted into the kernel. Each op is
-one row of the table ``OPS``; where and clamp, whose operands may be missing, are written out. Comparison/logic ops give bool.
+one row of the table ``OPS``; where and clamp, whose operands may be missing, are written out.
+Comparison/logic ops give bool.
 PyTorch semantics that WGSL leaves undefined (NaN through max/min, pow of negative bases, integer
 floor division and modulo signs) are spelled out here.
 """
