@@ -5,8 +5,8 @@ folded by fused elementwise ops into one int32 "linear offset" tensor (index * t
 negatives wrapped); then one dispatch of webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes,
 atomics for the reductions) moves the data. Index ranges must be checked before anything is written (PyTorch
 raises at the call): free when the index storage's bounds are known on the host (index_bounds.py), else one
-flush and a readback of its min/max; nonzero reads back its count (its shape is data dependent). flip is a copy through negative strides
-(the generated elementwise kernel).
+flush and a readback of its min/max; nonzero reads back its count (its shape is data dependent). flip is a copy
+through negative strides (the generated elementwise kernel).
 int64 index tensors are read after that check through their low words (LIN bound as i32 with doubled strides and
 offset: no copy) or folded into int32 offsets by the arithmetic above; int64 values are taken
 as two words (vec2<u32>); they are scattered (no 64-bit atomics, and a word-wise store could mix duplicates) by
