@@ -4,7 +4,8 @@ It owns the runtime, the buffer pool, the stats, the error word, the scheduler a
 offers what every kernel family records with: ``new`` (a fresh contiguous View), ``ew`` (one elementwise
 node), ``record_kernel`` (one template-kernel dispatch), ``record_node`` (a Node built by the family: reductions,
 products, random draws), ``upload`` and ``read`` (host bytes in and out; a read flushes) and ``flush``.
-The family modules (``*_kernels.py``, creation.py, transfer.py) are plain functions of a Recorder; backend.py's WebGPUBackend delegates each primitive to one of them.
+The family modules (``*_kernels.py``, creation.py, transfer.py) are plain functions of a Recorder;
+backend.py's WebGPUBackend delegates each primitive to one of them.
 """
 from ... import _dtype as D
 from . import device_checks, dtypes as T, limits
