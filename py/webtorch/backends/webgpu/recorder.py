@@ -106,7 +106,10 @@ class Recorder:
             else:
                 spec.append(("c", a))
         dt = out_st.dtype
-        self.record_node(Node("ew", shape, out.src or src_of(out), srcs,
+        o = out.src
+        if o is None:  # graph.src_of inlined: a fresh out has none yet, and this is every op's path
+            o = out.src = Src(out_st.buf, out.strides, out.offset, dt)
+        self.record_node(Node("ew", shape, o, srcs,
                               {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
         if fresh and op == "copy" and srcs and dt in BOUNDED and srcs[0].dtype in BOUNDED:
             b = srcs[0].buf.bounds  # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
