@@ -130,8 +130,7 @@ def reset_stats():
 def host_fallback_primitives():
     """Names of the backend primitives that still run on the host (NumPy) on this device."""
     from .backends.webgpu.backend import WebGPUBackend
-    from .backends.webgpu.fallback import fallback_primitives
-    return fallback_primitives(WebGPUBackend)
+    return sorted(WebGPUBackend.host_fallbacks)
 
 
 def manual_seed(seed):

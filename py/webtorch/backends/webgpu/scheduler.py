@@ -115,7 +115,7 @@ class Scheduler:
             if n.kind in ("ew", "reduce", "argreduce"):
                 for k, s in enumerate(n.srcs):
                     i = self._producer(nodes, j, s, writers, readers)
-                    if i is None or not _no_writes_between(writers, reads[i], i, j):
+                    if i is None or not epilogue.no_writes_between(writers, reads[i], i, j):
                         continue
                     merged = (bs - {id(s.buf)}) | bufsets[i]
                     if len(merged) > self.max_buffers:
@@ -279,16 +279,6 @@ def _inplace_producer(nodes, j, s, w, r):
     if r[bisect.bisect_right(r, i):bisect.bisect_right(r, m)] != [j]:
         return None
     return i
-
-
-def _no_writes_between(writers, bufs, i, j):
-    for b in bufs:
-        w = writers.get(b)
-        if w:
-            k = bisect.bisect_right(w, i)
-            if k < len(w) and w[k] < j:
-                return False
-    return True
 
 
 def _safe_self_read(node, k, child, inl, out):
