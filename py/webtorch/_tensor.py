@@ -388,7 +388,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
-        from .serialization import _rebuild_tensor_from_bytes
+        from .ops.creation import _rebuild_tensor_from_bytes
         return (_rebuild_tensor_from_bytes,
                 (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device),
                  self.requires_grad))

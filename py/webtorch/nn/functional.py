@@ -41,18 +41,7 @@ from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 
 
 # ---- linear layers (nn engineer) ------------------------------------------------------------------------------
-from ..ops.linalg import addmm as _addmm  # noqa: E402
-
-
-def linear(input, weight, bias=None):
-    """y = input @ weight.T + bias over the last dim of input (one addmm, as PyTorch)."""
-    if input.dim() == 2:
-        wt = weight.t()
-        return input.mm(wt) if bias is None else _addmm(bias, input, wt)
-    lead = tuple(input.shape[:-1])
-    flat = input.reshape(-1, input.shape[-1])
-    out = flat.mm(weight.t()) if bias is None else _addmm(bias, flat, weight.t())
-    return out.view(*lead, weight.shape[0])
+from ..ops.linalg import addmm as _addmm, linear  # noqa: E402,F401
 
 
 def bilinear(input1, input2, weight, bias=None):

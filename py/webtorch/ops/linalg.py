@@ -131,6 +131,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return write_out(apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha), out, (), "addmm", SAME)
 
 
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias over the last dim of input (one addmm, as PyTorch): F.linear."""
+    if input.dim() == 2:
+        wt = weight.t()
+        return input.mm(wt) if bias is None else addmm(bias, input, wt)
+    lead = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    out = flat.mm(weight.t()) if bias is None else addmm(bias, flat, weight.t())
+    return out.view(*lead, weight.shape[0])
+
+
 def matmul(input, other, *, out=None):
     """torch.matmul: 1-D/2-D/batched with broadcasting, PyTorch's error messages."""
     return write_out(_matmul(input, other), out, (), "matmul", SAME)

@@ -1,7 +1,7 @@
 """LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d."""
 import numbers
 
-from ... import empty
+from ...ops.creation import empty
 from ...ops.cross_map_lrn import cross_map_lrn2d
 from .. import functional as F
 from .. import init

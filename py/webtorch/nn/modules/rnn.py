@@ -9,7 +9,7 @@ import math
 import numbers
 import warnings
 
-from ... import empty, zeros
+from ...ops.creation import empty, zeros
 from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init

@@ -19,7 +19,8 @@ def _groups(tensors):
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The norm of all tensors taken together, as if concatenated into one vector."""
-    from ... import cat, stack, tensor
+    from ...ops.shape import cat, stack
+    from ...ops.creation import tensor
     tensors = _tensor_list(tensors)
     norm_type = float(norm_type)
     if not tensors:

@@ -12,7 +12,7 @@ def _check_param_device(param, old_device):
 
 def parameters_to_vector(parameters):
     """One 1-D tensor holding every parameter's elements, in iteration order."""
-    from ... import cat
+    from ...ops.shape import cat
     device = None
     vec = []
     for param in parameters:

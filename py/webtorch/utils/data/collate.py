@@ -7,7 +7,8 @@ def _is_numpy(x):
 
 
 def default_convert(data):
-    from ... import Tensor, as_tensor
+    from ..._tensor import Tensor
+    from ...ops.creation import as_tensor
     if isinstance(data, Tensor):
         return data
     if _is_numpy(data) and hasattr(data, "dtype") and data.dtype.kind not in "SUO":
@@ -24,7 +25,10 @@ def default_convert(data):
 
 def default_collate(batch):
     """Stack tensors/arrays, turn numbers into tensors, recurse into dicts and sequences."""
-    from ... import Tensor, stack, tensor, as_tensor, float64
+    from ..._tensor import Tensor
+    from ...ops.shape import stack
+    from ...ops.creation import tensor, as_tensor
+    from ..._dtype import float64
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)

@@ -31,7 +31,8 @@ class DistributedSampler(Sampler):
         self.seed = seed
 
     def __iter__(self):
-        from ... import Generator, randperm, get_default_device
+        from ...ops.creation import Generator, randperm
+        from ..._device import get_default_device
         n = len(self.dataset)
         if self.shuffle:
             g = Generator(_host_or(get_default_device())).manual_seed(self.seed + self.epoch)
