@@ -38,7 +38,13 @@ def _tensor_type(name, dtype):
     return _TensorType(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "torch"})
 
 
-LEGACY_TYPES = {name: _tensor_type(name, dt) for name, dt in (
-    ("FloatTensor", D.float32), ("DoubleTensor", D.float64), ("HalfTensor", D.float16),
-    ("BFloat16Tensor", D.bfloat16), ("ByteTensor", D.uint8), ("CharTensor", D.int8), ("ShortTensor", D.int16),
-    ("IntTensor", D.int32), ("LongTensor", D.int64), ("BoolTensor", D.bool_))}
+FloatTensor = _tensor_type("FloatTensor", D.float32)
+DoubleTensor = _tensor_type("DoubleTensor", D.float64)
+HalfTensor = _tensor_type("HalfTensor", D.float16)
+BFloat16Tensor = _tensor_type("BFloat16Tensor", D.bfloat16)
+ByteTensor = _tensor_type("ByteTensor", D.uint8)
+CharTensor = _tensor_type("CharTensor", D.int8)
+ShortTensor = _tensor_type("ShortTensor", D.int16)
+IntTensor = _tensor_type("IntTensor", D.int32)
+LongTensor = _tensor_type("LongTensor", D.int64)
+BoolTensor = _tensor_type("BoolTensor", D.bool_)
