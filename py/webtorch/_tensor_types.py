@@ -34,17 +34,17 @@ def _construct(cls, *args, device=None):
     return tensor(src, dtype=cls.dtype, device="cpu")
 
 
-def _tensor_type(name, dtype):
-    return _TensorType(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "torch"})
+def _tensor_type(dtype):
+    return _TensorType(D.tensor_type_name(dtype), (), {"dtype": dtype, "__new__": _construct, "__module__": "torch"})
 
 
-FloatTensor = _tensor_type("FloatTensor", D.float32)
-DoubleTensor = _tensor_type("DoubleTensor", D.float64)
-HalfTensor = _tensor_type("HalfTensor", D.float16)
-BFloat16Tensor = _tensor_type("BFloat16Tensor", D.bfloat16)
-ByteTensor = _tensor_type("ByteTensor", D.uint8)
-CharTensor = _tensor_type("CharTensor", D.int8)
-ShortTensor = _tensor_type("ShortTensor", D.int16)
-IntTensor = _tensor_type("IntTensor", D.int32)
-LongTensor = _tensor_type("LongTensor", D.int64)
-BoolTensor = _tensor_type("BoolTensor", D.bool_)
+FloatTensor = _tensor_type(D.float32)
+DoubleTensor = _tensor_type(D.float64)
+HalfTensor = _tensor_type(D.float16)
+BFloat16Tensor = _tensor_type(D.bfloat16)
+ByteTensor = _tensor_type(D.uint8)
+CharTensor = _tensor_type(D.int8)
+ShortTensor = _tensor_type(D.int16)
+IntTensor = _tensor_type(D.int32)
+LongTensor = _tensor_type(D.int64)
+BoolTensor = _tensor_type(D.bool_)

@@ -12,7 +12,7 @@ read), plus one per (rare) further pass.
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .gamma_reparam import _standard_gamma_grad, work_dtype
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 from .where_clamp import where
 from ..ops.creation import rand, randn
 

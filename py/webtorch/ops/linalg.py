@@ -5,7 +5,7 @@ from ..autograd.graph import Node, apply_op
 from .dispatch import wrap, check_same_device
 from .elementwise import write_out
 from .out_arg import SAME, Rule, same
-from .inplace import cpp_type_name, scalar_type_name
+from .._dtype import cpp_type_name, scalar_type_name
 
 
 def _check_dtypes(a, b, name):

@@ -114,7 +114,6 @@ def positive(input):
 
 # ---- composite unary ops: several primitives, one node ------------------------------------------------
 
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
 
 def _make_unary_composite(node_name, fwd, grad, float_out=True):
@@ -175,7 +174,7 @@ _Logit = _make_unary_composite("LogitBackward0", _logit_fwd, _logit_grad)
 def _nan_to_num_fwd(x, dt, nan, posinf, neginf):
     if not dt.is_floating_point:
         return wrap(x._be.contiguous(x._data), x)
-    big = _FLOAT_MAX[dt.name]
+    big = D.finfo(dt).max
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf
     inf = ew("isinf", (x,), dt)
