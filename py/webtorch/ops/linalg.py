@@ -1,5 +1,4 @@
 """Matrix products: matmul, mm, bmm, addmm, mv, dot, outer (einsum beside them)."""
-from .. import _dtype as D
 from .._broadcast import broadcast_shapes
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap, check_same_device
