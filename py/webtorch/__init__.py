@@ -122,9 +122,7 @@ from . import nn  # noqa: E402,F401
 from . import webgpu  # noqa: E402,F401
 from .backends.webgpu.runtime import OutOfMemoryError  # noqa: E402,F401 -- torch.OutOfMemoryError
 from . import optim  # noqa: E402,F401
-from . import distributions  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
-from . import legacy  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import accelerator, amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
 from ._settings import (  # noqa: E402,F401
@@ -166,3 +164,19 @@ def is_nonzero(t):
     if t.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return t.item() != 0  # (the name bool is torch.bool here)
+
+
+# Rarely used subpackages load on first use (webtorch.distributions, webtorch.legacy; an explicit
+# ``import webtorch.distributions`` works as ever); about a tenth of the package's import time.
+_LAZY_SUBMODULES = ("distributions", "legacy")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")  # binds webtorch.<name>: later reads skip this
+    raise AttributeError(f"module 'webtorch' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
