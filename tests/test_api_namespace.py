@@ -1,13 +1,16 @@
-"""The package root's namespace is written out by name (no globals().update): every op family's FUNCTIONS is
-bound at webtorch.<name> to the same object, and the root's own names answer as torch's do."""
+"""Namespaces are written out by name (no globals().update, so go-to-definition finds every name): every op
+family's FUNCTIONS is bound at webtorch.<name> and its FUNCTIONAL at torch.nn.functional.<name> to the same
+object, and the root's own names answer as torch's do."""
 import ast
 import importlib
+import pkgutil
 from pathlib import Path
 
 import pytest
 import torch
 
 import webtorch
+import webtorch.nn.functional as F
 from webtorch import ops
 
 ROOT_FILE = Path(webtorch.__file__)
@@ -21,13 +24,34 @@ def test_every_op_of_a_family_is_at_the_root(family):
     assert missing == [], f"import these from webtorch.ops.{family} in webtorch/__init__.py: {missing}"
 
 
+FUNCTIONAL_FAMILIES = [m.name for m in pkgutil.iter_modules(ops.__path__)
+                       if hasattr(importlib.import_module(f"webtorch.ops.{m.name}"), "FUNCTIONAL")]
+
+
+def test_functional_families_found():
+    assert {"activation", "loss", "dropout"} <= set(FUNCTIONAL_FAMILIES)
+
+
+@pytest.mark.parametrize("family", FUNCTIONAL_FAMILIES)
+def test_every_functional_of_a_family_is_in_nn_functional(family):
+    mod = importlib.import_module(f"webtorch.ops.{family}")
+    missing = sorted(k for k, v in mod.FUNCTIONAL.items() if getattr(F, k, None) is not v)
+    assert missing == [], f"import these from webtorch.ops.{family} in webtorch/nn/functional.py: {missing}"
+
+
+def test_no_module_fills_its_namespace_at_run_time():
+    found = []
+    for path in sorted(ROOT_FILE.parent.rglob("*.py")):
+        for n in ast.walk(ast.parse(path.read_text())):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "update" \
+                    and isinstance(n.func.value, ast.Call) and getattr(n.func.value.func, "id", None) == "globals":
+                found.append(f"{path.relative_to(ROOT_FILE.parent)}:{n.lineno}")
+    assert found == []
+
+
 def test_root_binds_names_statically():
     """Every public name is bound by an import, a def or an assignment the source shows (go-to-definition)."""
     tree = ast.parse(ROOT_FILE.read_text())
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-             and n.func.attr == "update" and isinstance(n.func.value, ast.Call)
-             and getattr(n.func.value.func, "id", None) == "globals"]
-    assert calls == []
     bound = set()
     for n in tree.body:
         if isinstance(n, (ast.Import, ast.ImportFrom)):

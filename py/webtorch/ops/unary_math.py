@@ -94,7 +94,42 @@ def _make_unary(op, node_name, kind, bwd):
 
 
 UNARY = {op: _make_unary(op, *spec) for op, spec in _UNARY.items()}
-globals().update(UNARY)
+neg = UNARY["neg"]
+abs = UNARY["abs"]
+exp = UNARY["exp"]
+exp2 = UNARY["exp2"]
+expm1 = UNARY["expm1"]
+log = UNARY["log"]
+log2 = UNARY["log2"]
+log10 = UNARY["log10"]
+log1p = UNARY["log1p"]
+sqrt = UNARY["sqrt"]
+rsqrt = UNARY["rsqrt"]
+sin = UNARY["sin"]
+cos = UNARY["cos"]
+tan = UNARY["tan"]
+asin = UNARY["asin"]
+acos = UNARY["acos"]
+atan = UNARY["atan"]
+sinh = UNARY["sinh"]
+cosh = UNARY["cosh"]
+tanh = UNARY["tanh"]
+asinh = UNARY["asinh"]
+acosh = UNARY["acosh"]
+atanh = UNARY["atanh"]
+sigmoid = UNARY["sigmoid"]
+relu = UNARY["relu"]
+erf = UNARY["erf"]
+erfc = UNARY["erfc"]
+erfinv = UNARY["erfinv"]
+reciprocal = UNARY["reciprocal"]
+square = UNARY["square"]
+frac = UNARY["frac"]
+sign = UNARY["sign"]
+floor = UNARY["floor"]
+ceil = UNARY["ceil"]
+round = UNARY["round"]
+trunc = UNARY["trunc"]
 
 
 def torch_round(input, *, decimals=0):
