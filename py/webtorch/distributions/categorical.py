@@ -9,7 +9,6 @@ from .utils import lazy_property, logits_to_probs, probs_to_logits
 from ..ops.creation import arange, full
 from ..ops.shape import broadcast_tensors
 from ..ops.random import multinomial
-from .._dtype import int64
 
 __all__ = ["Categorical"]
 
@@ -94,7 +93,7 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = arange(self._num_events, dtype=int64, device=self._param.device)
+        values = arange(self._num_events, dtype=D.int64, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))

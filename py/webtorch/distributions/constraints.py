@@ -3,7 +3,6 @@
 from .. import _dtype as D
 from ..ops.creation import full
 from ..ops.shape import cat as _cat, stack as _stack
-from .._dtype import bool_
 
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
@@ -284,7 +283,7 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=bool_,
+        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=D.bool_,
                     device=value.device)
 
 
