@@ -1,5 +1,9 @@
 """default_collate / default_convert: how a DataLoader turns samples into batches."""
 import collections.abc
+from ..._dtype import float64
+from ..._tensor import Tensor
+from ...ops.creation import as_tensor, tensor
+from ...ops.shape import stack
 
 
 def _is_numpy(x):
@@ -7,8 +11,6 @@ def _is_numpy(x):
 
 
 def default_convert(data):
-    from ..._tensor import Tensor
-    from ...ops.creation import as_tensor
     if isinstance(data, Tensor):
         return data
     if _is_numpy(data) and hasattr(data, "dtype") and data.dtype.kind not in "SUO":
@@ -25,10 +27,6 @@ def default_convert(data):
 
 def default_collate(batch):
     """Stack tensors/arrays, turn numbers into tensors, recurse into dicts and sequences."""
-    from ..._tensor import Tensor
-    from ...ops.shape import stack
-    from ...ops.creation import tensor, as_tensor
-    from ..._dtype import float64
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)
