@@ -144,12 +144,12 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(t):
-    return t.dtype.is_floating_point
+def is_floating_point(input):
+    return input.dtype.is_floating_point
 
 
-def numel(t):
-    return t.numel()
+def numel(input):
+    return input.numel()
 
 
 def result_type(tensor1, tensor2):
@@ -160,10 +160,10 @@ def can_cast(from_, to):
     return from_.category <= to.category
 
 
-def is_nonzero(t):
-    if t.numel() != 1:
+def is_nonzero(input):
+    if input.numel() != 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    return t.item() != 0  # (the name bool is torch.bool here)
+    return input.item() != 0  # (the name bool is torch.bool here)
 
 
 # Rarely used subpackages load on first use (webtorch.distributions, webtorch.legacy; an explicit
