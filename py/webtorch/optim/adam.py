@@ -1,5 +1,6 @@
 """Adam (and, with decoupled weight decay, AdamW): the optimizer class and the ``adam`` function."""
-from .. import maximum, zeros_like
+from ..ops.where_clamp import maximum
+from ..ops.creation import zeros_like
 from .._tensor import Tensor
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_no_grad_scaling, _check_options,

@@ -4,7 +4,7 @@ An optimizer class only validates its options and says what is its own: a parame
 (``_init_state``), the state lists its update takes (``_state_keys``) and the call of that update
 (``_update``); the step around it (closure, params with gradients, lazy state, hooks, no_grad) is this base
 class's. The update math is a plain function per algorithm (``adam(params, grads, ...)``) with a per-tensor
-path (Tensor ops) and a multi-tensor path (one fused backend primitive per parameter list, optim/_fused.py).
+path (Tensor ops) and a multi-tensor path (one fused backend primitive per parameter list, ops/fused_update.py).
 """
 import functools
 import struct

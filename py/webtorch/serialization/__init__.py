@@ -14,6 +14,8 @@ import os
 from . import safetensors  # noqa: F401
 from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 from .safetensors import SafetensorsError  # noqa: F401
+# pickles written before Tensor.__reduce_ex__ named ops.creation still name this module
+from ..ops.creation import _rebuild_tensor_from_bytes  # noqa: F401
 
 
 def __getattr__(name):
@@ -74,13 +76,3 @@ def _load_file(fh, map_location, weights_only):
     if start:
         fh = io.BytesIO(fh.read())
     return load_zip(fh, size, map_location, bool(weights_only))
-
-
-def _rebuild_tensor_from_bytes(data, dtype_name, shape, device, requires_grad):
-    """Used by Tensor.__reduce_ex__ (pickle/copy of tensors)."""
-    from .. import _dtype as D
-    from ..ops.creation import frombuffer
-    t = frombuffer(bytearray(data), dtype=D.from_name(dtype_name)).reshape(shape)
-    if device != "cpu":
-        t = t.to(device)
-    return t.requires_grad_(requires_grad) if requires_grad else t

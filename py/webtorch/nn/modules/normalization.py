@@ -1,5 +1,5 @@
 """LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d."""
-from ... import empty
+from ...ops.creation import empty
 from ...ops.cross_map_lrn import cross_map_lrn2d
 from .. import functional as F
 from .. import init

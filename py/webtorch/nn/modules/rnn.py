@@ -8,7 +8,7 @@ order (LSTM i,f,g,o; GRU r,z,n) and the default init U(-1/sqrt(hidden), 1/sqrt(h
 import math
 import warnings
 
-from ... import empty, zeros
+from ...ops.creation import empty, zeros
 from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init
