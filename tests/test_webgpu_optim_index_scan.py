@@ -29,7 +29,7 @@ def test_family_shaders_compile_with_their_specializations():
         rt.compile(name, wgsl_loader.template(name))
     for rule in range(8):
         for nslot in (1, 3):
-            for has in ((True, False, False), (True, True, True)):
+            for has in ((True, False, False), (True, True, True), (True, True, True, True)):
                 for vec in (True, False):
                     rt.compile("optim", optim_kernels.optim_source(rule, nslot, has, vec))
     for t, fl in (("f32", True), ("i32", False), ("u32", False)):
@@ -51,6 +51,9 @@ def test_expand_slots_numbers_bindings_and_drops_absent_state():
     assert "c_s0" not in src and "b_s2" in src and "slot == 2u" in src
     bindings = [int(b) for b in __import__("re").findall(r"@binding\((\d+)\)", src)]
     assert bindings == list(range(3 * 4 + 1))  # 4 storage buffers per slot, then the uniform
+    src = optim_kernels.optim_source(1, 2, (True, True, False, True))  # Adam capturable: + the step tensor
+    assert "step_s1" in src and "c_s0" not in src
+    assert [int(b) for b in __import__("re").findall(r"@binding\((\d+)\)", src)] == list(range(2 * 5 + 1))
 
 
 def _mlp():

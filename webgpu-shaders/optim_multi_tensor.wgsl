@@ -10,20 +10,24 @@
 // element (lane x) per invocation. On SwiftShader VEC halves the cost of the step (fewer, wider accesses).
 // Launch: workgroup_size 256; grid (G, 1, 1) with G = sum_k ceil(numel_k / E / 256), E = 4 with VEC else 1
 // (y > 1 past 65535): slot k owns the workgroups [start_k, start_{k+1}).
-// Specialization: RULE; NSLOT slots; HAS_A / HAS_B / HAS_C = the slot has state tensor a / b / c; VEC.
+// Specialization: RULE; NSLOT slots; HAS_A / HAS_B / HAS_C = the slot has state tensor a / b / c; VEC;
+// HAS_STEP (Adam's capturable=True): the slot binds its step tensor (read only, the step count after this
+// step's increment, f32 at the offset in the slot flag's place) and the bias corrections are computed from it.
 // Slots: the loader repeats the "slot bindings" block once per slot (suffix _s0 -> _sK, binding j ->
 // K * bindings-per-slot + j) and the "slot body" block once per slot (slot == 0u -> slot == Ku); a line
 // ending in "// when HAS_X" is kept only when HAS_X is true. As shipped it is the one-slot kernel.
 // Parameters P: [0] = (NSLOT used, total workgroups, flags, -) with flags bit 0 maximize, bit 1
 //               decoupled weight decay, bit 2 nesterov; [1], [2] = the rule's eight f32 scalars (below);
 //               per slot k, rows 3 + 3k.. : (start_k, numel_k, param offset, grad offset),
-//               (a offset, b offset, c offset, slot flag), four f32 per-slot scalars.
+//               (a offset, b offset, c offset, slot flag or, with HAS_STEP, the step's offset), four f32
+//               per-slot scalars.
 
 const RULE: u32 = 1u;
 const NSLOT: u32 = 1u;
 const HAS_A: bool = true;
 const HAS_B: bool = true;
 const HAS_C: bool = true;
+const HAS_STEP: bool = false;
 const VEC: bool = true;
 
 const WG: u32 = 256u;
@@ -34,8 +38,9 @@ const WG: u32 = 256u;
 @group(0) @binding(2) var<storage, read_write> a_s0: array<vec4<f32>>;  // when HAS_A
 @group(0) @binding(3) var<storage, read_write> b_s0: array<vec4<f32>>;  // when HAS_B
 @group(0) @binding(4) var<storage, read_write> c_s0: array<vec4<f32>>;  // when HAS_C
+@group(0) @binding(5) var<storage, read> step_s0: array<vec4<f32>>;  // when HAS_STEP
 // <<< slot bindings
-@group(0) @binding(5) var<uniform> P: array<vec4<u32>, 3u + 3u * NSLOT>;
+@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 3u + 3u * NSLOT>;
 
 // Four elements' values: the parameter and its state a, b, c (what each holds depends on the rule).
 struct Elem {
@@ -101,9 +106,11 @@ fn sgd(e: ptr<function, Elem>, grad: vec4<f32>, first: bool) {
   (*e).p = (*e).p + g * scalar(3u);
 }
 
-// rule 1, Adam/AdamW. scalars: wd, 1 - lr * wd, 1 - beta1, beta2, 1 - beta2, eps.
-// a = exp_avg, b = exp_avg_sq, c = max_exp_avg_sq (AMSGrad). slot: -step_size, sqrt(bias_correction2).
-fn adam(e: ptr<function, Elem>, grad: vec4<f32>, s: vec4<f32>) {
+// rule 1, Adam/AdamW. scalars: wd, 1 - lr * wd, 1 - beta1, beta2, 1 - beta2, eps, lr, beta1.
+// a = exp_avg, b = exp_avg_sq, c = max_exp_avg_sq (AMSGrad). slot: -step_size, sqrt(bias_correction2); with
+// HAS_STEP those come from the step t instead, in PyTorch's capturable order:
+// denom = sqrt(v) / (sqrt(1 - beta2^t) * nss) + eps / nss, nss = -(lr / (1 - beta1^t)); p += m / denom.
+fn adam(e: ptr<function, Elem>, grad: vec4<f32>, s: vec4<f32>, t: f32) {
   var wd = scalar(0u);
   if (flag(1u)) {
     if (wd != 0.0) {
@@ -118,6 +125,12 @@ fn adam(e: ptr<function, Elem>, grad: vec4<f32>, s: vec4<f32>) {
   if (HAS_C) {
     (*e).c = max((*e).c, v);
     v = (*e).c;
+  }
+  if (HAS_STEP) {
+    let nss = -(scalar(6u) / (1.0 - pow(scalar(7u), t)));
+    let denom = sqrt(v) / (sqrt(1.0 - pow(scalar(3u), t)) * nss) + scalar(5u) / nss;
+    (*e).p = (*e).p + (*e).a / denom;
+    return;
   }
   let denom = sqrt(v) / s.y + scalar(5u);
   (*e).p = (*e).p + (*e).a * s.x / denom;
@@ -207,11 +220,11 @@ fn radam(e: ptr<function, Elem>, grad: vec4<f32>, s: vec4<f32>) {
   (*e).p = (*e).p - update;
 }
 
-fn apply(e: ptr<function, Elem>, grad: vec4<f32>, row: u32) {
+fn apply(e: ptr<function, Elem>, grad: vec4<f32>, row: u32, t: f32) {
   let s = bitcast<vec4<f32>>(P[row + 2u]);
   switch RULE {
     case 0u: { sgd(e, grad, P[row + 1u].w != 0u); }
-    case 1u: { adam(e, grad, s); }
+    case 1u: { adam(e, grad, s, t); }
     case 2u: { rmsprop(e, grad); }
     case 3u: { adagrad(e, grad, s); }
     case 4u: { adadelta(e, grad); }
@@ -253,7 +266,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     e.a = take(a_s0[ia >> 2u], ia);  // when HAS_A
     e.b = take(b_s0[ib >> 2u], ib);  // when HAS_B
     e.c = take(c_s0[ic >> 2u], ic);  // when HAS_C
-    apply(&e, take(grad_s0[ig >> 2u], ig), row);
+    var t = 0.0;
+    let it = P[row + 1u].w;  // when HAS_STEP
+    t = step_s0[it >> 2u][it & 3u];  // when HAS_STEP
+    apply(&e, take(grad_s0[ig >> 2u], ig), row, t);
     if (VEC) {
       param_s0[ip >> 2u] = select(param_s0[ip >> 2u], e.p, lanes);
       a_s0[ia >> 2u] = select(a_s0[ia >> 2u], e.a, lanes);  // when HAS_A

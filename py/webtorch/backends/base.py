@@ -349,7 +349,10 @@ class Backend:
     def adam_update(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
                     weight_decay, amsgrad, maximize, decoupled):
         """Adam (decoupled=False) or AdamW (decoupled=True: param *= 1 - lr * weight_decay first).
-        ``max_exp_avg_sqs`` is used only when amsgrad."""
+        ``max_exp_avg_sqs`` is used only when amsgrad. ``steps``: each parameter's step count after this
+        step's increment, as Python numbers; or (capturable=True) as handles of 0-dim float32 step tensors on
+        the parameters' device, read there (not changed) and turned into the bias corrections there in
+        PyTorch's capturable float32 order, so a captured step replays with the step tensors' new values."""
         raise NotImplementedError
 
     def rmsprop_update(self, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,

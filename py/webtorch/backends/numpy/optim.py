@@ -100,16 +100,21 @@ def adam_update(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr
         g = _grad(grads[i], p, weight_decay, maximize, lr, decoupled)
         m, v = exp_avgs[i], exp_avg_sqs[i]
         _adam_moments(m, v, g, beta1, beta2)
-        step = steps[i]
-        step_size = lr / (1 - beta1 ** step)
-        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         if amsgrad:
             np.maximum(max_exp_avg_sqs[i], v, out=max_exp_avg_sqs[i])
             v = max_exp_avg_sqs[i]
         denom = np.sqrt(v, out=_tmp(1, p))
-        denom /= c(bias_correction2_sqrt)
-        denom += c(eps)
-        _addcdiv_(p, m, denom, -step_size)
+        step = steps[i]
+        if isinstance(step, np.ndarray):  # capturable: PyTorch's float32 order from the step tensor
+            f = step.dtype.type
+            nss = -(f(lr) / (f(1) - f(beta1) ** step))
+            denom /= (np.sqrt(f(1) - f(beta2) ** step) * nss).astype(p.dtype)
+            denom += (f(eps) / nss).astype(p.dtype)
+            _addcdiv_(p, m, denom, 1)
+        else:
+            denom /= c((1 - beta2 ** step) ** 0.5)
+            denom += c(eps)
+            _addcdiv_(p, m, denom, -lr / (1 - beta1 ** step))
 
 
 def rmsprop_update(params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,

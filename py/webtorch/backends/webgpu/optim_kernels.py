@@ -42,10 +42,11 @@ def expand_slots(src, nslot, flags):
 
 
 def optim_source(rule, nslot, has, vec=True):
+    """``has``: whether the slots bind state a, b, c and (Adam capturable) their step tensor."""
     key = (rule, nslot, has, vec)
     s = _SOURCES.get(key)
     if s is None:
-        flags = dict(zip(("HAS_A", "HAS_B", "HAS_C"), has))
+        flags = dict(zip(("HAS_A", "HAS_B", "HAS_C", "HAS_STEP"), has + (False,) * (4 - len(has))))
         s = wgsl_loader.specialize("optim_multi_tensor", RULE=f"{rule}u", NSLOT=f"{nslot}u", VEC=vec, **flags)
         s = _SOURCES[key] = expand_slots(s, nslot, flags)
     return s
@@ -55,11 +56,13 @@ def _f32_bits(x):
     return struct.unpack("<I", struct.pack("<f", float(x)))[0]
 
 
-def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, flags=0, slot_flags=None):
+def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, flags=0, slot_flags=None,
+                step_views=None):
     """Record the update ``name`` of every parameter. ``states``: three per-parameter lists or None (the
     kernel's a, b, c); ``scalars``: the rule's shared f32 scalars; ``slot_scalars``: four floats per
-    parameter; ``slot_flags``: an int per parameter (SGD: 1 = the momentum buffer starts as the grad)."""
-    has = tuple(s is not None for s in states)
+    parameter; ``slot_flags``: an int per parameter (SGD: 1 = the momentum buffer starts as the grad);
+    ``step_views``: per parameter its 0-dim float32 step tensor, read by the kernel (Adam capturable)."""
+    has = tuple(s is not None for s in states) + (step_views is not None,)
     per = 2 + sum(has)
     # a CPU adapter runs every slot's body in every invocation (SwiftShader: 2 slots, 2x the time): one there
     nslot = 1 if rec.rt.cpu_adapter else max(1, min(MAX_SLOTS, rec.scheduler.max_buffers // per))
@@ -81,7 +84,11 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
         views = [bindable(p, True), bindable(grads[i], False)] + \
             [bindable(s[i], True) for s in states if s is not None]
         srow = tuple(slot_scalars[i]) if slot_scalars else (0.0,) * 4
-        slots.append((views, srow, slot_flags[i] if slot_flags else 0))
+        if step_views is not None:  # read only, after the states; its offset in the slot flag's place
+            views.append(step_views[i])
+            slots.append((views, srow, step_views[i].offset))
+        else:
+            slots.append((views, srow, slot_flags[i] if slot_flags else 0))
     batch = []
     for entry in slots:
         bufs = {id(v.st.buf) for v in entry[0]}
@@ -99,17 +106,18 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
 
 def _optim_dispatch(rec, name, batch, has, head, flags):
     # 4 elements per invocation when every tensor starts at a multiple of 4 floats (vec4 accesses)
-    vec = all(v.offset % 4 == 0 for views, _, _ in batch for v in views)
+    nstate = sum(has[:3])
+    vec = all(v.offset % 4 == 0 for views, _, _ in batch for v in views[:2 + nstate])
     per_group = WG * (4 if vec else 1)
     start = 0
     rows = []
     buffers, reads, writes = [], [], []
     for views, srow, sflag in batch:
         n = views[0].numel
-        offs = [v.offset for v in views[2:]]
+        offs = [v.offset for v in views[2:2 + nstate]]
         state_offs = []
         it = iter(offs)
-        for h in has:
+        for h in has[:3]:
             state_offs.append(next(it) if h else 0)
         rows.append(struct.pack("<8I", start, n, views[0].offset, views[1].offset, *state_offs, sflag))
         rows.append(struct.pack("<4I", *(_f32_bits(x) for x in srow)))
@@ -117,7 +125,7 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
         for k, v in enumerate(views):
             buffers.append(v.st.buf)
             reads.append(v.st.buf)
-            if k != 1:
+            if k != 1 and k < 2 + nstate:  # the grad and the step are only read
                 writes.append(v.st.buf)
     params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
     rec.record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has, vec), params,
@@ -157,10 +165,12 @@ def adam_update(rec, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step
     if _optim_host(rec, "adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
                    beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         return
-    per = [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
+    on_device = bool(steps) and not isinstance(steps[0], (int, float))
+    per = None if on_device else [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
     _optim_step(rec, "adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
-                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps, lr, beta1), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0),
+                step_views=steps if on_device else None)
 
 
 def rmsprop_update(rec, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
