@@ -106,6 +106,20 @@ fn sgd(e: ptr<function, Elem>, grad: vec4<f32>, first: bool) {
   (*e).p = (*e).p + g * scalar(3u);
 }
 
+// b^t for a whole count t by repeated squaring: exact at t = 1 and within a few ulp after (pow's exp2(t log2 b)
+// is off by more, which 1 - b^t magnifies ~1000x for beta2 = 0.999 in the first steps).
+fn pow_count(b: f32, t: f32) -> f32 {
+  var r = 1.0;
+  var x = b;
+  for (var n = u32(t); n != 0u; n = n >> 1u) {
+    if ((n & 1u) != 0u) {
+      r = r * x;
+    }
+    x = x * x;
+  }
+  return r;
+}
+
 // rule 1, Adam/AdamW. scalars: wd, 1 - lr * wd, 1 - beta1, beta2, 1 - beta2, eps, lr, beta1.
 // a = exp_avg, b = exp_avg_sq, c = max_exp_avg_sq (AMSGrad). slot: -step_size, sqrt(bias_correction2); with
 // HAS_STEP those come from the step t instead, in PyTorch's capturable order:
@@ -127,8 +141,8 @@ fn adam(e: ptr<function, Elem>, grad: vec4<f32>, s: vec4<f32>, t: f32) {
     v = (*e).c;
   }
   if (HAS_STEP) {
-    let nss = -(scalar(6u) / (1.0 - pow(scalar(7u), t)));
-    let denom = sqrt(v) / (sqrt(1.0 - pow(scalar(3u), t)) * nss) + scalar(5u) / nss;
+    let nss = -(scalar(6u) / (1.0 - pow_count(scalar(7u), t)));
+    let denom = sqrt(v) / (sqrt(1.0 - pow_count(scalar(3u), t)) * nss) + scalar(5u) / nss;
     (*e).p = (*e).p + (*e).a / denom;
     return;
   }
