@@ -207,6 +207,26 @@ def test_capturable_gives_the_same_steps(device):
 
 
 @pytest.mark.parametrize("foreach", [False, None], ids=["per_tensor", "fused"])
+@pytest.mark.parametrize("name,kw", [("Adam", {"amsgrad": True, "weight_decay": 0.1}),
+                                     ("AdamW", {"maximize": True, "weight_decay": 0.05}),
+                                     ("AdamW", {"amsgrad": True, "betas": (0.8, 0.9), "eps": 1e-6})])
+def test_capturable_matches_torchs_capturable_math(name, kw, foreach, device, monkeypatch):
+    """capturable=True (bias corrections from the float32 step tensor on the param's device), fused or per
+    tensor, against torch's capturable code run on CPU (torch allows it only on accelerators: widened here)."""
+    import torch.optim.adam as torch_adam
+    monkeypatch.setattr(torch_adam, "_get_capturable_supported_devices", lambda supports_xla=True: ["cpu"])
+    tmodel = _torch_model()
+    model = _ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(tmodel.parameters(), lr=0.01, capturable=True, foreach=foreach, **kw)
+    opt = getattr(wt.optim, name)(model.parameters(), lr=0.01, capturable=True, foreach=foreach, **kw)
+    _lockstep(tmodel, topt, model, opt, device, STEPS)
+    _assert_params_close(model, tmodel)
+    _assert_state_close(opt.state_dict(), topt.state_dict())
+    step = opt.state[next(model.parameters())]["step"]
+    assert (step.device, step.dtype, step.item()) == (next(model.parameters()).device, wt.float32, STEPS)
+
+
+@pytest.mark.parametrize("foreach", [False, None], ids=["per_tensor", "fused"])
 @pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "NAdam"])
 def test_param_groups_with_their_own_options(name, foreach, device):
     def groups(model):
