@@ -32,6 +32,9 @@ def test_family_shaders_compile_with_their_specializations():
             for has in ((True, False, False), (True, True, True), (True, True, True, True)):
                 for vec in (True, False):
                     rt.compile("optim", optim_kernels.optim_source(rule, nslot, has, vec))
+    for nslot in (1, 3):
+        src = wgsl_loader.specialize("optim_step_count", NSLOT=f"{nslot}u")
+        rt.compile("count", optim_kernels.expand_slots(src, nslot, {}))
     for t, fl in (("f32", True), ("i32", False), ("u32", False)):
         for op in range(5):
             for seq in (True, False):

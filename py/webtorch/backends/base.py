@@ -350,9 +350,9 @@ class Backend:
                     weight_decay, amsgrad, maximize, decoupled):
         """Adam (decoupled=False) or AdamW (decoupled=True: param *= 1 - lr * weight_decay first).
         ``max_exp_avg_sqs`` is used only when amsgrad. ``steps``: each parameter's step count after this
-        step's increment, as Python numbers; or (capturable=True) as handles of 0-dim float32 step tensors on
-        the parameters' device, read there (not changed) and turned into the bias corrections there in
-        PyTorch's capturable float32 order, so a captured step replays with the step tensors' new values."""
+        step's increment, as Python numbers; or (capturable=True) handles of 0-dim float32 step tensors on
+        the parameters' device, which the primitive increments there and turns into the bias corrections
+        there (PyTorch's capturable float32 order): no host value, so a captured step replays right."""
         raise NotImplementedError
 
     def rmsprop_update(self, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,

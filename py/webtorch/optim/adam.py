@@ -1,6 +1,7 @@
 """Adam (and, with decoupled weight decay, AdamW): the optimizer class and the ``adam`` function."""
 from ..ops.where_clamp import maximum
 from ..ops.creation import zeros_like
+from .._dtype import float32
 from .._tensor import Tensor
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_no_grad_scaling, _check_options,
@@ -88,7 +89,8 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     _check_no_grad_scaling(grad_scale, found_inf)
     _check_singleton_lists(state_steps=state_steps)
     if capturable:
-        fused_ok = not any(isinstance(x, Tensor) for x in (lr, beta1, beta2))
+        fused_ok = not any(isinstance(x, Tensor) for x in (lr, beta1, beta2)) and \
+            all(s.dtype is float32 for s in state_steps)
         func = _fused_capturable_adam if fused_ok and use_fused("adam_update", params, foreach, fused) \
             else _capturable_adam
     else:
@@ -123,7 +125,8 @@ def _capturable_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, stat
     corrections are computed from it on the device, so a captured step (webtorch.webgpu.graph) replays right."""
     for i, param in enumerate(params):
         exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
-        _bump_device_step(param, step_t)
+        _check_step_device(param, step_t)
+        step_t.add_(1)
         grad = _decayed_grad(param, grads[i], maximize, weight_decay, lr, decoupled_weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
@@ -138,20 +141,18 @@ def _capturable_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, stat
         param.addcdiv_(exp_avg, denom)
 
 
-def _bump_device_step(param, step_t):
-    """capturable=True: the step tensor beside ``param`` counts this step (on the device, no host value)."""
+def _check_step_device(param, step_t):
     if step_t.device != param.device:
         raise RuntimeError(f"If capturable=True, params and state_steps must be on the same device: a param on "
                            f"{param.device} has its step on {step_t.device}")
-    step_t.add_(1)
 
 
 def _fused_capturable_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1,
                            beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay):
-    """capturable=True through the fused primitive: it reads the step tensors on the device and computes the
+    """capturable=True through the fused primitive: it counts the step tensors on the device and computes the
     bias corrections there (float lr and betas; a Tensor one takes the per-tensor path)."""
     for param, step_t in zip(params, state_steps):
-        _bump_device_step(param, step_t)
+        _check_step_device(param, step_t)
     fused_update("adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None,
                  list(state_steps), lr=lr, beta1=beta1, beta2=beta2, eps=eps, weight_decay=weight_decay,
                  amsgrad=amsgrad, maximize=maximize, decoupled=decoupled_weight_decay)

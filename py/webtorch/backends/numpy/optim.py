@@ -105,8 +105,9 @@ def adam_update(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr
             v = max_exp_avg_sqs[i]
         denom = np.sqrt(v, out=_tmp(1, p))
         step = steps[i]
-        if isinstance(step, np.ndarray):  # capturable: PyTorch's float32 order from the step tensor
+        if isinstance(step, np.ndarray):  # capturable: count the step tensor, PyTorch's float32 order from it
             f = step.dtype.type
+            np.add(step, f(1), out=step)
             nss = -(f(lr) / (f(1) - f(beta1) ** step))
             denom /= (np.sqrt(f(1) - f(beta2) ** step) * nss).astype(p.dtype)
             denom += (f(eps) / nss).astype(p.dtype)

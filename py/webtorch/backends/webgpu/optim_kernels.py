@@ -132,6 +132,26 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
                       codegen.grid(start), buffers, reads, writes)
 
 
+def count_steps(rec, steps):
+    """Add 1 to each float32 step tensor ``steps`` (Views) on the device: ceil(n / slots) dispatches of
+    webgpu-shaders/optim_step_count.wgsl, no two steps of a dispatch in one buffer."""
+    nslot = max(1, min(MAX_SLOTS, rec.scheduler.max_buffers))
+    batches = []
+    for v in steps:
+        if not batches or len(batches[-1]) == nslot or any(u.st.buf is v.st.buf for u in batches[-1]):
+            batches.append([])
+        batches[-1].append(v)
+    for batch in batches:
+        key = ("count", len(batch))
+        src = _SOURCES.get(key)
+        if src is None:
+            src = _SOURCES[key] = expand_slots(
+                wgsl_loader.specialize("optim_step_count", NSLOT=f"{len(batch)}u"), len(batch), {})
+        bufs = [v.st.buf for v in batch]
+        rec.record_kernel("optim_step_count", src, b"".join(struct.pack("<4I", v.offset, 0, 0, 0) for v in batch),
+                          codegen.grid(1), bufs, bufs, bufs)
+
+
 def _optim_host(rec, name, params, *args):
     """Non-float32 parameters (float16) take the counted host path."""
     if all(p.dtype is D.float32 for p in params):
@@ -166,6 +186,8 @@ def adam_update(rec, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step
                    beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         return
     on_device = bool(steps) and not isinstance(steps[0], (int, float))
+    if on_device:
+        count_steps(rec, steps)
     per = None if on_device else [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
     _optim_step(rec, "adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
                 (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps, lr, beta1), per,
