@@ -403,3 +403,22 @@ def test_captured_capturable_adam_step_is_the_fused_update(webgpu, cls, kw, monk
         assert torch.allclose(wr, tf, rtol=1e-5, atol=3e-5), (cls, kw)
     steps = [runs[True][1].state[p]["step"] for p in runs[True][0]]
     assert [(s.device.type, s.item()) for s in steps] == [("webgpu", float(n))] * len(starts)
+
+
+def test_capturable_adam_on_float16_params_stays_on_the_device(webgpu):
+    """The fused update is float32: float16 params take the per-tensor capturable path, which captures."""
+    w = webtorch.tensor([0.5, -1.0, 2.0], device=webgpu, dtype=webtorch.float16, requires_grad=True)
+    w.grad = webtorch.tensor([0.1, -0.3, 0.2], device=webgpu, dtype=webtorch.float16)
+    opt = webtorch.optim.Adam([w], lr=0.1, capturable=True)
+    opt.step()
+    g = webtorch.webgpu.Graph()
+    with webtorch.webgpu.graph(g):
+        opt.step()
+    g.replay()
+    wt = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float16, requires_grad=True)
+    wt.grad = torch.tensor([0.1, -0.3, 0.2], dtype=torch.float16)
+    ot = torch.optim.Adam([wt], lr=0.1)
+    ot.step()
+    ot.step()
+    assert torch.allclose(torch.tensor(w.tolist(), dtype=torch.float16), wt.detach(), atol=2e-3)
+    assert opt.state[w]["step"].item() == 2.0

@@ -89,8 +89,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     _check_no_grad_scaling(grad_scale, found_inf)
     _check_singleton_lists(state_steps=state_steps)
     if capturable:
+        # float lr/betas, float32 params and steps: what the fused update runs on the device (another dtype
+        # would take the webgpu backend's host fallback, which a capture refuses; per tensor it stays there)
         fused_ok = not any(isinstance(x, Tensor) for x in (lr, beta1, beta2)) and \
-            all(s.dtype is float32 for s in state_steps)
+            all(t.dtype is float32 for t in [*params, *state_steps])
         func = _fused_capturable_adam if fused_ok and use_fused("adam_update", params, foreach, fused) \
             else _capturable_adam
     else:
