@@ -6,7 +6,9 @@ webgpu-shaders/optim_multi_tensor.wgsl for P parameter tensors: each dispatch up
 tensors in place (param, grad and the rule's state bound per slot), slots = maxStorageBuffersPerShaderStage
 // buffers-per-tensor (at most MAX_SLOTS; 1 on a CPU adapter). Everything stays lazy: the dispatches join the step's flush.
 Per-parameter scalars (bias corrections, which depend on each tensor's step) travel in the uniform table,
-so one pipeline serves every step.
+so one pipeline serves every step. Adam with capturable=True keeps the steps on the device instead: one
+webgpu-shaders/optim_step_count.wgsl dispatch counts up to ``slots`` step tensors, and the update kernel
+binds each slot's step tensor and computes its bias corrections (HAS_STEP): a replay repeats both.
 """
 import itertools
 import re
