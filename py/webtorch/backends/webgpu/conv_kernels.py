@@ -17,6 +17,7 @@ from .graph import View
 
 TK = 32  # conv_igemm.wgsl's reduction step
 SPLIT_TARGET = 64  # split the reduction until about this many workgroups are in flight
+_UNFOLD_CH = 32  # conv_unfold.wgsl's CH: columns of one unfold row per invocation
 _sources = {}
 
 
@@ -239,11 +240,15 @@ class ConvKernels(ConvUnfoldGemm):
 
     def _unfold_dispatch(self, src, y, C, S, kernel, L, stride, padding, dilation, read, spatial, fold):
         total = y.numel
+        chunks = 0
+        if total and not fold:  # one work item per CH columns of a row (conv_unfold.wgsl)
+            chunks = -(-numel(L) // _UNFOLD_CH)
+            total = total // numel(L) * chunks
         if total:
             groups, width = grid256(total)
-            words = ((total, C, width, 0), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
+            words = ((total, C, width, chunks), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
                      spatial3(L, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                      spatial3(dilation, 1) + (0,), read, tuple(spatial) + (0,))
-            self._record_kernel("conv_unfold", source("conv_unfold", FOLD=fold), pack(words), groups,
+            self._record_kernel("conv_unfold", source("conv_unfold", FOLD=fold, CH=f"{_UNFOLD_CH}i"), pack(words), groups,
                                 [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
         return y
