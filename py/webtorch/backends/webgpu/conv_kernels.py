@@ -17,7 +17,7 @@ from .graph import View
 
 TK = 32  # conv_igemm.wgsl's reduction step
 SPLIT_TARGET = 64  # split the reduction until about this many workgroups are in flight
-_UNFOLD_CH = 32  # conv_unfold.wgsl's CH: columns of one unfold row per invocation
+_UNFOLD_CH = 32  # conv_unfold.wgsl's CH: kernel positions of one unfold column per invocation
 _sources = {}
 
 
@@ -241,9 +241,9 @@ class ConvKernels(ConvUnfoldGemm):
     def _unfold_dispatch(self, src, y, C, S, kernel, L, stride, padding, dilation, read, spatial, fold):
         total = y.numel
         chunks = 0
-        if total and not fold:  # one work item per CH columns of a row (conv_unfold.wgsl)
-            chunks = -(-numel(L) // _UNFOLD_CH)
-            total = total // numel(L) * chunks
+        if total and not fold:  # one work item per column and CH kernel positions (conv_unfold.wgsl)
+            chunks = -(-numel(kernel) // _UNFOLD_CH)
+            total = total // numel(kernel) * chunks
         if total:
             groups, width = grid256(total)
             words = ((total, C, width, chunks), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
