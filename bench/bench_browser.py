@@ -290,7 +290,8 @@ def main(argv=None):
     unknown = sorted(set(peers) - {k for k, _ in PEERS})
     if unknown:
         ap.error(f"unknown peer(s) {unknown}: choose from {','.join(k for k, _ in PEERS)}")
-    cfg = {"steps": args.steps, "warmup": args.warmup, "record_ops": args.record_ops, "models": names, "peers": peers,
+    cfg = {"steps": args.steps, "warmup": args.warmup, "record_ops": args.record_ops, "models": names,
+           "peers": peers,
            "matmul": [256, 512, 1024], "matmul_reps": 5, "chain_n": 1 << 20, "chain_reps": 10}
     if args.quick:
         cfg.update(steps=1, warmup=1, record_ops=200, matmul=[64], matmul_reps=1, chain_n=1 << 12, chain_reps=1)

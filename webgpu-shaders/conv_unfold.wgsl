@@ -5,16 +5,18 @@
 // (0 outside the input). Each invocation writes one column l for up to CH consecutive kernel positions k
 // (work item = (n, c, chunk of CH positions, l), l fastest: neighbouring invocations read and write
 // neighbouring elements), stepping k without divisions: on a CPU adapter integer division is a scalar
-// instruction per lane, and one element per invocation spent most of its time unravelling indices. FOLD = true: for each element (n, c, s0, s1, s2) of the contiguous (N, C, *S)
-// output, the sum over kernel offsets k of cols[n, c * K + k, l] with l = (s + pad - k * dilation) / stride
-// wherever that divides and lies in [0, L_d). The read operand is read through strides (n, row, spatial).
-// Spatial dims are padded to three with size-1 dims.
+// instruction per lane, and one element per invocation spent most of its time unravelling indices.
+// FOLD = true: for each element (n, c, s0, s1, s2) of the contiguous (N, C, *S) output, the sum over kernel
+// offsets k of cols[n, c * K + k, l] with l = (s + pad - k * dilation) / stride wherever that divides and
+// lies in [0, L_d) (kernel offsets looped nested, no division at stride 1). The read operand is read
+// through strides (n, row, spatial). Spatial dims are padded to three with size-1 dims.
 // Launch: workgroup_size 256; grid (min(G, 65535), ceil(G / 65535)) for G = ceil(total / 256), total the
 // work items (unfold: N C x chunks of kernel positions x L; fold: output elements).
-// Specialization: FOLD.
-// Parameters P (i32): [0] (total, C, gx * 256, unfold's chunks of kernel positions)  [1] (S0, S1, S2, -)  [2] (K0, K1, K2, -)  [3] (L0, L1, L2, -)
-//   [4] (stride0..2, -)  [5] (pad0..2, -)  [6] (dilation0..2, -)  [7] (read strides: n, c or row, -, offset)
-//   [8] (read spatial strides 0..2, -): x's for unfold; for fold cols' column stride in .x
+// Specialization: FOLD; CH.
+// Parameters P (i32): [0] (total, C, gx * 256, unfold's chunks of kernel positions)  [1] (S0, S1, S2, -)
+//   [2] (K0, K1, K2, -)  [3] (L0, L1, L2, -)  [4] (stride0..2, -)  [5] (pad0..2, -)  [6] (dilation0..2, -)
+//   [7] (read strides: n, c or row, -, offset)  [8] (read spatial strides 0..2, -): x's for unfold; for fold
+//   cols' column stride in .x
 
 const FOLD: bool = false;
 const CH: i32 = 32;  // kernel positions of one unfold column per invocation

@@ -249,6 +249,6 @@ class ConvKernels(ConvUnfoldGemm):
             words = ((total, C, width, chunks), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
                      spatial3(L, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                      spatial3(dilation, 1) + (0,), read, tuple(spatial) + (0,))
-            self._record_kernel("conv_unfold", source("conv_unfold", FOLD=fold, CH=f"{_UNFOLD_CH}i"), pack(words), groups,
-                                [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
+            self._record_kernel("conv_unfold", source("conv_unfold", FOLD=fold, CH=f"{_UNFOLD_CH}i"), pack(words),
+                                groups, [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
         return y
