@@ -25,8 +25,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 
 from webtorch_devtools.chromium import launch  # noqa: E402
+from webtorch_devtools.server import Server  # noqa: E402
 from webtorch_devtools.session import BrowserSession  # noqa: E402
-from webtorch_devtools.isolated_server import IsolatedServer  # noqa: E402
 from webtorch_devtools.lite_driver import LitePage, output_text  # noqa: E402
 from webtorch_devtools.lite_site import build_site, default_contents, site_size  # noqa: E402
 
@@ -36,7 +36,7 @@ GOAL_RATIO = 0.9
 
 def in_jupyterlite(site, steps):
     from playwright.sync_api import sync_playwright
-    with IsolatedServer({"": site}) as server, sync_playwright() as pw:
+    with Server(roots={"": site}, cross_origin_isolated=True) as server, sync_playwright() as pw:
         browser = launch(pw)
         try:
             lite = LitePage(browser.new_page(), server.url)

@@ -126,7 +126,7 @@ KNOWN = {
         ('cpu', "m.linspace(float('nan'), 1, 3, device=d)"),
         ('webgpu', "m.linspace(float('nan'), 1, 3, device=d)"),
     ],
-    "float64 is refused on webgpu by design (a TypeError naming float32; DESIGN.md), torch's CPU computes it": [
+    "float64 is refused on webgpu by design (a TypeError naming float32; README, Deviations from PyTorch), torch's CPU computes it": [
         ('cpu', 'r = m.arange(12., device=d).reshape(3, 4); r[m.tensor([0, 1], device=d)] = m.ones(2, 4, dtype=m.float64, device=d)'),
         ('webgpu', 'm.arange(6., device=d).reshape(2, 3).float_power(2)'),
         ('webgpu', 'm.empty(2, dtype=float, device=d).dtype'),

@@ -157,15 +157,16 @@ export class Bridge {
 
   /** Start building, in the background, the pipelines webtorch's warm-up manifest ({kernels: [[kernel id, WGSL],
    * ...], cpu: [indices], gpu: [indices]}; webtorch_devtools/warmup.py) lists for this adapter's class (cpu: runs
-   * shaders on the CPU); compile() of the same kernel id and source takes a finished one instead of compiling. */
+   * shaders on the CPU); compile() of the same kernel id and source takes a finished one instead of compiling.
+   * Resolves when every one is built or failed (a compile() before that builds the same kernel a second time). */
   warm(manifest) {
-    if (!manifest) return;
-    for (const i of manifest[this.cpu ? "cpu" : "gpu"] || []) {
+    if (!manifest) return Promise.resolve();
+    return Promise.all((manifest[this.cpu ? "cpu" : "gpu"] || []).map((i) => {
       const [kernelId, wgsl] = manifest.kernels[i];
       const module = this.device.createShaderModule({ label: kernelId, code: wgsl });
-      this.device.createComputePipelineAsync({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } })
+      return this.device.createComputePipelineAsync({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } })
         .then((pipe) => { this.warmed.set(`${kernelId}\n${wgsl}`, pipe); }, () => {}); // a failure: compile() reports it
-    }
+    }));
   }
 
   /** Compile a WGSL module (entry point `main`); returns a pipeline id at once. Its compile error is reported

@@ -7,6 +7,7 @@
 // Pyodide, the wheels and the WebGPU device are fetched/requested concurrently; webtorch's default
 // device is then "webgpu". Without WebGPU a message says so and "cpu" is used (it needs NumPy).
 import { createBridge } from "./bridge.js";
+import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
 
 async function fetchBytes(url) {
   const r = await fetch(url);
@@ -15,31 +16,11 @@ async function fetchBytes(url) {
 }
 
 // The webgpu warm-up manifest (webtorch_devtools/warmup.py; the wheel's build writes it; bridge.warm picks the
-// adapter class's kernels): found through the wheel's central directory, inflated with the browser's own
-// DecompressionStream. null when the wheel lacks one.
+// adapter class's kernels) from a zipEntries map, as soon as it is inflated; null when the wheel lacks one.
 const MANIFEST = "webtorch/backends/webgpu/warmup.json";
-async function readManifest(wheel) {
-  const v = new DataView(wheel.buffer, wheel.byteOffset, wheel.byteLength);
-  let end = wheel.length - 22; // end-of-central-directory record (a zip comment may follow it)
-  while (end >= 0 && v.getUint32(end, true) !== 0x06054b50) end--;
-  if (end < 0) return null;
-  const names = new TextDecoder();
-  for (let i = 0, at = v.getUint32(end + 16, true); i < v.getUint16(end + 10, true); i++) {
-    if (v.getUint32(at, true) !== 0x02014b50) return null;
-    const nameLen = v.getUint16(at + 28, true), next = at + 46 + nameLen + v.getUint16(at + 30, true) + v.getUint16(at + 32, true);
-    if (names.decode(wheel.subarray(at + 46, at + 46 + nameLen)) === MANIFEST) {
-      const method = v.getUint16(at + 10, true), size = v.getUint32(at + 20, true), local = v.getUint32(at + 42, true);
-      const start = local + 30 + v.getUint16(local + 26, true) + v.getUint16(local + 28, true);
-      let bytes = wheel.subarray(start, start + size);
-      if (method === 8) {
-        bytes = new Uint8Array(await new Response(new Blob([bytes]).stream()
-          .pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
-      } else if (method !== 0) return null;
-      return JSON.parse(new TextDecoder().decode(bytes));
-    }
-    at = next;
-  }
-  return null;
+async function manifestOf(entries) {
+  const bytes = entries.get(MANIFEST);
+  return bytes ? JSON.parse(new TextDecoder().decode(await bytes)) : null;
 }
 
 // loadPackage logs a failure and resolves: each package is verified by importing it
@@ -68,8 +49,9 @@ function writer(sink) {
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, loadMs}}>}  (startMs: when
- *   loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs)
+ * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs}}>}  (startMs:
+ *   when loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs;
+ *   loadMs includes the wait for the warm-up kernels' builds after `import webtorch`)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
   packages = [], pyodideOptions = {} } = {}) {
@@ -77,18 +59,22 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
-  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)));
-  // the first step's kernels compile in the GPU process while Pyodide boots here
-  Promise.all([gpu, wheels]).then(async ([{ bridge }, [wheel]]) => bridge && bridge.warm(await readManifest(wheel)))
+  // fetched and inflated while Pyodide boots; written into its file system after (no Python unzip)
+  const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)
+    .then((bytes) => zipEntries(bytes, [MANIFEST]))));
+  // the first step's kernels compile in the GPU process while Pyodide boots and webtorch imports here
+  const warmed = Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
+    && bridge.warm(await manifestOf(entries)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });
   const pyodideBootMs = performance.now() - t0;
   if (stdout) pyodide.setStdout(writer(stdout));
   if (stderr) pyodide.setStderr(writer(stderr));
-  // into site-packages: unpackArchive's default is the working folder, which a script's chdir leaves
-  const sitePackages = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  for (const bytes of await wheels) pyodide.unpackArchive(bytes, "wheel", { extractDir: sitePackages });
+  // into site-packages (not the working folder, which a script's chdir leaves); found on sys.path, as
+  // importing sysconfig for it costs 30-260 ms here
+  const sitePackages = pyodide.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]");
+  for (const entries of await wheels) writeFiles(pyodide, sitePackages, await zipFiles(entries));
   if (packages.length) await loadPackages(pyodide, packages, stderr || console.warn);
   const { bridge, error } = await gpu;
   let webgpuError = null;
@@ -100,6 +86,10 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
     (stderr || console.warn)(`webtorch: ${webgpuError}; using device "cpu" (it needs NumPy: `
       + "await pyodide.loadPackage('numpy'))\n");
   }
-  pyodide.runPython("import webtorch");
-  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, loadMs: performance.now() - t0 } };
+  pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
+  const importMs = performance.now() - t0;
+  // a kernel compiled before its warm-up build finished would be built twice, and the GPU process (the CPU, on
+  // SwiftShader) is the slower side of a cold start: the first step waits here for the builds instead
+  await warmed;
+  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0 } };
 }

@@ -3,6 +3,7 @@
 // `emit(kind, text)` receives "output" (a JSON list of ["stdout" | "stderr", text] pieces in the order
 // they were written), "timing" and "result" JSON, and the reports of webtorch.browser.runner.report.
 import { loadWebtorch } from "./loader.js";
+import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
 
 const BURST = 50, SENDS_PER_MS = 0.1, SEND_AT_CHARS = 1 << 18, TIMER_MS = 10;
 
@@ -44,16 +45,18 @@ export async function runScript(cfg, emit) {
   const t0 = performance.now();
   const out = outputBatcher(emit);
   globalThis.webtorchReport = (kind, text) => out.other(kind, String(text)); // webtorch.browser.runner.report
+  // the script's folder is fetched and inflated while Pyodide boots
+  const files = cfg.filesURL ? fetch(cfg.filesURL).then(async (r) => {
+    if (!r.ok) throw new Error(`could not fetch ${cfg.filesURL}: HTTP ${r.status}`);
+    return zipFiles(zipEntries(new Uint8Array(await r.arrayBuffer())));
+  }) : null;
+  files?.catch(() => {}); // reported where it is awaited below
   try {
     const { pyodide, timings } = await loadWebtorch({
       indexURL: cfg.indexURL, wheelURL: cfg.wheelURL, wheelURLs: cfg.wheelURLs || [],
       stdout: (s) => out.write("stdout", s), stderr: (s) => out.write("stderr", s),
     });
-    if (cfg.filesURL) {
-      const r = await fetch(cfg.filesURL);
-      if (!r.ok) throw new Error(`could not fetch ${cfg.filesURL}: HTTP ${r.status}`);
-      pyodide.unpackArchive(new Uint8Array(await r.arrayBuffer()), "zip", { extractDir: cfg.dir });
-    }
+    if (files) writeFiles(pyodide, cfg.dir, await files);
     out.other("timing", JSON.stringify({ ...timings, readyMs: performance.now() - t0 }));
     const path = JSON.stringify(`${cfg.dir}/${cfg.script}`);
     return await pyodide.runPythonAsync(

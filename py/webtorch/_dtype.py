@@ -52,6 +52,25 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
               "uint8": "unsigned char", "uint32": "unsigned int", "bool": "bool"}
 
 
+# the legacy tensor type of each dtype (torch.FloatTensor, t.type()), on the CPU
+_TENSOR_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                      "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                      "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+                      "uint32": "UInt32Tensor"}
+_BY_TENSOR_TYPE_NAME = {v: k for k, v in _TENSOR_TYPE_NAMES.items()}
+
+
+def tensor_type_name(dt):
+    """The legacy tensor type name of dt ("FloatTensor" for float32), as t.type() and torch.FloatTensor spell it."""
+    return _TENSOR_TYPE_NAMES[dt.name]
+
+
+def from_tensor_type_name(name):
+    """The dtype of a legacy tensor type name ("LongTensor" -> int64), or None for a name that is none."""
+    dt = _BY_TENSOR_TYPE_NAME.get(name)
+    return None if dt is None else _lookup(dt)
+
+
 def scalar_type_name(dt):
     """PyTorch's ScalarType name of dt ("Float", "Long"), as its error messages spell it."""
     return _SCALAR_NAMES[dt.name]

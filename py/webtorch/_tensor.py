@@ -172,18 +172,18 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
-            name = _TYPE_NAMES.get(self.dtype.name, "Tensor")
+            name = D.tensor_type_name(self.dtype)
             return ("torch." if self._device.type == "cpu" else f"torch.{self._device.type}.") + name
         if isinstance(dtype, type) and dtype.__name__.endswith("Tensor"):  # torch.FloatTensor, torch.cuda.X
             dtype = f"{dtype.__module__}.{dtype.__name__}"
         if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
             *where, name = dtype.split(".")
-            inv = {v: k for k, v in _TYPE_NAMES.items()}
-            if name not in inv or where not in (["torch"], ["torch", "webgpu"]):
+            target_dtype = D.from_tensor_type_name(name)
+            if target_dtype is None or where not in (["torch"], ["torch", "webgpu"]):
                 raise ValueError(f"invalid type: '{dtype}'" + (
                     " (webtorch has no CUDA; use .to(\"webgpu\") for the GPU)" if "cuda" in where else ""))
             target = self.to(device="webgpu" if "webgpu" in where else "cpu")
-            return target.to(D.from_name(inv[name]))
+            return target.to(target_dtype)
         return self.to(D.to_dtype(dtype))
 
     # -- autograd ----------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, proto):
-        from .serialization import _rebuild_tensor_from_bytes
+        from .ops.creation import _rebuild_tensor_from_bytes
         return (_rebuild_tensor_from_bytes,
                 (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device),
                  self.requires_grad))
@@ -462,12 +462,6 @@ class Tensor:
 
 
 _graph.Tensor = Tensor
-
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-               "uint32": "UInt32Tensor"}
-
 
 class _StorageRef:
     """Just enough of torch.UntypedStorage to compare storages and read sizes."""

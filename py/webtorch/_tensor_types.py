@@ -34,11 +34,17 @@ def _construct(cls, *args, device=None):
     return tensor(src, dtype=cls.dtype, device="cpu")
 
 
-def _tensor_type(name, dtype):
-    return _TensorType(name, (), {"dtype": dtype, "__new__": _construct, "__module__": "torch"})
+def _tensor_type(dtype):
+    return _TensorType(D.tensor_type_name(dtype), (), {"dtype": dtype, "__new__": _construct, "__module__": "torch"})
 
 
-LEGACY_TYPES = {name: _tensor_type(name, dt) for name, dt in (
-    ("FloatTensor", D.float32), ("DoubleTensor", D.float64), ("HalfTensor", D.float16),
-    ("BFloat16Tensor", D.bfloat16), ("ByteTensor", D.uint8), ("CharTensor", D.int8), ("ShortTensor", D.int16),
-    ("IntTensor", D.int32), ("LongTensor", D.int64), ("BoolTensor", D.bool_))}
+FloatTensor = _tensor_type(D.float32)
+DoubleTensor = _tensor_type(D.float64)
+HalfTensor = _tensor_type(D.float16)
+BFloat16Tensor = _tensor_type(D.bfloat16)
+ByteTensor = _tensor_type(D.uint8)
+CharTensor = _tensor_type(D.int8)
+ShortTensor = _tensor_type(D.int16)
+IntTensor = _tensor_type(D.int32)
+LongTensor = _tensor_type(D.int64)
+BoolTensor = _tensor_type(D.bool_)

@@ -1,6 +1,6 @@
 """webtorch.special: PyTorch's torch.special namespace (aliases of the top-level ops where torch has them, the
 rest from ops/special_math.py)."""
-from .ops.unary_math import UNARY, logit, sinc, round_ as round  # noqa: F401
+from .ops.unary_math import UNARY, logit, sinc, torch_round as round  # noqa: F401
 from .ops.binary_math import xlogy  # noqa: F401
 from .ops.reduction import logsumexp  # noqa: F401
 from .ops.softmax import softmax, log_softmax  # noqa: F401

@@ -24,13 +24,13 @@ def main(ns):
         print(f"webtorch: built {site} ({size / 2**20:.1f} MiB, {files} files); serve it with "
               f"`webtorch lite serve {ns.dir}`")
         return 0
-    from .isolated_server import IsolatedServer
+    from .server import Server
     site = Path(ns.dir)
     if not (site / "jupyter-lite.json").is_file():
         print(f"webtorch: {site} is not a JupyterLite site (no jupyter-lite.json): build one with "
               f"`webtorch lite build {ns.dir}`", file=sys.stderr)
         return 2
-    server = IsolatedServer({"": site}, port=ns.port)
+    server = Server(roots={"": site}, cross_origin_isolated=True, port=ns.port)
     print(f"webtorch: serving {site} at {server.url}/lab/index.html (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()

@@ -159,7 +159,7 @@ def build_site(dest):
     (dest / "wheel").mkdir()
     shutil.copyfile(wheel, dest / "wheel" / wheel.name)
     (dest / "web").mkdir()
-    for name in ("bridge.js", "loader.js"):
+    for name in ("bridge.js", "loader.js", "zip_files.js"):
         shutil.copyfile(web / name, dest / "web" / name)
     shutil.copytree(web / "notebook", dest / "web" / "notebook")
     folder = notebooks_dir()

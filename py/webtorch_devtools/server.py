@@ -3,9 +3,11 @@ http://127.0.0.1, never file://). Nothing comes from a CDN.
 
 Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel>,
 /wheels/* (extra pure-Python wheels, e.g. pytest for in-browser test runs), /files/<name>.zip (folders
-handed to a run, zipped on request); more folders through ``roots`` (name -> folder, served as /name/*).
+handed to a run, zipped on request); more folders through ``roots`` (name -> folder, served as /name/*; the
+name "" is the root folder: every path no other route claims). Without a ``wheel`` it is a static site: only
+``roots`` (``Server(roots={"": site_dir})``). A path naming a folder serves its index.html.
 ``cross_origin_isolated=True`` sends COOP/COEP on every response, so pages get ``crossOriginIsolated``
-(SharedArrayBuffer, e.g. for a synchronous kernel/worker channel).
+(SharedArrayBuffer, e.g. for a synchronous kernel/worker channel or Pyodide's interrupt buffer).
 """
 import io
 import mimetypes
@@ -20,7 +22,8 @@ from .wheel import repo_root
 
 _TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
           ".json": "application/json", ".html": "text/html", ".zip": "application/zip",
-          ".whl": "application/zip", ".map": "application/json"}
+          ".whl": "application/zip", ".map": "application/json", ".ipynb": "application/json",
+          ".svg": "image/svg+xml", ".css": "text/css"}
 _SKIP = {"__pycache__", "node_modules", ".venv", ".git", ".cache", ".pytest_cache"}
 MAX_ARCHIVE_BYTES = 256 << 20
 # Everything is served from this one origin, so same-origin resources load under require-corp.
@@ -71,15 +74,16 @@ def zip_folder(folder):
 
 
 class Server:
-    """Serves the routes above on 127.0.0.1 at a free port, on a daemon thread. ``url`` is its base."""
+    """Serves the routes above on 127.0.0.1 (``port`` 0: a free one), on a daemon thread. ``url`` is its base."""
 
-    def __init__(self, wheel, folders=None, wheels_dir=None, roots=None, cross_origin_isolated=False, port=0):
-        self.roots = {"pyodide": pyodide_dir(), "web": web_dir(), **{k: Path(v) for k, v in (roots or {}).items()}}
+    def __init__(self, wheel=None, folders=None, wheels_dir=None, roots=None, cross_origin_isolated=False, port=0):
+        self.roots = {"pyodide": pyodide_dir(), "web": web_dir()} if wheel else {}
+        self.roots.update({k.strip("/"): Path(v).resolve() for k, v in (roots or {}).items()})
         if wheels_dir:
             self.roots["wheels"] = Path(wheels_dir)
-        self.wheel = Path(wheel)
+        self.wheel = Path(wheel) if wheel else None
         # read now: the wheel cache prunes old builds while other sessions (other checkouts' edits) build new ones
-        self._wheel_bytes = self.wheel.read_bytes()
+        self._wheel_bytes = self.wheel.read_bytes() if wheel else None
         self.folders = dict(folders or {})  # name -> folder, served as /files/<name>.zip
         self._zips = {}
         self._lock = threading.Lock()
@@ -91,6 +95,12 @@ class Server:
                 pass
 
             def do_GET(self):
+                self._answer(send_body=True)
+
+            def do_HEAD(self):
+                self._answer(send_body=False)
+
+            def _answer(self, send_body):
                 body, ctype = server.resolve(unquote(urlsplit(self.path).path))
                 if body is None:
                     self.send_error(404)
@@ -108,7 +118,8 @@ class Server:
                 for k, v in server.headers:
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(body)
+                if send_body:
+                    self.wfile.write(body)
 
             def do_PUT(self):
                 # a PUT always needs a CORS preflight, which is never answered: only this origin's pages can write
@@ -139,10 +150,10 @@ class Server:
     def resolve(self, path):
         """(bytes, content type) for a request path, or (None, None); (location, "redirect") for a redirect."""
         parts = [p for p in path.split("/") if p]
-        if not parts or any(p in ("..", ".") for p in parts):
+        if any(p in ("..", ".") for p in parts):
             return None, None
-        head, rest = parts[0], parts[1:]
-        if head == "wheel" and rest == [self.wheel.name]:
+        head, rest = (parts[0], parts[1:]) if parts else ("", [])
+        if head == "wheel" and self.wheel and rest == [self.wheel.name]:
             return self._wheel_bytes, _TYPES[".whl"]
         if head == "files" and len(rest) == 1 and rest[0].endswith(".zip") and rest[0][:-4] in self.folders:
             name = rest[0][:-4]
@@ -150,15 +161,30 @@ class Server:
                 if name not in self._zips:
                     self._zips[name] = zip_folder(self.folders[name])
             return self._zips[name], _TYPES[".zip"]
-        root = self.roots.get(head)
-        if root is None or not rest:
+        if head and head in self.roots:
+            root = self.roots[head]
+        elif "" in self.roots:
+            root, rest = self.roots[""], parts
+        else:
             return None, None
         p = root.joinpath(*rest)
+        if p.is_dir():
+            p = p / "index.html"
         if not p.is_file():
             return None, None
         ext = p.suffix
         return p.read_bytes(), _TYPES.get(ext) or mimetypes.guess_type(p.name)[0] or "application/octet-stream"
 
+    def serve_forever(self):
+        """Block until interrupted (the thread already serves; this keeps a CLI process alive)."""
+        self.thread.join()
+
     def close(self):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

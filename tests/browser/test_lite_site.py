@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from webtorch_devtools.chromium import FLAGS, find_chromium
-from webtorch_devtools.isolated_server import IsolatedServer
+from webtorch_devtools.server import Server
 from webtorch_devtools.lite_driver import LitePage, output_text
 from webtorch_devtools.lite_site import cached_site, default_contents
 
@@ -40,7 +40,7 @@ while True:  # interrupted by the test
 def site(tmp_path_factory, webtorch_playwright):
     """(site URL, Playwright browser, folder for screenshots): the site built once (cached by its inputs)."""
     root = cached_site(contents=default_contents() + [FIXTURE])
-    server = IsolatedServer({"": root})
+    server = Server(roots={"": root}, cross_origin_isolated=True)
     browser = webtorch_playwright.chromium.launch(executable_path=find_chromium(), headless=True,
                                                   args=[*FLAGS, NO_NETWORK])
     try:

@@ -20,7 +20,6 @@ class GradScaler:
             warnings.warn(f"torch.{device}.amp.GradScaler is enabled, but {device.upper()} is not available.  "
                           "Disabling.")
         self._enabled = False
-        self._init_scale = init_scale
         self._growth_factor = growth_factor
         self._backoff_factor = backoff_factor
         self._growth_interval = growth_interval

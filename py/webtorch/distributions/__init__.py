@@ -4,27 +4,22 @@ sampling (``sample``; reparameterized ``rsample`` where the family allows it), `
 
 Families: Bernoulli, Categorical, OneHotCategorical(StraightThrough), Normal, MultivariateNormal, Uniform,
 Exponential, Laplace, Cauchy, Gamma, Chi2, Beta, Dirichlet, StudentT, Independent.
+
+Each family's module (and constraints, kl, utils) loads on first use (``webtorch._lazy``).
 """
-from . import constraints  # noqa: F401
-from .bernoulli import Bernoulli
-from .beta import Beta
-from .categorical import Categorical
-from .cauchy import Cauchy
-from .dirichlet import Dirichlet
-from .distribution import Distribution
-from .exp_family import ExponentialFamily
-from .exponential import Exponential
-from .gamma import Chi2, Gamma
-from .independent import Independent
-from .kl import kl_divergence, register_kl
-from .laplace import Laplace
-from .multivariate_normal import MultivariateNormal
-from .normal import Normal
-from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
-from .studentt import StudentT
-from .uniform import Uniform
-from . import kl, utils  # noqa: F401
+from .._lazy import lazy_names
 
 __all__ = ["Bernoulli", "Beta", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution", "Exponential", "ExponentialFamily",
            "Gamma", "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "StudentT", "Uniform", "kl_divergence", "register_kl"]
+__getattr__, __dir__ = lazy_names(__name__, globals(), {
+    "Bernoulli": ".bernoulli:Bernoulli", "Beta": ".beta:Beta", "Categorical": ".categorical:Categorical",
+    "Cauchy": ".cauchy:Cauchy", "Chi2": ".gamma:Chi2", "Dirichlet": ".dirichlet:Dirichlet",
+    "Distribution": ".distribution:Distribution", "Exponential": ".exponential:Exponential",
+    "ExponentialFamily": ".exp_family:ExponentialFamily", "Gamma": ".gamma:Gamma",
+    "Independent": ".independent:Independent", "Laplace": ".laplace:Laplace",
+    "MultivariateNormal": ".multivariate_normal:MultivariateNormal", "Normal": ".normal:Normal",
+    "OneHotCategorical": ".one_hot_categorical:OneHotCategorical",
+    "OneHotCategoricalStraightThrough": ".one_hot_categorical:OneHotCategoricalStraightThrough",
+    "StudentT": ".studentt:StudentT", "Uniform": ".uniform:Uniform", "kl_divergence": ".kl:kl_divergence",
+    "register_kl": ".kl:register_kl", "constraints": ".constraints", "kl": ".kl", "utils": ".utils"})

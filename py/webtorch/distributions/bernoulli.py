@@ -5,6 +5,9 @@ from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _Number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from ..ops.creation import arange
+from ..autograd.grad_mode import no_grad
+from ..ops.random import bernoulli
 
 __all__ = ["Bernoulli"]
 
@@ -67,10 +70,9 @@ class Bernoulli(ExponentialFamily):
         return self._param.size()
 
     def sample(self, sample_shape=Size()):
-        import webtorch
         shape = self._extended_shape(sample_shape)
-        with webtorch.no_grad():
-            return webtorch.bernoulli(self.probs.expand(shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -82,8 +84,7 @@ class Bernoulli(ExponentialFamily):
         return _bce_with_logits(self.logits, self.probs)
 
     def enumerate_support(self, expand=True):
-        import webtorch
-        values = webtorch.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = arange(2, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))

@@ -4,6 +4,8 @@ from . import constraints
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .utils import _Number, broadcast_all
+from ..ops.creation import tensor
+from ..ops.shape import stack
 
 __all__ = ["Beta"]
 
@@ -15,12 +17,11 @@ class Beta(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
-        import webtorch
         if isinstance(concentration1, _Number) and isinstance(concentration0, _Number):
-            both = webtorch.tensor([float(concentration1), float(concentration0)])
+            both = tensor([float(concentration1), float(concentration0)])
         else:
             concentration1, concentration0 = broadcast_all(concentration1, concentration0)
-            both = webtorch.stack([concentration1, concentration0], -1)
+            both = stack([concentration1, concentration0], -1)
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
@@ -49,10 +50,9 @@ class Beta(ExponentialFamily):
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value):
-        import webtorch
         if self._validate_args:
             self._validate_sample(value)
-        return self._dirichlet.log_prob(webtorch.stack([value, 1.0 - value], -1))
+        return self._dirichlet.log_prob(stack([value, 1.0 - value], -1))
 
     def entropy(self):
         return self._dirichlet.entropy()

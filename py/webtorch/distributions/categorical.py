@@ -6,6 +6,9 @@ from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
+from ..ops.creation import arange, full
+from ..ops.shape import broadcast_tensors
+from ..ops.random import multinomial
 
 __all__ = ["Categorical"]
 
@@ -56,8 +59,7 @@ class Categorical(Distribution):
         return self._param.size()
 
     def _nan_batch(self):
-        import webtorch
-        return webtorch.full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype,
+        return full(tuple(self._extended_shape()), math.nan, dtype=self.probs.dtype,
                              device=self.probs.device)
 
     @property
@@ -73,19 +75,17 @@ class Categorical(Distribution):
         return self._nan_batch()
 
     def sample(self, sample_shape=Size()):
-        import webtorch
         if not isinstance(sample_shape, Size):
             sample_shape = Size(sample_shape)
         probs_2d = self.probs.detach().reshape(-1, self._num_events)
-        samples_2d = webtorch.multinomial(probs_2d, sample_shape.numel(), True).T
+        samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(tuple(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
-        import webtorch
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = webtorch.broadcast_tensors(value, self.logits)
+        value, log_pmf = broadcast_tensors(value, self.logits)
         return log_pmf.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self):
@@ -93,8 +93,7 @@ class Categorical(Distribution):
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        import webtorch
-        values = webtorch.arange(self._num_events, dtype=webtorch.long, device=self._param.device)
+        values = arange(self._num_events, dtype=D.int64, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))

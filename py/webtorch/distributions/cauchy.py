@@ -5,6 +5,7 @@ from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_params
+from ..ops.creation import empty, full
 
 __all__ = ["Cauchy"]
 
@@ -23,8 +24,7 @@ class Cauchy(Distribution):
         return self._expand_params(Cauchy, batch_shape, ("loc", "scale"), _instance)
 
     def _full(self, value):
-        import webtorch
-        return webtorch.full(tuple(self._extended_shape()), value, dtype=self.loc.dtype, device=self.loc.device)
+        return full(tuple(self._extended_shape()), value, dtype=self.loc.dtype, device=self.loc.device)
 
     @property
     def mean(self):
@@ -39,9 +39,8 @@ class Cauchy(Distribution):
         return self._full(math.inf)
 
     def rsample(self, sample_shape=Size()):
-        import webtorch
         shape = tuple(self._extended_shape(sample_shape))
-        eps = webtorch.empty(shape, dtype=self.loc.dtype, device=self.loc.device).cauchy_()
+        eps = empty(shape, dtype=self.loc.dtype, device=self.loc.device).cauchy_()
         return self.loc + eps * self.scale
 
     def log_prob(self, value):

@@ -1,6 +1,8 @@
 """Constraints (torch.distributions.constraints): what values a parameter or a sample may take.
 ``check(value)`` returns a bool tensor over the batch (event dimensions reduced); ``repr`` is torch's."""
 from .. import _dtype as D
+from ..ops.creation import full
+from ..ops.shape import cat as _cat, stack as _stack
 
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
@@ -281,9 +283,8 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        import webtorch
-        return webtorch.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=webtorch.bool,
-                             device=value.device)
+        return full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=D.bool_,
+                    device=value.device)
 
 
 class _Symmetric(_Square):
@@ -325,14 +326,13 @@ class _Cat(Constraint):
         return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
-        import webtorch
         if not -value.dim() <= self.dim < value.dim():
             raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
         checks, start = [], 0
         for constr, length in zip(self.cseq, self.lengths):
             checks.append(constr.check(value.narrow(self.dim, start, length)))
             start = start + length
-        return webtorch.cat(checks, self.dim)
+        return _cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -357,11 +357,10 @@ class _Stack(Constraint):
         return dim
 
     def check(self, value):
-        import webtorch
         if not -value.dim() <= self.dim < value.dim():
             raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
         vs = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
-        return webtorch.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+        return _stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 
 
 dependent = _Dependent()

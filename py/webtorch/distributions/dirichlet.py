@@ -3,6 +3,9 @@ from .._tensor import Size
 from ..autograd.graph import Node, apply_op
 from . import constraints
 from .exp_family import ExponentialFamily
+from ..ops.gamma_random import _sample_dirichlet
+from ..ops.gamma_reparam import _dirichlet_grad
+from ..ops.binary_math import xlogy
 
 __all__ = ["Dirichlet"]
 
@@ -14,17 +17,15 @@ class _DirichletBackward(Node):
 
     @staticmethod
     def forward(ctx, concentration):
-        import webtorch
-        x = webtorch._sample_dirichlet(concentration)
+        x = _sample_dirichlet(concentration)
         ctx.save_for_backward(x, concentration)
         return x
 
     @staticmethod
     def backward(ctx, grad_output):
-        import webtorch
         x, concentration = ctx.saved_tensors
         total = concentration.sum(-1, True).expand_as(concentration)
-        grad = webtorch._dirichlet_grad(x, concentration, total)
+        grad = _dirichlet_grad(x, concentration, total)
         return grad * (grad_output - (x * grad_output).sum(-1, True))
 
 
@@ -50,11 +51,10 @@ class Dirichlet(ExponentialFamily):
         return apply_op(_DirichletBackward, self.concentration.expand(shape))
 
     def log_prob(self, value):
-        import webtorch
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
-        return webtorch.xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
+        return xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
 
     @property
     def mean(self):

@@ -3,6 +3,7 @@ from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_params
+from ..ops.creation import empty, zeros_like
 
 __all__ = ["Exponential"]
 
@@ -27,8 +28,7 @@ class Exponential(ExponentialFamily):
 
     @property
     def mode(self):
-        import webtorch
-        return webtorch.zeros_like(self.rate)
+        return zeros_like(self.rate)
 
     @property
     def stddev(self):
@@ -39,9 +39,8 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def rsample(self, sample_shape=Size()):
-        import webtorch
         shape = self._extended_shape(sample_shape)
-        draws = webtorch.empty(tuple(shape), dtype=self.rate.dtype, device=self.rate.device).exponential_()
+        draws = empty(tuple(shape), dtype=self.rate.dtype, device=self.rate.device).exponential_()
         return draws / self.rate
 
     def log_prob(self, value):

@@ -4,6 +4,9 @@ from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _Number, broadcast_params
+from ..ops.creation import as_tensor, tensor
+from ..ops.gamma_random import _standard_gamma
+from ..ops.binary_math import xlogy
 
 __all__ = ["Chi2", "Gamma"]
 
@@ -36,19 +39,17 @@ class Gamma(ExponentialFamily):
         return self.concentration / self.rate.pow(2)
 
     def rsample(self, sample_shape=Size()):
-        import webtorch
         shape = tuple(self._extended_shape(sample_shape))
-        value = webtorch._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         value.detach().clamp_(min=D.finfo(value.dtype).tiny)  # a huge rate must not round a draw to 0
         return value
 
     def log_prob(self, value):
-        import webtorch
-        value = webtorch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
+        value = as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
         c = self.concentration
-        return webtorch.xlogy(c, self.rate) + webtorch.xlogy(c - 1, value) - self.rate * value - c.lgamma()
+        return xlogy(c, self.rate) + xlogy(c - 1, value) - self.rate * value - c.lgamma()
 
     def entropy(self):
         c = self.concentration
@@ -67,9 +68,8 @@ class Chi2(Gamma):
     arg_constraints = {"df": constraints.positive}
 
     def __init__(self, df, validate_args=None):
-        import webtorch
         if isinstance(df, _Number):
-            df = webtorch.tensor(float(df))
+            df = tensor(float(df))
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -21,6 +21,8 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
+from ..ops.creation import full_like
+from .._broadcast import broadcast_shapes
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -93,8 +95,7 @@ def kl_divergence(p, q):
 
 
 def _infinite_like(tensor):
-    import webtorch
-    return webtorch.full_like(tensor, math.inf)
+    return full_like(tensor, math.inf)
 
 
 def _batch_trace_XXT(bmat):
@@ -200,13 +201,12 @@ def _kl_laplace_laplace(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    import webtorch
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
                          "computed")
     half_term1 = q._half_log_det() - p._half_log_det()
     n = p.event_shape[0]
-    batch = tuple(webtorch.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
+    batch = tuple(broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
                                             tuple(p._unbroadcasted_scale_tril.shape[:-2])))
     q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
     p_scale_tril = p._unbroadcasted_scale_tril.expand(batch + (n, n))

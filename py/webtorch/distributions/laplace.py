@@ -4,6 +4,7 @@ from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_params
+from ..ops.creation import empty
 
 __all__ = ["Laplace"]
 
@@ -38,10 +39,9 @@ class Laplace(Distribution):
         return (2 ** 0.5) * self.scale
 
     def rsample(self, sample_shape=Size()):
-        import webtorch
         shape = self._extended_shape(sample_shape)
         # u in [eps - 1, 1): log1p(-|u|) stays finite
-        u = webtorch.empty(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
+        u = empty(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
         u.uniform_(D.finfo(self.loc.dtype).eps - 1, 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 

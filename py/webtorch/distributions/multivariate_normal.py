@@ -6,6 +6,8 @@ from . import constraints
 from ..linalg import cholesky, solve_triangular
 from .distribution import Distribution
 from .utils import _standard_normal, lazy_property
+from ..ops.creation import eye
+from .._broadcast import broadcast_shapes
 
 __all__ = ["MultivariateNormal"]
 
@@ -21,8 +23,7 @@ def _batch_mahalanobis(bL, bx):
 
 
 def _eye_like(n, like):
-    import webtorch
-    return webtorch.eye(n, dtype=like.dtype, device=like.device)
+    return eye(n, dtype=like.dtype, device=like.device)
 
 
 def _precision_to_scale_tril(P):
@@ -42,7 +43,6 @@ class MultivariateNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        import webtorch
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         given = [(name, m) for name, m in (("covariance_matrix", covariance_matrix),
@@ -54,7 +54,7 @@ class MultivariateNormal(Distribution):
         if matrix.dim() < 2:
             what = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(f"{what} must be at least two-dimensional, with optional leading batch dimensions")
-        batch_shape = webtorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        batch_shape = broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
         setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         super().__init__(Size(batch_shape), self.loc.shape[-1:], validate_args=validate_args)

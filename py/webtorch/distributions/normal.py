@@ -5,6 +5,8 @@ from .._tensor import Size
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _standard_normal, broadcast_params
+from ..autograd.grad_mode import no_grad
+from ..ops.creation import normal
 
 __all__ = ["Normal"]
 
@@ -47,10 +49,9 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def sample(self, sample_shape=Size()):
-        import webtorch
         shape = self._extended_shape(sample_shape)
-        with webtorch.no_grad():
-            return webtorch.normal(self.loc.expand(shape), self.scale.expand(shape))
+        with no_grad():
+            return normal(self.loc.expand(shape), self.scale.expand(shape))
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -4,6 +4,7 @@ from .._tensor import Size
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from ..ops.creation import eye
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
@@ -75,9 +76,8 @@ class OneHotCategorical(Distribution):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand=True):
-        import webtorch
         n = self.event_shape[0]
-        values = webtorch.eye(n, dtype=self._param.dtype, device=self._param.device)
+        values = eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))

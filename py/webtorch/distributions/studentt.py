@@ -6,6 +6,7 @@ from . import constraints
 from .distribution import Distribution
 from .gamma import Chi2
 from .utils import _standard_normal, broadcast_all
+from ..ops.where_clamp import where
 
 __all__ = ["StudentT"]
 
@@ -38,12 +39,11 @@ class StudentT(Distribution):
 
     @property
     def variance(self):
-        import webtorch
         df = self.df
         # df / (df - 2) only where df > 2: elsewhere its gradient (inf - inf) would leak NaN through the where
-        dfs = webtorch.where(df > 2, df, 3.0)
+        dfs = where(df > 2, df, 3.0)
         finite = self.scale.pow(2) * dfs / (dfs - 2)
-        return webtorch.where(df > 2, finite, webtorch.where(df > 1, math.inf, math.nan))
+        return where(df > 2, finite, where(df > 1, math.inf, math.nan))
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

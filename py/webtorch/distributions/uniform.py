@@ -5,6 +5,7 @@ from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_params
+from ..ops.creation import rand as _rand
 
 __all__ = ["Uniform"]
 
@@ -45,9 +46,8 @@ class Uniform(Distribution):
         return (self.high - self.low).pow(2) / 12
 
     def rsample(self, sample_shape=Size()):
-        import webtorch
         shape = self._extended_shape(sample_shape)
-        rand = webtorch.rand(tuple(shape), dtype=self.low.dtype, device=self.low.device)
+        rand = _rand(tuple(shape), dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value):

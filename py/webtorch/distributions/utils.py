@@ -4,6 +4,8 @@ import functools
 
 from .. import _dtype as D
 from .._tensor import Size, Tensor
+from ..ops.shape import broadcast_tensors
+from ..ops.creation import arange as _arange, randn, tensor
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
@@ -15,7 +17,6 @@ _Number = (bool, int, float)
 def broadcast_all(*values):
     """Broadcast tensors and numbers to one shape; numbers become tensors of the first tensor's dtype and
     device (the default dtype when all are numbers)."""
-    import webtorch
     if not all(isinstance(v, (Tensor,) + _Number) for v in values):
         raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
@@ -25,8 +26,8 @@ def broadcast_all(*values):
             if isinstance(v, Tensor):
                 options = dict(dtype=v.dtype, device=v.device)
                 break
-        values = [v if isinstance(v, Tensor) else webtorch.tensor(v, **options) for v in values]
-    return webtorch.broadcast_tensors(*values)
+        values = [v if isinstance(v, Tensor) else tensor(v, **options) for v in values]
+    return broadcast_tensors(*values)
 
 
 def broadcast_params(*values):
@@ -36,8 +37,7 @@ def broadcast_params(*values):
 
 
 def _standard_normal(shape, dtype, device):
-    import webtorch
-    return webtorch.randn(tuple(shape), dtype=dtype, device=device)
+    return randn(tuple(shape), dtype=dtype, device=device)
 
 
 def _sum_rightmost(value, dim):
@@ -92,8 +92,7 @@ class _lazy_property_and_property(lazy_property, property):
 
 
 def _tril_mask(n, diag, device):
-    import webtorch
-    arange = webtorch.arange(n, device=device)
+    arange = _arange(n, device=device)
     return arange < arange.view(-1, 1) + (diag + 1)
 
 

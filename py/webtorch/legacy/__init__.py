@@ -1,2 +1,5 @@
-"""Lua Torch's module system (``webtorch.legacy.nn``), written on webtorch tensors and autograd."""
-from . import nn  # noqa: F401
+"""Lua Torch's module system (``webtorch.legacy.nn``), written on webtorch tensors and autograd; loads on first
+use (``webtorch._lazy``)."""
+from .._lazy import lazy_names
+
+__getattr__, __dir__ = lazy_names(__name__, globals(), {"nn": ".nn"})

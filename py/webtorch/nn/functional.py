@@ -12,18 +12,26 @@ def relu(input, inplace=False):
 
 
 # ---- activations, softmax, normalization, dropout, losses, attention (webtorch.ops.<family>) ------------
-from ..ops import activation as _activation, normalization as _normalization, dropout as _dropout  # noqa: E402
-from ..ops import loss as _loss, attention as _attention, margin_losses as _margin_losses  # noqa: E402
-from ..ops import ctc_loss as _ctc_loss  # noqa: E402
 from ..ops.softmax import f_softmax as softmax, f_log_softmax as log_softmax, f_softmin as softmin  # noqa: E402,F401
-
-globals().update(_activation.FUNCTIONAL)
-globals().update(_normalization.FUNCTIONAL)
-globals().update(_dropout.FUNCTIONAL)
-globals().update(_loss.FUNCTIONAL)
-globals().update(_margin_losses.FUNCTIONAL)
-globals().update(_ctc_loss.FUNCTIONAL)
-globals().update(_attention.FUNCTIONAL)
+from ..ops.activation import (  # noqa: E402,F401
+    hardtanh, hardtanh_, relu6, leaky_relu, leaky_relu_, threshold, threshold_, hardshrink, softshrink,
+    hardsigmoid, hardswish, elu, elu_, selu, selu_, celu, celu_, softplus, gelu, silu, mish, logsigmoid, softsign,
+    tanhshrink, rrelu, rrelu_, prelu, glu, sigmoid, tanh
+)
+from ..ops.normalization import (  # noqa: E402,F401
+    layer_norm, batch_norm, instance_norm, group_norm, rms_norm, cosine_similarity, pairwise_distance,
+    local_response_norm, normalize
+)
+from ..ops.dropout import dropout, alpha_dropout, feature_alpha_dropout, dropout1d, dropout2d, dropout3d  # noqa: E402,F401,E501
+from ..ops.loss import (  # noqa: E402,F401
+    mse_loss, l1_loss, smooth_l1_loss, huber_loss, soft_margin_loss, binary_cross_entropy,
+    binary_cross_entropy_with_logits, nll_loss, cross_entropy, multi_margin_loss, kl_div, poisson_nll_loss,
+    gaussian_nll_loss, cosine_embedding_loss, margin_ranking_loss, hinge_embedding_loss, triplet_margin_loss,
+    multilabel_soft_margin_loss
+)
+from ..ops.margin_losses import multilabel_margin_loss, triplet_margin_with_distance_loss  # noqa: E402,F401
+from ..ops.ctc_loss import ctc_loss  # noqa: E402,F401
+from ..ops.attention import scaled_dot_product_attention  # noqa: E402,F401
 
 
 # ---- convolution, pooling, resampling, padding, embedding (webtorch.ops.<family>) -----------------------------
@@ -41,18 +49,7 @@ from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 
 
 # ---- linear layers (nn engineer) ------------------------------------------------------------------------------
-from ..ops.linalg import addmm as _addmm  # noqa: E402
-
-
-def linear(input, weight, bias=None):
-    """y = input @ weight.T + bias over the last dim of input (one addmm, as PyTorch)."""
-    if input.dim() == 2:
-        wt = weight.t()
-        return input.mm(wt) if bias is None else _addmm(bias, input, wt)
-    lead = tuple(input.shape[:-1])
-    flat = input.reshape(-1, input.shape[-1])
-    out = flat.mm(weight.t()) if bias is None else _addmm(bias, flat, weight.t())
-    return out.view(*lead, weight.shape[0])
+from ..ops.linalg import addmm as _addmm, linear  # noqa: E402,F401
 
 
 def bilinear(input1, input2, weight, bias=None):

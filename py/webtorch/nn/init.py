@@ -6,6 +6,8 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops.creation import arange, eye, rand
+from ..ops.shape import stack
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
@@ -106,7 +108,6 @@ def eye_(tensor):
     """Fill a 2-D tensor with the identity matrix."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import eye
     with no_grad():
         return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
 
@@ -119,7 +120,6 @@ def dirac_(tensor, groups=1):
     sizes = tuple(tensor.shape)
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
-    from .. import arange
     out_per_group = sizes[0] // groups
     min_dim = min(out_per_group, sizes[1])
     kernel = sizes[2:]
@@ -182,7 +182,6 @@ def _orthonormal_columns(a):
     Classical Gram-Schmidt applied twice per column ("CGS2"), written with Tensor ops: one matrix-vector
     pair per column, accurate to float rounding for the full-rank Gaussian matrices orthogonal_ draws.
     """
-    from .. import stack
     cols = a.shape[1]
     qs = []
     for j in range(cols):
@@ -221,7 +220,6 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     num_zeros = int(math.ceil(sparsity * rows))
-    from .. import rand
     with no_grad():
         normal_(tensor, 0, std, generator)
         # rank of each row inside its column under a random order: the num_zeros lowest become zero

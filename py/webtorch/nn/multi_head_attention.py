@@ -8,7 +8,8 @@ import math
 
 from ..ops.attention import scaled_dot_product_attention
 from ..ops.creation import zeros
-from ..ops.linalg import bmm
+from ..ops.dropout import dropout
+from ..ops.linalg import bmm, linear
 from ..ops.linalg_extra import baddbmm
 from ..ops.padding import pad
 from ..ops.shape import cat
@@ -59,15 +60,14 @@ def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 
 
 def _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate):
-    from . import functional as F
     if separate is None:
         if query is key and key is value:  # self-attention: one matmul for q, k and v
-            return F.linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+            return linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
         w_q, w_k, w_v = in_proj_weight.chunk(3)
     else:
         w_q, w_k, w_v = separate
     b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-    return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+    return linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
@@ -77,7 +77,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
     """(attn_output (L, N, E), attn_weights (N, L, S) averaged over heads, (N, heads, L, S), or None)."""
-    from . import functional as F
     is_batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -162,9 +161,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         scores = bmm(q_scaled, kt) if attn_mask is None else baddbmm(attn_mask, q_scaled, kt)
         weights = f_softmax(scores, dim=-1)
         if dropout_p > 0.0:
-            weights = F.dropout(weights, p=dropout_p)
+            weights = dropout(weights, p=dropout_p)
         out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(1)
@@ -180,5 +179,5 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
     return (out if is_batched else out.squeeze(1)), None

@@ -270,7 +270,7 @@ def _rule(title):
 
 
 def _tensor_str(t):
-    from ..ops.inplace import scalar_type_name
+    from .._dtype import scalar_type_name
     return f"{scalar_type_name(t.dtype)} [{', '.join(f'1:{s}' for s in t.shape)}]"
 
 

@@ -1,7 +1,9 @@
 """Every public op. Each module of this package exports FUNCTIONS (webtorch.<name>), METHODS
-(Tensor.<name>), and optionally PROPERTIES and DUNDERS; this file attaches them all.
+(Tensor.<name>), and optionally PROPERTIES and DUNDERS; this file attaches the Tensor ones, the package root
+imports the FUNCTIONS by name.
 
-To add an op family: write a module here with those dicts and list it in MODULES.
+To add an op family: write a module here with those dicts, list it in MODULES and import its FUNCTIONS in
+webtorch/__init__.py (tests/test_api_namespace.py fails until the root has them all).
 """
 import importlib
 
@@ -57,13 +59,10 @@ MODULES = [
     "membership",
 ]
 
-FUNCTIONS = {}
-
 
 def _install():
     for name in MODULES:
         mod = importlib.import_module(f"{__name__}.{name}")
-        FUNCTIONS.update(getattr(mod, "FUNCTIONS", {}))
         for k, fn in getattr(mod, "METHODS", {}).items():
             setattr(Tensor, k, fn)
         for k, fn in getattr(mod, "PROPERTIES", {}).items():

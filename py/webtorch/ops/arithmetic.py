@@ -13,7 +13,8 @@ from .dispatch import float_result
 from .elementwise import (NUMBERS, OPERAND_TYPES, ew, ew2, binary_result_type, not_for_bool, is_bool,
                           not_differentiable, write_out, checked_kernel, make_binary, binary_fn, keep_original_self,
                           inplace_method, operator_method, reflected_method)
-from .inplace import commit, cpp_type_name, scalar_type_name
+from .._dtype import cpp_type_name, scalar_type_name
+from .inplace import commit
 from .unary_math import UNARY
 from .where_clamp import where
 

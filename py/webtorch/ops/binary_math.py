@@ -113,4 +113,4 @@ FUNCTIONS = {
 METHODS = dict(FUNCTIONS)
 for _name in ("atan2", "arctan2", "hypot", "xlogy", "copysign", "heaviside"):
     METHODS[_name + "_"] = inplace_method(FUNCTIONS[_name])
-FUNCTIONS["xlogy_"] = METHODS["xlogy_"]  # PyTorch also has torch.xlogy_
+xlogy_ = FUNCTIONS["xlogy_"] = METHODS["xlogy_"]  # PyTorch also has torch.xlogy_

@@ -7,7 +7,7 @@ import itertools
 
 from .. import _dtype as D
 from .creation import arange, tensor, zeros
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 from .shape import cat, stack, meshgrid
 
 

@@ -6,7 +6,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .dispatch import float_result
 from .elementwise import ew, write_out, inplace_method, operator_method, reflected_method
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 
 
 def _cmp(op):

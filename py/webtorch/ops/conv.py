@@ -7,7 +7,7 @@ backward works).
 """
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap, check_same_device
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 
 
 def ntuple(value, n, name, fn=None):

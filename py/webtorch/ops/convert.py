@@ -2,7 +2,6 @@
 from ..autograd.graph import Node, apply_op
 from .._device import backend_for
 from .._tensor import _wrap
-from .. import _dtype as D
 
 
 class ToCopyBackward0(Node):

@@ -1,7 +1,7 @@
 """cov and corrcoef of the rows of a matrix (variables) over its columns (observations), with PyTorch's
 frequency and analytic observation weights and correction."""
 from .. import _dtype as D
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 from .where_clamp import clamp
 
 

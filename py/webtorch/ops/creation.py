@@ -140,6 +140,14 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=No
     return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, requires_grad)
 
 
+def _rebuild_tensor_from_bytes(data, dtype_name, shape, device, requires_grad):
+    """Used by Tensor.__reduce_ex__ (pickle/copy of tensors)."""
+    t = frombuffer(bytearray(data), dtype=D.from_name(dtype_name)).reshape(shape)
+    if device != "cpu":
+        t = t.to(device)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
 def _refuse_dtype(kernel, dt):
     """PyTorch's error for a creation kernel that has no version for dt (reachable through dtype= or out=)."""
     raise not_implemented_for(kernel, dt)

@@ -118,11 +118,16 @@ def _aten(feature, alpha, inplace):
     return fn
 
 
+aten_dropout, aten_dropout_ = _aten(False, False, False), _aten(False, False, True)
+aten_feature_dropout, aten_feature_dropout_ = _aten(True, False, False), _aten(True, False, True)
+aten_alpha_dropout, aten_alpha_dropout_ = _aten(False, True, False), _aten(False, True, True)
+aten_feature_alpha_dropout, aten_feature_alpha_dropout_ = _aten(True, True, False), _aten(True, True, True)
+
 FUNCTIONS = {
-    "dropout": _aten(False, False, False), "dropout_": _aten(False, False, True),
-    "feature_dropout": _aten(True, False, False), "feature_dropout_": _aten(True, False, True),
-    "alpha_dropout": _aten(False, True, False), "alpha_dropout_": _aten(False, True, True),
-    "feature_alpha_dropout": _aten(True, True, False), "feature_alpha_dropout_": _aten(True, True, True),
+    "dropout": aten_dropout, "dropout_": aten_dropout_, "feature_dropout": aten_feature_dropout,
+    "feature_dropout_": aten_feature_dropout_, "alpha_dropout": aten_alpha_dropout,
+    "alpha_dropout_": aten_alpha_dropout_, "feature_alpha_dropout": aten_feature_alpha_dropout,
+    "feature_alpha_dropout_": aten_feature_alpha_dropout_,
 }
 FUNCTIONAL = {"dropout": dropout, "alpha_dropout": alpha_dropout, "feature_alpha_dropout": feature_alpha_dropout,
               "dropout1d": dropout1d, "dropout2d": dropout2d, "dropout3d": dropout3d}

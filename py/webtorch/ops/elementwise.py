@@ -10,7 +10,8 @@ from ..autograd.graph import Node, apply_op, attach, recording
 from ..autograd.grad_mode import state as _grad_state
 from .._tensor import Tensor, _wrap
 from .dispatch import operands, wrap
-from .inplace import store, check_castable, check_inplace_target, check_overlap, scalar_type_name
+from .._dtype import scalar_type_name
+from .inplace import store, check_castable, check_inplace_target, check_overlap
 from .out_arg import write_out  # noqa: F401 (the elementwise modules import it from here)
 
 NUMBERS = (bool, int, float)

@@ -12,19 +12,19 @@ read), plus one per (rare) further pass.
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .gamma_reparam import _standard_gamma_grad, work_dtype
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 from .where_clamp import where
+from ..ops.creation import rand, randn
 
 _ROUNDS = 4
 
 
 def _marsaglia_tsang(alpha, generator):
     """Draws for concentrations alpha >= 1 (any shape), with the mask of those accepted."""
-    import webtorch
     shape = (_ROUNDS,) + tuple(alpha.shape)
     opts = dict(dtype=alpha.dtype, device=alpha.device, generator=generator)
-    x = webtorch.randn(shape, **opts)
-    u = 1 - webtorch.rand(shape, **opts)  # (0, 1]: log u is finite
+    x = randn(shape, **opts)
+    u = 1 - rand(shape, **opts)  # (0, 1]: log u is finite
     d = alpha - 1.0 / 3.0
     c = (9 * d).rsqrt()
     y = 1 + c * x
@@ -52,12 +52,11 @@ def _accepted_draws(alpha, generator):
 def sample_standard_gamma(alpha, generator=None, dtype=None):
     """Standard gamma draws of concentrations alpha, in ``dtype`` (default work_dtype(alpha)); NaN where alpha
     is not a valid concentration (the callers clamp)."""
-    import webtorch
     alpha = alpha.detach().to(dtype or work_dtype(alpha))
     boost = alpha < 1
     a = where(boost, alpha + 1, alpha)
     value = _accepted_draws(a, generator)
-    u = 1 - webtorch.rand(tuple(alpha.shape), dtype=alpha.dtype, device=alpha.device, generator=generator)
+    u = 1 - rand(tuple(alpha.shape), dtype=alpha.dtype, device=alpha.device, generator=generator)
     value = where(boost, value * u.pow(alpha.reciprocal()), value)
     return where(alpha >= 0, value, float("nan"))
 

@@ -10,7 +10,8 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
 from .dispatch import norm_dim, wrap
-from .inplace import write_inplace, scalar_type_name
+from .._dtype import scalar_type_name
+from .inplace import write_inplace
 from .scatter_gather import INDEX_DTYPES, write_target, handle_or_number, runtime_error, to_device_of, fill_value
 
 

@@ -11,7 +11,8 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import state as _grad_state
 from .dispatch import norm_dim, wrap
-from .inplace import new_view, write_inplace, scalar_type_name
+from .._dtype import scalar_type_name
+from .inplace import new_view, write_inplace
 
 _MASK_DTYPES = (D.bool_, D.uint8)
 

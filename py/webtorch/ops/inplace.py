@@ -5,7 +5,7 @@ An in-place op computes its result out of place (with autograd, ``self`` among t
 self takes the result's grad_fn, or -- when self is a view -- its base gets a CopySlices node and self
 becomes an as_strided view of the base. Every view of the storage sees the write.
 """
-from .._dtype import scalar_type_name, cpp_type_name  # noqa: F401  (re-exported for the ops)
+from .._dtype import scalar_type_name
 from ..autograd.graph import apply_op
 from ..autograd.view_history import rebase_view
 from ..autograd.grad_mode import state

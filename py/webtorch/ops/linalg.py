@@ -1,11 +1,10 @@
 """Matrix products: matmul, mm, bmm, addmm, mv, dot, outer (einsum beside them)."""
-from .. import _dtype as D
 from .._broadcast import broadcast_shapes
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap, check_same_device
 from .elementwise import write_out
 from .out_arg import SAME, Rule, same
-from .inplace import cpp_type_name, scalar_type_name
+from .._dtype import cpp_type_name, scalar_type_name
 
 
 def _check_dtypes(a, b, name):
@@ -129,6 +128,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         raise _shapes_error(mat1, mat2)
     _check_dtypes(mat1, mat2, "addmm")
     return write_out(apply_op(AddmmBackward0, input, mat1, mat2, beta, alpha), out, (), "addmm", SAME)
+
+
+def linear(input, weight, bias=None):
+    """y = input @ weight.T + bias over the last dim of input (one addmm, as PyTorch): F.linear."""
+    if input.dim() == 2:
+        wt = weight.t()
+        return input.mm(wt) if bias is None else addmm(bias, input, wt)
+    lead = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    out = flat.mm(weight.t()) if bias is None else addmm(bias, flat, weight.t())
+    return out.view(*lead, weight.shape[0])
 
 
 def matmul(input, other, *, out=None):

@@ -7,7 +7,7 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..backends.base import _LinAlgError
 from .dispatch import wrap
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 from .linalg_extra import _backend_call, _square, inv
 from .out_arg import SAME, takes_out
 from .return_types import _make

@@ -357,7 +357,7 @@ def _square(A, name):
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2] if A.dim() > 1 else 1} "
                            f"by {A.shape[-1]} matrices")
     if not A.dtype.is_floating_point:
-        from .inplace import scalar_type_name
+        from .._dtype import scalar_type_name
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(A.dtype)}")
 

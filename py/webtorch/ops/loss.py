@@ -299,7 +299,7 @@ class NllLossBackward0(Node):
 
 def _check_nll_shapes(input, target, weight):
     if target.dtype.is_floating_point:
-        from .inplace import scalar_type_name
+        from .._dtype import scalar_type_name
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     if input.dim() < 1:
         raise ValueError("Expected input to have at least 1 dimension (got 0)")

@@ -62,7 +62,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     if target.dtype != D.int64:
-        from .inplace import scalar_type_name
+        from .._dtype import scalar_type_name
         raise RuntimeError(f"expected scalar type Long but found {scalar_type_name(target.dtype)}")
     c = input.shape[-1] if nd else 1
     known = target._be.known_range(target._data) if target.numel() else (0, 0)

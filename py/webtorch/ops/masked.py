@@ -9,7 +9,8 @@ from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from .dispatch import wrap
-from .inplace import write_inplace, scalar_type_name
+from .._dtype import scalar_type_name
+from .inplace import write_inplace
 from .out_arg import Rule, same, takes_out
 from .scatter_gather import handle_or_number, to_device_of, fill_value
 

@@ -61,7 +61,7 @@ class LinalgVectorNormBackward0(Node):
 @takes_out("linalg_vector_norm", SAME)
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
-        from .inplace import scalar_type_name
+        from .._dtype import scalar_type_name
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(x.dtype)}")
     if dtype is not None:

@@ -14,17 +14,12 @@ from ..autograd.grad_mode import state as _grad_state
 from .._device import device as _device
 from .._tensor import Tensor
 from .fill import resize_storage
-from .inplace import check_overlap, cpp_type_name, scalar_type_name
+from .._dtype import cpp_type_name, scalar_type_name, tensor_type_name
+from .inplace import check_overlap
 
 # How an op refuses autograd (the ``grad`` of takes_out / write_out besides an op name):
 COPIED = "copied"  # composite ops: out.copy_(result), recorded by autograd (out requiring grad: a leaf written)
 RESIZED = "resized"  # empty/randn: out is resized through autograd, which refuses it in every grad mode
-
-_LEGACY_TYPES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-                 "bfloat16": "torch.BFloat16Tensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                 "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
-                 "bool": "torch.BoolTensor"}
-
 
 class Rule:
     """Which out dtypes an op accepts for a result of dtype r: ``ok(r, o)``; else ``error(message)``, the
@@ -41,7 +36,8 @@ class Rule:
         if callable(self.message):
             raise self.error(self.message(r, o))
         raise self.error(self.message.format(r=scalar_type_name(r), o=scalar_type_name(o), rc=cpp_type_name(r),
-                                             oc=cpp_type_name(o), rt=_LEGACY_TYPES[r.name], ot=_LEGACY_TYPES[o.name]))
+                                             oc=cpp_type_name(o), rt="torch." + tensor_type_name(r),
+                                             ot="torch." + tensor_type_name(o)))
 
 
 def castable(r, o):

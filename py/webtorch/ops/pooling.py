@@ -342,7 +342,7 @@ def _adaptive_avg(input, output_size, n, name):
 
 
 def _type_name(dt):
-    from .inplace import scalar_type_name
+    from .._dtype import scalar_type_name
     return scalar_type_name(dt)
 
 

@@ -8,7 +8,8 @@ from ..autograd.grad_mode import state
 from .._tensor import Tensor
 from .creation import check_std, rng_for
 from .dispatch import wrap
-from .inplace import not_implemented_for, require_float, check_inplace_target, commit, scalar_type_name
+from .._dtype import scalar_type_name
+from .inplace import not_implemented_for, require_float, check_inplace_target, commit
 from .out_arg import ANY, Rule, same, takes_out
 
 

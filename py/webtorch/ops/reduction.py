@@ -96,7 +96,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _scalar_name(dt):
-    from .inplace import scalar_type_name
+    from .._dtype import scalar_type_name
     return scalar_type_name(dt)
 
 

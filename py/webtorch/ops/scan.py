@@ -139,7 +139,7 @@ def _logcumsumexp(x, dim, reverse):
 
 def logcumsumexp(input, dim, *, out=None):
     if not input.dtype.is_floating_point:
-        from .inplace import scalar_type_name
+        from .._dtype import scalar_type_name
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
     return write_out(apply_op(LogcumsumexpBackward0, input, _dim(input, dim)), out, (input,), "logcumsumexp",
                      Rule(same, "expected scalar_type {r} but found {o}"))

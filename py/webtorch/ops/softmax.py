@@ -5,7 +5,7 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import state
 from .dispatch import norm_dim, wrap
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 
 
 def _softmax_node(log):

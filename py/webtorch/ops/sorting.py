@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from . import return_types
 from .dispatch import norm_dim, wrap
 from .extrema import selection_backward, ties_mask
-from .inplace import scalar_type_name
+from .._dtype import scalar_type_name
 from .out_arg import SAME, Rule, same, takes_out
 
 

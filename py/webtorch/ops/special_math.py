@@ -446,4 +446,4 @@ FUNCTIONS = {
 METHODS = {"lgamma": lgamma, "digamma": digamma, "polygamma": _polygamma_method, "mvlgamma": mvlgamma, "i0": i0,
            "lgamma_": inplace_method(lgamma), "digamma_": inplace_method(digamma), "i0_": inplace_method(i0),
            "polygamma_": _polygamma_inplace, "mvlgamma_": inplace_method(mvlgamma)}
-FUNCTIONS["i0_"] = METHODS["i0_"]  # PyTorch also has torch.i0_
+i0_ = FUNCTIONS["i0_"] = METHODS["i0_"]  # PyTorch also has torch.i0_

@@ -8,7 +8,8 @@ from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
 from .dispatch import wrap
-from .inplace import write_inplace, scalar_type_name
+from .._dtype import scalar_type_name
+from .inplace import write_inplace
 from .scatter_gather import to_device_of
 
 

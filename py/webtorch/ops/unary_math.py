@@ -94,10 +94,45 @@ def _make_unary(op, node_name, kind, bwd):
 
 
 UNARY = {op: _make_unary(op, *spec) for op, spec in _UNARY.items()}
-globals().update(UNARY)
+neg = UNARY["neg"]
+abs = UNARY["abs"]
+exp = UNARY["exp"]
+exp2 = UNARY["exp2"]
+expm1 = UNARY["expm1"]
+log = UNARY["log"]
+log2 = UNARY["log2"]
+log10 = UNARY["log10"]
+log1p = UNARY["log1p"]
+sqrt = UNARY["sqrt"]
+rsqrt = UNARY["rsqrt"]
+sin = UNARY["sin"]
+cos = UNARY["cos"]
+tan = UNARY["tan"]
+asin = UNARY["asin"]
+acos = UNARY["acos"]
+atan = UNARY["atan"]
+sinh = UNARY["sinh"]
+cosh = UNARY["cosh"]
+tanh = UNARY["tanh"]
+asinh = UNARY["asinh"]
+acosh = UNARY["acosh"]
+atanh = UNARY["atanh"]
+sigmoid = UNARY["sigmoid"]
+relu = UNARY["relu"]
+erf = UNARY["erf"]
+erfc = UNARY["erfc"]
+erfinv = UNARY["erfinv"]
+reciprocal = UNARY["reciprocal"]
+square = UNARY["square"]
+frac = UNARY["frac"]
+sign = UNARY["sign"]
+floor = UNARY["floor"]
+ceil = UNARY["ceil"]
+round = UNARY["round"]
+trunc = UNARY["trunc"]
 
 
-def round_(input, *, decimals=0):
+def torch_round(input, *, decimals=0):
     if decimals == 0:
         return UNARY["round"](input)
     s = 10.0 ** decimals
@@ -114,7 +149,6 @@ def positive(input):
 
 # ---- composite unary ops: several primitives, one node ------------------------------------------------
 
-_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
 
 def _make_unary_composite(node_name, fwd, grad, float_out=True):
@@ -175,7 +209,7 @@ _Logit = _make_unary_composite("LogitBackward0", _logit_fwd, _logit_grad)
 def _nan_to_num_fwd(x, dt, nan, posinf, neginf):
     if not dt.is_floating_point:
         return wrap(x._be.contiguous(x._data), x)
-    big = _FLOAT_MAX[dt.name]
+    big = D.finfo(dt).max
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf
     inf = ew("isinf", (x,), dt)
@@ -214,7 +248,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 FUNCTIONS = dict(UNARY)
 FUNCTIONS.update({
-    "round": round_, "negative": negative, "positive": positive, "absolute": UNARY["abs"], "arcsin": UNARY["asin"],
+    "round": torch_round, "negative": negative, "positive": positive, "absolute": UNARY["abs"], "arcsin": UNARY["asin"],
     "arccos": UNARY["acos"], "arctan": UNARY["atan"], "arcsinh": UNARY["asinh"], "arccosh": UNARY["acosh"],
     "arctanh": UNARY["atanh"], "fix": UNARY["trunc"], "sinc": sinc, "deg2rad": deg2rad, "rad2deg": rad2deg,
     "sgn": sgn, "logit": logit, "nan_to_num": nan_to_num,
@@ -228,5 +262,54 @@ for _name in tuple(n for n in UNARY if n != "sign") + (
         "round", "negative", "fix", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "nan_to_num",
         "logit", "deg2rad", "rad2deg", "sinc"):
     FUNCTIONS[_name + "_"] = METHODS[_name + "_"]
+# ... bound to module names, so the package root imports them by name
+neg_ = FUNCTIONS["neg_"]
+abs_ = FUNCTIONS["abs_"]
+exp_ = FUNCTIONS["exp_"]
+exp2_ = FUNCTIONS["exp2_"]
+expm1_ = FUNCTIONS["expm1_"]
+log_ = FUNCTIONS["log_"]
+log2_ = FUNCTIONS["log2_"]
+log10_ = FUNCTIONS["log10_"]
+log1p_ = FUNCTIONS["log1p_"]
+sqrt_ = FUNCTIONS["sqrt_"]
+rsqrt_ = FUNCTIONS["rsqrt_"]
+sin_ = FUNCTIONS["sin_"]
+cos_ = FUNCTIONS["cos_"]
+tan_ = FUNCTIONS["tan_"]
+asin_ = FUNCTIONS["asin_"]
+acos_ = FUNCTIONS["acos_"]
+atan_ = FUNCTIONS["atan_"]
+sinh_ = FUNCTIONS["sinh_"]
+cosh_ = FUNCTIONS["cosh_"]
+tanh_ = FUNCTIONS["tanh_"]
+asinh_ = FUNCTIONS["asinh_"]
+acosh_ = FUNCTIONS["acosh_"]
+atanh_ = FUNCTIONS["atanh_"]
+sigmoid_ = FUNCTIONS["sigmoid_"]
+relu_ = FUNCTIONS["relu_"]
+erf_ = FUNCTIONS["erf_"]
+erfc_ = FUNCTIONS["erfc_"]
+erfinv_ = FUNCTIONS["erfinv_"]
+reciprocal_ = FUNCTIONS["reciprocal_"]
+square_ = FUNCTIONS["square_"]
+frac_ = FUNCTIONS["frac_"]
+floor_ = FUNCTIONS["floor_"]
+ceil_ = FUNCTIONS["ceil_"]
+round_ = FUNCTIONS["round_"]
+trunc_ = FUNCTIONS["trunc_"]
+negative_ = FUNCTIONS["negative_"]
+fix_ = FUNCTIONS["fix_"]
+arcsin_ = FUNCTIONS["arcsin_"]
+arccos_ = FUNCTIONS["arccos_"]
+arctan_ = FUNCTIONS["arctan_"]
+arcsinh_ = FUNCTIONS["arcsinh_"]
+arccosh_ = FUNCTIONS["arccosh_"]
+arctanh_ = FUNCTIONS["arctanh_"]
+nan_to_num_ = FUNCTIONS["nan_to_num_"]
+logit_ = FUNCTIONS["logit_"]
+deg2rad_ = FUNCTIONS["deg2rad_"]
+rad2deg_ = FUNCTIONS["rad2deg_"]
+sinc_ = FUNCTIONS["sinc_"]
 
 DUNDERS = {"__neg__": UNARY["neg"], "__pos__": positive, "__abs__": UNARY["abs"]}

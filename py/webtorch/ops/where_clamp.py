@@ -166,3 +166,8 @@ for _name in ("clamp", "clamp_min", "clamp_max", "clip", "maximum", "minimum"):
 # PyTorch also has torch.<name>_ for these
 for _name in ("clamp", "clip", "clamp_min", "clamp_max"):
     FUNCTIONS[_name + "_"] = METHODS[_name + "_"]
+# ... bound to module names, so the package root imports them by name
+clamp_ = FUNCTIONS["clamp_"]
+clip_ = FUNCTIONS["clip_"]
+clamp_min_ = FUNCTIONS["clamp_min_"]
+clamp_max_ = FUNCTIONS["clamp_max_"]

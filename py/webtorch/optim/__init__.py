@@ -1,19 +1,13 @@
-"""webtorch.optim: PyTorch's optimizers and learning-rate schedulers, on any webtorch device."""
-from . import lr_scheduler  # noqa: F401
-from . import swa_utils  # noqa: F401
-from .adadelta import Adadelta  # noqa: F401
-from .adagrad import Adagrad  # noqa: F401
-from .adam import Adam  # noqa: F401
-from .adamax import Adamax  # noqa: F401
-from .adamw import AdamW  # noqa: F401
-from .asgd import ASGD  # noqa: F401
-from .lbfgs import LBFGS  # noqa: F401
-from .nadam import NAdam  # noqa: F401
+"""webtorch.optim: PyTorch's optimizers and learning-rate schedulers, on any webtorch device.
+
+Each optimizer's module, lr_scheduler and swa_utils load on first use (``webtorch._lazy``)."""
+from .._lazy import lazy_names
 from .optimizer import Optimizer  # noqa: F401
-from .radam import RAdam  # noqa: F401
-from .rmsprop import RMSprop  # noqa: F401
-from .rprop import Rprop  # noqa: F401
-from .sgd import SGD  # noqa: F401
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD", "swa_utils"]
+__getattr__, __dir__ = lazy_names(__name__, globals(), {
+    "Adadelta": ".adadelta:Adadelta", "Adagrad": ".adagrad:Adagrad", "Adam": ".adam:Adam", "Adamax": ".adamax:Adamax",
+    "AdamW": ".adamw:AdamW", "ASGD": ".asgd:ASGD", "LBFGS": ".lbfgs:LBFGS", "NAdam": ".nadam:NAdam",
+    "RAdam": ".radam:RAdam", "RMSprop": ".rmsprop:RMSprop", "Rprop": ".rprop:Rprop", "SGD": ".sgd:SGD",
+    "lr_scheduler": ".lr_scheduler", "swa_utils": ".swa_utils"})

@@ -1,5 +1,5 @@
 """Adagrad: per-coordinate learning rates from the accumulated squared gradients."""
-from .. import full_like
+from ..ops.creation import full_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_no_grad_scaling, _check_options,
                         _check_singleton_lists, _decayed_grad, _get_value, _update_scalar)

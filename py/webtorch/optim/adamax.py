@@ -1,5 +1,6 @@
 """Adamax: Adam with the infinity norm in place of the second moment."""
-from .. import maximum, zeros_like
+from ..ops.where_clamp import maximum
+from ..ops.creation import zeros_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
                         _decayed_grad, _get_value, _update_scalar)

@@ -1,5 +1,5 @@
 """ASGD (Polyak & Juditsky): SGD with a decaying step size and a running average ``ax`` of the iterates."""
-from .. import zeros_like
+from ..ops.creation import zeros_like
 from .optimizer import Optimizer, _check_no_differentiable, _check_options, _get_value, _keep_host_copy, \
     _rounded, _update_scalar
 

@@ -1,5 +1,6 @@
 """L-BFGS with an optional strong-Wolfe line search (a port of PyTorch's, itself after minFunc)."""
-from .. import cat, zeros
+from ..ops.shape import cat
+from ..ops.creation import zeros
 from .optimizer import Optimizer, _check_options, _get_value, _to_scalar
 from ..autograd.grad_mode import enable_grad
 

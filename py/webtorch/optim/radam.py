@@ -1,5 +1,5 @@
 """RAdam: Adam with a rectified adaptive learning rate (Liu et al.)."""
-from .. import zeros_like
+from ..ops.creation import zeros_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
                         _decayed_grad, _get_value, _update_scalar)

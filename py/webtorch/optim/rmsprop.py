@@ -1,5 +1,5 @@
 """RMSprop (Hinton), optionally centered and with momentum."""
-from .. import zeros_like
+from ..ops.creation import zeros_like
 from ._fused import fused_update, use_fused
 from .optimizer import (Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists,
                         _decayed_grad, _get_value)

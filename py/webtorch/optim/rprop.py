@@ -1,5 +1,6 @@
 """Rprop (Riedmiller & Braun): per-coordinate step sizes that grow while the gradient keeps its sign."""
-from .. import full_like, where, zeros_like
+from ..ops.creation import full_like, zeros_like
+from ..ops.where_clamp import where
 from .optimizer import Optimizer, _bump_steps, _check_no_differentiable, _check_options, _check_singleton_lists, \
     _get_value
 

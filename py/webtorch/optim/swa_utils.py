@@ -4,8 +4,8 @@ import itertools
 import math
 from copy import deepcopy
 
-from .. import tensor as _tensor
-from .. import int64
+from ..ops.creation import tensor as _tensor
+from .._dtype import int64
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module

@@ -4,16 +4,25 @@
 accepts only tensors, containers and allow-listed globals (``add_safe_globals``). ``weights_only=False``
 loads whole objects (nn.Module, optimizers, anything picklable) and can run code, as in PyTorch; torch.*
 globals in such a file load as webtorch's objects of the same name. Reads are bounded by the file's size.
+
+The zip format's modules (and the stdlib's pickle, a large import in Pyodide) load on the first save or load,
+not with ``import webtorch``; ``CheckpointError`` is looked up on first use the same way.
 """
 import io
 import os
 
 from . import safetensors  # noqa: F401
-from .errors import CheckpointError  # noqa: F401
-from .load_objects import load_zip, map_callable, map_target
 from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 from .safetensors import SafetensorsError  # noqa: F401
-from .torch_zip import save_zip
+# pickles written before Tensor.__reduce_ex__ named ops.creation still name this module
+from ..ops.creation import _rebuild_tensor_from_bytes  # noqa: F401
+
+
+def __getattr__(name):
+    if name != "CheckpointError":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .errors import CheckpointError
+    return CheckpointError
 
 
 def _is_safetensors(f):
@@ -27,10 +36,12 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
         with open(os.fspath(f), "wb") as fh:
             fh.write(safetensors.save(obj))
         return
+    from .torch_zip import save_zip
     save_zip(obj, f)
 
 
 def _load_safetensors(path, map_location):
+    from .load_objects import map_callable, map_target
     with open(path, "rb") as fh:
         tensors = safetensors.load(fh.read(), device=map_target(map_location, "cpu"))
     return {k: map_callable(map_location, t, "cpu") for k, t in tensors.items()}
@@ -51,6 +62,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
 
 
 def _load_file(fh, map_location, weights_only):
+    from .errors import CheckpointError
+    from .load_objects import load_zip
     if not (hasattr(fh, "seekable") and fh.seekable()):
         fh = io.BytesIO(fh.read())  # a stream (a pipe, a response body): the zip reader needs to seek
     start = fh.tell()
@@ -63,13 +76,3 @@ def _load_file(fh, map_location, weights_only):
     if start:
         fh = io.BytesIO(fh.read())
     return load_zip(fh, size, map_location, bool(weights_only))
-
-
-def _rebuild_tensor_from_bytes(data, dtype_name, shape, device, requires_grad):
-    """Used by Tensor.__reduce_ex__ (pickle/copy of tensors)."""
-    from .. import _dtype as D
-    from ..ops.creation import frombuffer
-    t = frombuffer(bytearray(data), dtype=D.from_name(dtype_name)).reshape(shape)
-    if device != "cpu":
-        t = t.to(device)
-    return t.requires_grad_(requires_grad) if requires_grad else t

@@ -9,6 +9,7 @@ the contiguous layout that gets a vec4 mode: row-major when the vec4 direction's
 else column-major when the other one is. (SwiftShader, LeNet's step, one profiled step each on a loaded
 machine: conv2's forward product 49 -> 16 ms, its input-gradient product 128 -> 17 ms.)
 """
+from .elementwise_kernels import contiguous
 from .graph import View
 
 _MIN_REUSE = 8  # copy only when each copied element then serves at least this many products' rows/columns
@@ -28,7 +29,7 @@ def operand_mode(along, across, n_along, n_across, batch_strides, offset):
     return 0
 
 
-def vec4_operands(be, a, b, batch_elems, m, n, k):
+def vec4_operands(rec, a, b, batch_elems, m, n, k):
     """(a, b) for a matmul_register product of a (..., m, k) and b (..., k, n) (``batch_elems`` products):
     each operand whose layout would take the scalar mode 0 copied into one with vec4 loads, where one exists
     and the copy is cheap."""
@@ -37,19 +38,19 @@ def vec4_operands(be, a, b, batch_elems, m, n, k):
     a_mode = operand_mode(a.strides[-1], a.strides[-2], k, m, a.strides[:-2], a.offset)
     b_mode = operand_mode(b.strides[-1], b.strides[-2], n, k, b.strides[:-2], b.offset)
     if a_mode == 0 and n >= _MIN_REUSE:
-        a = _relayout(be, a, k, m)
+        a = _relayout(rec, a, k, m)
     if b_mode == 0 and m >= _MIN_REUSE:
-        b = _relayout(be, b, n, k)
+        b = _relayout(rec, b, n, k)
     return a, b
 
 
-def _relayout(be, h, along, across):
+def _relayout(rec, h, along, across):
     """h (..., rows, cols) contiguous in the layout with a vec4 mode: the vec4 direction ``along`` (h's
     columns for A, B alike) contiguous when its size is a multiple of 4, else the other one, else h as is."""
     if along % 4 == 0:
-        return be.contiguous(h)
+        return contiguous(rec, h)
     if across % 4 == 0:  # column-major: a contiguous copy of the transpose, seen transposed back
-        t = be.contiguous(View(h.st, h.shape[:-2] + h.shape[:-3:-1], h.strides[:-2] + h.strides[:-3:-1],
+        t = contiguous(rec, View(h.st, h.shape[:-2] + h.shape[:-3:-1], h.strides[:-2] + h.strides[:-3:-1],
                                h.offset))
         return View(t.st, h.shape, t.strides[:-2] + t.strides[:-3:-1], t.offset)
     return h

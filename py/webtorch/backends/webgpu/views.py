@@ -1,4 +1,6 @@
-"""View geometry on (shape, strides, offset) tuples: metadata only, no device work."""
+"""View geometry on (shape, strides, offset) tuples: metadata only, no device work; and the Views the kernel
+families take of their operands and results (``reshaped``, ``expanded``, ``sliced``)."""
+from .graph import View
 
 
 def view_strides(old_shape, old_strides, new_shape):
@@ -88,3 +90,20 @@ def broadcast_strides(shape, strides, out_shape):
     for s, st, o in zip(shape, strides, out_shape[lead:]):
         res.append(st if s == o else 0)
     return tuple(res)
+
+
+def reshaped(h, shape):
+    """View h as ``shape`` without a copy, or None when its strides do not allow it (as Backend.reshape_view)."""
+    st = view_strides(h.shape, h.strides, tuple(shape))
+    return None if st is None else View(h.st, tuple(shape), st, h.offset)
+
+
+def expanded(h, shape):
+    """View h broadcast to ``shape`` (stride 0 on the broadcast dims)."""
+    return View(h.st, tuple(shape), broadcast_strides(h.shape, h.strides, tuple(shape)), h.offset)
+
+
+def sliced(h, key):
+    """View h[key] for basic indexing (ints, slices with step > 0, None)."""
+    shape, strides, offset = slice_geometry(h.shape, h.strides, h.offset, key)
+    return View(h.st, shape, strides, offset)

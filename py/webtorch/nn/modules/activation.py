@@ -3,6 +3,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.creation import empty
 
 
 def _inplace_only(inplace):
@@ -239,7 +240,6 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         super().__init__()
         self.init = init
-        from ... import empty
         self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 

@@ -1,5 +1,6 @@
 """BatchNorm1d/2d: batch statistics in training, running statistics (buffers) in eval."""
-from ... import zeros, ones, tensor, long as _long
+from ...ops.creation import zeros, ones, tensor
+from ..._dtype import int64 as _long
 from .. import functional as F
 from .module import Module
 from .normalization import register_affine, reset_affine

@@ -1,7 +1,7 @@
 """Identity, Linear, Bilinear."""
 import math
 
-from ... import empty
+from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -1,7 +1,5 @@
 """LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d."""
-import numbers
-
-from ... import empty
+from ...ops.creation import empty
 from ...ops.cross_map_lrn import cross_map_lrn2d
 from .. import functional as F
 from .. import init
@@ -10,6 +8,7 @@ from .module import Module
 
 
 def _shape_tuple(normalized_shape):
+    import numbers  # here, not at import: the stdlib module is ~10% of `import webtorch` in Pyodide
     if isinstance(normalized_shape, numbers.Integral):
         return (int(normalized_shape),)
     return tuple(normalized_shape)

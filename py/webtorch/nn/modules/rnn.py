@@ -6,10 +6,9 @@ on its first batch_sizes[t] rows only. Parameter names, shapes, gate
 order (LSTM i,f,g,o; GRU r,z,n) and the default init U(-1/sqrt(hidden), 1/sqrt(hidden)) are PyTorch's.
 """
 import math
-import numbers
 import warnings
 
-from ... import empty, zeros
+from ...ops.creation import empty, zeros
 from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init
@@ -21,6 +20,7 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _check_size(name, value):
+    import numbers  # here, not at import: the stdlib module is ~10% of `import webtorch` in Pyodide
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
     if value <= 0:
@@ -55,6 +55,7 @@ class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
+        import numbers  # (see _check_size)
         if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1):
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")

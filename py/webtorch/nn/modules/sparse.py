@@ -1,5 +1,5 @@
 """Embedding and EmbeddingBag: lookup tables of num_embeddings vectors (init N(0, 1), padding row zero)."""
-from ... import empty
+from ...ops.creation import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init

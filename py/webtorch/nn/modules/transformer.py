@@ -2,7 +2,7 @@
 import copy
 import math
 
-from ... import empty
+from ...ops.creation import empty
 from ...ops.creation import full
 from .. import functional as F
 from .. import init

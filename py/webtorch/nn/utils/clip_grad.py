@@ -3,6 +3,8 @@ import warnings
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...ops.creation import tensor
+from ...ops.shape import cat, stack
 
 
 def _tensor_list(tensors):
@@ -19,7 +21,6 @@ def _groups(tensors):
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The norm of all tensors taken together, as if concatenated into one vector."""
-    from ... import cat, stack, tensor
     tensors = _tensor_list(tensors)
     norm_type = float(norm_type)
     if not tensors:

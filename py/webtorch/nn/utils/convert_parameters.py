@@ -1,5 +1,6 @@
 """parameters_to_vector / vector_to_parameters: a model's parameters as one flat vector and back."""
 from ..._tensor import Tensor
+from ...ops.shape import cat
 
 
 def _check_param_device(param, old_device):
@@ -12,7 +13,6 @@ def _check_param_device(param, old_device):
 
 def parameters_to_vector(parameters):
     """One 1-D tensor holding every parameter's elements, in iteration order."""
-    from ... import cat
     device = None
     vec = []
     for param in parameters:

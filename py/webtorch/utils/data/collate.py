@@ -1,5 +1,9 @@
 """default_collate / default_convert: how a DataLoader turns samples into batches."""
 import collections.abc
+from ..._dtype import float64
+from ..._tensor import Tensor
+from ...ops.creation import as_tensor, tensor
+from ...ops.shape import stack
 
 
 def _is_numpy(x):
@@ -7,7 +11,6 @@ def _is_numpy(x):
 
 
 def default_convert(data):
-    from ... import Tensor, as_tensor
     if isinstance(data, Tensor):
         return data
     if _is_numpy(data) and hasattr(data, "dtype") and data.dtype.kind not in "SUO":
@@ -24,7 +27,6 @@ def default_convert(data):
 
 def default_collate(batch):
     """Stack tensors/arrays, turn numbers into tensors, recurse into dicts and sequences."""
-    from ... import Tensor, stack, tensor, as_tensor, float64
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)

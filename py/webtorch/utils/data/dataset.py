@@ -2,6 +2,8 @@
 import bisect
 import math
 import warnings
+from ..._dtype import int64
+from ...ops.creation import randperm, tensor
 
 
 class Dataset:
@@ -41,7 +43,6 @@ class TensorDataset(Dataset):
     def _gather(self, indices):
         """The batch ``default_collate`` would stack from the samples at ``indices``, as one gather per tensor
         (no per-sample views: on webgpu a batch costs one kernel per tensor, not one per sample)."""
-        from ... import tensor, int64
         by_device = {}
         out = []
         for t in self.tensors:
@@ -149,7 +150,6 @@ class Subset(Dataset):
 
 def random_split(dataset, lengths, generator=None):
     """Split into non-overlapping Subsets of the given lengths (or fractions summing to 1)."""
-    from ... import randperm
     n = len(dataset)
     lengths = list(lengths)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:

@@ -7,6 +7,8 @@ process group, which torch.distributed cannot provide here); with ``num_replicas
 import math
 
 from .sampler import Sampler, _host_or
+from ..._device import get_default_device
+from ...ops.creation import Generator, randperm
 
 
 class DistributedSampler(Sampler):
@@ -31,7 +33,6 @@ class DistributedSampler(Sampler):
         self.seed = seed
 
     def __iter__(self):
-        from ... import Generator, randperm, get_default_device
         n = len(self.dataset)
         if self.shuffle:
             g = Generator(_host_or(get_default_device())).manual_seed(self.seed + self.epoch)

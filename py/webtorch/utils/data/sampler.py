@@ -1,4 +1,8 @@
 """Samplers: the order in which a DataLoader visits a map-style dataset."""
+from ..._device import get_default_device
+from ..._dtype import float32, float64, int32, int64
+from ...ops.creation import Generator, as_tensor, randint, randperm
+from ...ops.random import multinomial
 
 
 class Sampler:
@@ -24,7 +28,6 @@ def _generator_or_fresh(generator):
     """The generator a sampler draws from: the given one, or (as PyTorch) a fresh CPU generator seeded from the
     default device's default generator. Without NumPy (a page that has not loaded it) the fresh generator lives
     on the default device, so shuffling works there too."""
-    from ... import Generator, randint, int32, get_default_device
     if generator is not None:
         return generator
     # two 30-bit draws: a 60-bit seed from any device's integer randint (no 64-bit integers needed)
@@ -51,7 +54,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        from ... import randint, randperm, int64
         n = len(self.data_source)
         g = _generator_or_fresh(self.generator)
         if self.replacement:
@@ -74,7 +76,6 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        from ... import randperm
         dev = None if self.generator is None else self.generator.device
         for i in randperm(len(self.indices), generator=self.generator, device=dev).tolist():
             yield self.indices[i]
@@ -85,7 +86,6 @@ class SubsetRandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        from ... import as_tensor, float32, float64, get_default_device
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         dev = get_default_device() if generator is None else generator.device
@@ -98,7 +98,6 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        from ... import multinomial
         yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self):

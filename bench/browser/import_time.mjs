@@ -1,0 +1,38 @@
+// One cold import of a webtorch wheel in Pyodide under Node (bench/bench_import.py runs it in a fresh process per
+// measurement): boot, install the wheel into site-packages, `import webtorch`, then the modules the first webgpu
+// step imports. Prints one JSON line of milliseconds and module counts.
+//
+//   node import_time.mjs PYODIDE_DIR WHEEL (unpackArchive|zip_files) [importtime]
+//
+// unpackArchive: Pyodide's own installer (Python's zipfile through a temporary file), what web/loader.js did;
+// zip_files: web/zip_files.js, what it does now (inflated before the boot ends, only the writes after it).
+// importtime: Python's -X importtime lines on stderr (PYTHONPROFILEIMPORTTIME).
+import { readFileSync } from "node:fs";
+import { writeFiles, zipEntries, zipFiles } from "../../web/zip_files.js";
+
+const [pyodideDir, wheelPath, how, importtime] = process.argv.slice(2);
+const wheel = new Uint8Array(readFileSync(wheelPath));
+const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
+const t0 = performance.now();
+const inflated = how === "zip_files" ? zipFiles(zipEntries(wheel)) : null;
+const inflate = inflated && inflated.then(() => performance.now() - t0);
+const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: importtime ? { PYTHONPROFILEIMPORTTIME: "1" } : {},
+  stderr: (line) => process.stderr.write(line + "\n") });
+const t1 = performance.now();
+const site = py.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]");
+if (how === "zip_files") writeFiles(py, site, await inflated);
+else if (how === "unpackArchive") py.unpackArchive(wheel, "wheel", { extractDir: site });
+else throw new Error(`unknown install method ${how}`);
+const t2 = performance.now();
+py.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
+const t3 = performance.now();
+const count = "len([m for m in __import__('sys').modules if m.split('.')[0] == 'webtorch'])";
+const atImport = py.runPython(count);
+py.runPython("import webtorch.backends.webgpu.backend");
+const t4 = performance.now();
+console.log(JSON.stringify({
+  boot_ms: t1 - t0, inflate_ms: inflate ? await inflate : null, install_ms: t2 - t1, import_ms: t3 - t2,
+  webgpu_backend_import_ms: t4 - t3, modules_at_import: atImport, modules_with_webgpu: py.runPython(count),
+  modules_shipped: py.runPython(`sum(f.endswith((".py", ".pyc")) for _, _, fs in __import__("os").walk(
+    "${site}/webtorch") for f in fs)`),
+}));
