@@ -35,7 +35,7 @@ _ALL_DIMS = [tuple(range(n)) for n in range(9)]
 
 def all_dims(x):
     """(0, ..., ndim - 1) of tensor x: the dims of a full reduction."""
-    n = len(x._be.shape(x._data))
+    n = len(x.shape)
     return _ALL_DIMS[n] if n < 9 else tuple(range(n))
 
 

@@ -14,7 +14,7 @@ from ..._broadcast import broadcast_shapes
 from ..base import Backend
 from . import codegen, device_checks, dtypes as T, limits, wgsl_loader
 from .conv_family import ConvFamilyKernels
-from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
+from .graph import Graph, Node, Src, Storage, View, src_of
 from .index_bounds import keep_bounds
 from .index_kernels import WebGPUIndexMixin
 from .memory import BufferPool
@@ -24,20 +24,13 @@ from .scan_sort_kernels import WebGPUScanSortMixin
 from .scheduler import Scheduler, Stats
 from .linalg_kernels import LinalgKernels
 from .softmax_norm_kernels import SoftmaxNormKernels
-from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_strides
+from ..._geometry import contiguous_strides, expand_strides, numel as _numel
 
 CHUNK_MIN = 1 << 15  # rows longer than this are reduced in two passes (more workgroups in flight)
 CHUNK_LEN = 1 << 12
 CPU_CHUNK_LEN = 1 << 9  # on a CPU adapter, rows longer than this are reduced in chunks of this length
 _EXPANDED_WRITE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
                    "memory location. Please clone() the tensor before performing the operation.")  # PyTorch's
-
-
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 class PhiloxState:
@@ -89,11 +82,8 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     def shape(self, h):
         return h.shape
 
-    def stride(self, h):
-        return h.strides
-
-    def storage_offset(self, h):
-        return h.offset
+    def geometry(self, h):
+        return h.shape, h.strides, h.offset
 
     def dtype(self, h):
         return h.st.dtype
@@ -287,24 +277,6 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
-    def reshape_view(self, h, shape):
-        st = view_strides(h.shape, h.strides, tuple(shape))
-        return None if st is None else View(h.st, tuple(shape), st, h.offset)
-
-    def permute(self, h, dims):
-        return View(h.st, tuple(h.shape[d] for d in dims), tuple(h.strides[d] for d in dims), h.offset)
-
-    def expand(self, h, shape):
-        return View(h.st, tuple(shape), broadcast_strides(h.shape, h.strides, tuple(shape)), h.offset)
-
-    def slice(self, h, key):
-        shape, strides, offset = slice_geometry(h.shape, h.strides, h.offset, key)
-        return View(h.st, shape, strides, offset)
-
-    def diagonal(self, h, offset, dim1, dim2):
-        shape, strides, off = diagonal_geometry(h.shape, h.strides, h.offset, offset, dim1, dim2)
-        return View(h.st, shape, strides, off)
-
     # ---- copies and casts ----------------------------------------------------------------------------------
     def copy_(self, dst, src):
         if any(st == 0 and s > 1 for s, st in zip(dst.shape, dst.strides)):
@@ -362,7 +334,7 @@ class WebGPUBackend(WebGPUOptimMixin, WebGPURandpermMixin, WebGPUIndexMixin, Web
                     st = a.st
                 spec.append(len(srcs))
                 srcs.append((a.src or src_of(a)) if a.shape == shape else
-                            Src(st.buf, broadcast_strides(a.shape, a.strides, shape), a.offset, st.dtype))
+                            Src(st.buf, expand_strides(a.shape, a.strides, shape), a.offset, st.dtype))
             elif a is None or a == "iota" or isinstance(a, tuple):
                 spec.append(a)
             else:
@@ -672,8 +644,8 @@ def _matmul_plan(a, b, batch, m, n, k, kernel):
     nb = _numel(batch)
     pad = (1,) * (4 - len(batch))
     sizes = pad + batch
-    a_bs = (0,) * (4 - len(batch)) + broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
-    b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
+    a_bs = (0,) * (4 - len(batch)) + expand_strides(a.shape[:-2], a.strides[:-2], batch)
+    b_bs = (0,) * (4 - len(batch)) + expand_strides(b.shape[:-2], b.strides[:-2], batch)
     ars, acs = a.strides[-2:]
     brs, bcs = b.strides[-2:]
     modes = (0, 0)

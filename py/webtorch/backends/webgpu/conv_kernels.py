@@ -9,7 +9,8 @@ buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims
 import struct
 
 from ... import _dtype as D
-from ..window_geometry import out_size, prod as numel
+from ..._geometry import numel
+from ..window_geometry import out_size
 from . import codegen, limits, wgsl_loader
 from .conv_unfold_gemm import ConvUnfoldGemm
 from .fallback import host_fallback

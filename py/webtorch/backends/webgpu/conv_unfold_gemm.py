@@ -14,8 +14,8 @@ with K the kernel's positions and L the output's. Bias (and a following activati
 store through the scheduler's epilogue fusion, as for Linear.
 """
 from ... import _dtype as D
-from ..window_geometry import prod as numel
-from .graph import View, contiguous_strides
+from ..._geometry import contiguous_strides, numel
+from .graph import View
 
 
 def _matrix_view(h, shape):

@@ -19,7 +19,7 @@ from ..._broadcast import broadcast_shapes
 from . import codegen, device_checks, dtypes as T, wgsl_loader
 from .graph import View
 from .index_bounds import fits_int32, keep_bounds
-from .views import broadcast_strides
+from ..._geometry import expand_strides
 
 MAX_RANK = 8
 _TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: (T.I64, None), D.uint32: ("u32", 2),
@@ -142,7 +142,7 @@ class WebGPUIndexMixin:
         for d, wrap in zip(idx_dims, wraps):
             term = self._offsets(indices[d], h.strides[d], h.shape[d], wrap)
             lin = term if lin is None else self.elementwise("add", [lin, term], D.int32)
-        lstr = broadcast_strides(lin.shape, lin.strides, bshape)
+        lstr = expand_strides(lin.shape, lin.strides, bshape)
         rest = [d for d in range(len(h.shape)) if d not in idx_dims]
         adjacent = idx_dims == list(range(idx_dims[0], idx_dims[-1] + 1))
         before = [d for d in rest if d < idx_dims[0]] if adjacent else []
@@ -175,7 +175,7 @@ class WebGPUIndexMixin:
         scalar = not isinstance(src, View)
         # scatter_'s src may be larger than the index in any dim: same rank, read through its own strides
         ss = (0,) * len(shape) if scalar else src.strides if len(src.shape) == len(shape) and all(
-            a >= b for a, b in zip(src.shape, shape)) else broadcast_strides(src.shape, src.strides, shape)
+            a >= b for a, b in zip(src.shape, shape)) else expand_strides(src.shape, src.strides, shape)
         lin_offset, ls = _low_words(lin, ls)
         words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, 0,
                  h.offset, lin_offset, 0 if scalar else src.offset, 0) \

@@ -2,7 +2,8 @@
 gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (pool_*_plane.wgsl)."""
 
 from ... import _dtype as D
-from ..window_geometry import out_size, prod
+from ..._geometry import numel as prod
+from ..window_geometry import out_size
 from . import limits
 from .conv_kernels import dense, grid256, pack, source, spatial3
 from .fallback import host_fallback

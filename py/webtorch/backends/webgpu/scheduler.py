@@ -15,7 +15,7 @@ Nodes whose output no tensor and no later node can read are dropped.
 import bisect
 
 from . import codegen, epilogue, limits
-from .graph import contiguous_strides
+from ..._geometry import contiguous_strides
 from .runtime import Batch, OutOfMemoryError
 
 

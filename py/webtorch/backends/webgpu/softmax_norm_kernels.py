@@ -12,11 +12,11 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from ..window_geometry import prod as numel
 from . import limits, subgroup_reduce, wgsl_loader
 from .codegen import coalesce, grid
 from .fallback import host_fallback
-from .graph import View, contiguous_strides
+from ..._geometry import contiguous_strides, numel
+from .graph import View
 
 _SOURCES = {}
 
