@@ -251,7 +251,7 @@ class Tensor:
         return self._inference
 
     def detach(self):
-        t = _wrap(self._data, self._be, self._device, geom=self._geom)
+        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -264,7 +264,7 @@ class Tensor:
 
     @property
     def data(self):
-        t = _wrap(self._data, self._be, self._device, geom=self._geom)
+        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -496,15 +496,15 @@ def _no_grad():
     return no_grad()
 
 
-def _wrap(h, be, dev, cls=Tensor, geom=None):
+def _wrap(h, be, dev, cls=Tensor, geom=None, dtype=None):
     """A new Tensor (no autograd history) around backend handle h; geom: h's (Size shape, strides, offset)
-    when the caller knows it (else read from the handle on first use)."""
+    when the caller knows it (else read from the handle on first use); dtype: h's, when the caller knows it."""
     t = object.__new__(cls)
     t._data = h
     t._geom = geom
     t._be = be
     t._device = dev
-    t.dtype = be.dtype(h)
+    t.dtype = be.dtype(h) if dtype is None else dtype
     t.requires_grad = False
     t._grad = None
     t.grad_fn = None
@@ -519,7 +519,7 @@ def _wrap(h, be, dev, cls=Tensor, geom=None):
 
 
 def _as_subclass(t, cls):
-    new = _wrap(t._data, t._be, t._device, cls, t._geom)
+    new = _wrap(t._data, t._be, t._device, cls, t._geom, t.dtype)
     new._version = t._version
     new._base = t._base
     new.requires_grad = t.requires_grad

@@ -44,11 +44,11 @@ def _root(h):
     return h
 
 
-def _flat_storage(h):
-    """h's storage as a 1-D array from its first element (what as_strided's offsets count from)."""
-    root = _root(h)
+def _storage(h):
+    """h's storage as a C-contiguous array from its first element (what as_strided's offsets count from)."""
+    root = h if h.base is None else _root(h)
     if root.flags.c_contiguous:
-        return root.reshape(-1)
+        return root
     # a foreign non-contiguous array shared by from_numpy: the memory it spans, from its first element
     span = 1 + sum((n - 1) * st for n, st in zip(root.shape, root.strides)) // root.itemsize if root.size else 0
     return np.lib.stride_tricks.as_strided(root, (span,), (root.itemsize,))
@@ -281,8 +281,7 @@ class NumpyBackend(NumpyScanSortMixin, NumpyLinalgMixin, NumpyNNMixin, NumpyConv
     # ---- views ----------------------------------------------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
         isz = h.itemsize
-        v = np.ndarray(shape, dtype=h.dtype, buffer=_flat_storage(h), offset=offset * isz,
-                       strides=tuple(s * isz for s in stride))
+        v = np.ndarray(shape, h.dtype, _storage(h), offset * isz, tuple([s * isz for s in stride]))
         if 0 in stride and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
             v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
         return v

@@ -143,17 +143,12 @@ def write_inplace(self, node_cls, *args, inputs=(), full=False):
 
 
 def view_at(src, shape, strides, offset=None):
-    """The view of src's storage at (shape, strides, offset) (offset: src's own when None), the geometry
-    decided by _geometry."""
+    """A Tensor viewing src's storage at (shape, strides, offset) (offset: src's own when None), the geometry
+    decided by _geometry; it shares src's version counter and base."""
     if offset is None:
         offset = src.storage_offset()
-    return new_view(src, src._be.as_strided(src._data, shape, strides, offset), (shape, strides, offset))
-
-
-def new_view(src, h, geom=None):
-    """A Tensor viewing src's storage through handle h (shares version counter and base); geom: h's
-    (shape, strides, offset) as _geometry decided it."""
-    t = _wrap(h, src._be, src._device, geom=None if geom is None else (Size(geom[0]), geom[1], geom[2]))
+    t = _wrap(src._be.as_strided(src._data, shape, strides, offset), src._be, src._device,
+              geom=(Size(shape), strides, offset), dtype=src.dtype)
     t._version = src._version
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]

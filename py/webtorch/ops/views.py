@@ -124,7 +124,8 @@ def transpose(self, dim0, dim1):
 class TBackward0(Node):
     @staticmethod
     def forward(ctx, x):
-        return view_at(x, tuple(reversed(x.shape)), tuple(reversed(x.stride())))
+        shape, strides, offset = x._geometry_of()
+        return view_at(x, shape[::-1], strides[::-1], offset)
 
     @staticmethod
     def backward(ctx, g):
