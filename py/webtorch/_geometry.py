@@ -25,15 +25,14 @@ def contiguous_strides(shape):
 
 def is_contiguous(shape, strides):
     """PyTorch's is_contiguous: C order, ignoring the strides of size-1 dims; any size-0 tensor is contiguous."""
-    expected = 1
+    expected, dense = 1, True
     for s, t in zip(reversed(shape), reversed(strides)):
         if s == 0:
             return True
         if s != 1:
-            if t != expected:
-                return False
+            dense = dense and t == expected
             expected *= s
-    return True
+    return dense
 
 
 def is_expanded(shape, strides):
@@ -47,8 +46,8 @@ def view_strides(old_shape, old_strides, new_shape):
     old_shape, new_shape = tuple(old_shape), tuple(new_shape)
     if old_shape == new_shape:
         return tuple(old_strides)
-    if numel(old_shape) == 0 or not old_shape:
-        return contiguous_strides(new_shape)
+    if not old_shape or numel(old_shape) == 0 or (old_strides[-1] == 1 and is_contiguous(old_shape, old_strides)):
+        return contiguous_strides(new_shape)  # one chunk (or no elements): what the walk below gives, sooner
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base = old_strides[-1]
