@@ -44,8 +44,6 @@ def view_strides(old_shape, old_strides, new_shape):
     """Strides that let (old_shape, old_strides) be seen as new_shape without a copy, or None when a new dim
     would span two non-adjacent chunks of memory (PyTorch's computeStride: reshape copies then, view raises)."""
     old_shape, new_shape = tuple(old_shape), tuple(new_shape)
-    if old_shape == new_shape:
-        return tuple(old_strides)
     if not old_shape or numel(old_shape) == 0 or (old_strides[-1] == 1 and is_contiguous(old_shape, old_strides)):
         return contiguous_strides(new_shape)  # one chunk (or no elements): what the walk below gives, sooner
     new_strides = [0] * len(new_shape)
@@ -104,18 +102,18 @@ def unsqueeze(shape, strides, dim):
 
 
 def slice_key(shape, strides, offset, key):
-    """Basic indexing: key is a complete tuple of ints (in range), slices with step > 0 and None (a new dim)."""
+    """Basic indexing: key is a complete tuple of ints (in range), slices with step > 0 and None (a new dim, with
+    unsqueeze's stride). An empty slice still starts at its (clamped) start, as PyTorch's does."""
     out_shape, out_strides = [], []
     d = 0
     for k in key:
         if k is None:
             out_shape.append(1)
-            out_strides.append(0)
+            out_strides.append(shape[d] * strides[d] if d < len(shape) else 1)
         elif isinstance(k, slice):
             start, stop, step = k.indices(shape[d])
             n = max(0, (stop - start + step - 1) // step)
-            if n:
-                offset += start * strides[d]
+            offset += start * strides[d]
             out_shape.append(n)
             out_strides.append(strides[d] * step)
             d += 1

@@ -191,8 +191,8 @@ def expand_as(self, other):
     return expand(self, tuple(other.shape))
 
 
-def broadcast_to(input, size):
-    return expand(input, tuple(size))
+def broadcast_to(input, *size):
+    return expand(input, tuple(shape_arg(size)))
 
 
 class SqueezeBackward0(Node):
