@@ -3,7 +3,8 @@
 A Tensor is a strided view over a storage (DESIGN.md): its geometry is plain data that lives on the Tensor.
 Each view op computes the view's geometry here, once for all devices, and the backend only makes a handle
 for (storage, offset, shape, strides) (``Backend.as_strided``). Pure functions on tuples: no Tensor, no backend.
-Arguments are already checked (dims wrapped, sizes validated) by the ops that call them.
+A view function maps (shape, strides, offset, *args) to the view's (shape, strides, offset). Arguments are
+already checked (dims wrapped, sizes validated) by the ops that call them.
 """
 
 
@@ -70,8 +71,13 @@ def view_strides(old_shape, old_strides, new_shape):
     return tuple(new_strides)
 
 
-def permute(shape, strides, dims):
-    return tuple(shape[d] for d in dims), tuple(strides[d] for d in dims)
+def permute(shape, strides, offset, dims):
+    return tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), offset
+
+
+def reverse_dims(shape, strides, offset):
+    """t() / .T: every dim in reverse order."""
+    return tuple(shape)[::-1], strides[::-1], offset
 
 
 def transpose_dims(ndim, d0, d1):
@@ -89,16 +95,21 @@ def expand_strides(shape, strides, out_shape):
     return tuple(res)
 
 
-def squeeze(shape, strides, dims):
+def expand(shape, strides, offset, out_shape):
+    return out_shape, expand_strides(shape, strides, out_shape), offset
+
+
+def squeeze(shape, strides, offset, dims):
     """Drop the size-1 dims among dims."""
-    keep = [d for d in range(len(shape)) if not (d in dims and shape[d] == 1)]
-    return tuple(shape[d] for d in keep), tuple(strides[d] for d in keep)
+    keep = [d for d, s in enumerate(shape) if not (s == 1 and d in dims)]
+    return tuple([shape[d] for d in keep]), tuple([strides[d] for d in keep]), offset
 
 
-def unsqueeze(shape, strides, dim):
+def unsqueeze(shape, strides, offset, dim):
     """Insert a size-1 dim at dim; its stride is what PyTorch gives it (the extent of the dims after it)."""
+    shape = tuple(shape)
     st = 1 if dim >= len(shape) else shape[dim] * strides[dim]
-    return shape[:dim] + (1,) + shape[dim:], strides[:dim] + (st,) + strides[dim:]
+    return shape[:dim] + (1,) + shape[dim:], strides[:dim] + (st,) + strides[dim:], offset
 
 
 def slice_key(shape, strides, offset, key):
@@ -144,13 +155,14 @@ def diagonal(shape, strides, offset, diag, dim1, dim2):
             offset)
 
 
-def unfold(shape, strides, dim, size, step):
+def unfold(shape, strides, offset, dim, size, step):
     """Windows of size elements along dim, step apart, as a new last dim (a 0-dim tensor is one window)."""
+    shape = tuple(shape)
     if not shape:
-        return (size,), (1,)
+        return (size,), (1,), offset
     n = (shape[dim] - size) // step + 1
     return (shape[:dim] + (n,) + shape[dim + 1:] + (size,),
-            strides[:dim] + (strides[dim] * step,) + strides[dim + 1:] + (strides[dim],))
+            strides[:dim] + (strides[dim] * step,) + strides[dim + 1:] + (strides[dim],), offset)
 
 
 def extent(shape, strides, offset):

@@ -70,14 +70,11 @@ class HandleViews:
         return None if st is None else self.as_strided(h, tuple(shape), st, offset)
 
     def permute(self, h, dims):
-        shape, strides, offset = self.geometry(h)
-        shape, strides = G.permute(shape, strides, dims)
-        return self.as_strided(h, shape, strides, offset)
+        return self.as_strided(h, *G.permute(*self.geometry(h), dims))
 
     def expand(self, h, shape):
         """Broadcast view (stride 0 on expanded dims and on new leading dims)."""
-        old_shape, strides, offset = self.geometry(h)
-        return self.as_strided(h, tuple(shape), G.expand_strides(old_shape, strides, tuple(shape)), offset)
+        return self.as_strided(h, *G.expand(*self.geometry(h), tuple(shape)))
 
     def slice(self, h, key):
         """Basic indexing view: key is a tuple of ints, slices (step > 0) and None, already complete."""

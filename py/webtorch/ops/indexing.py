@@ -29,7 +29,7 @@ def embed(g, shape, view_of):
 
 
 def _slice_view(t, key):
-    return view_at(t, *G.slice_key(t.shape, t.stride(), t.storage_offset(), key))
+    return view_at(t, *G.slice_key(*t._geometry_of(), key))
 
 
 class _BasicIndex(Node):
@@ -103,7 +103,7 @@ class DiagonalBackward0(Node):
 
 
 def _diagonal_view(x, offset, dim1, dim2):
-    return view_at(x, *G.diagonal(x.shape, x.stride(), x.storage_offset(), offset, dim1, dim2))
+    return view_at(x, *G.diagonal(*x._geometry_of(), offset, dim1, dim2))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

@@ -198,7 +198,7 @@ def column_stack(tensors, *, out=None):
 
 def _pieces(x, dim, sizes):
     """Views of x along dim of the given sizes (consecutive)."""
-    geom = (x.shape, x.stride(), x.storage_offset())
+    geom = x._geometry_of()
     key = [slice(None)] * x.dim()
     out, pos = [], 0
     for n in sizes:
@@ -212,7 +212,7 @@ class UnbindBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        geom = (x.shape, x.stride(), x.storage_offset())
+        geom = x._geometry_of()
         key = [slice(None)] * x.dim()
         out = []
         for i in range(x.shape[dim]):

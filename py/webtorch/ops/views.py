@@ -33,7 +33,8 @@ def _fmt(shape):
 
 def _reshaped_strides(x, shape):
     """Strides of x seen as shape without a copy, or None (_geometry.view_strides)."""
-    return G.view_strides(x.shape, x.stride(), shape)
+    shape0, strides, _ = x._geometry_of()
+    return G.view_strides(shape0, strides, shape)
 
 
 class ViewBackward0(Node):
@@ -85,7 +86,7 @@ class PermuteBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return view_at(x, *G.permute(x.shape, x.stride(), dims))
+        return view_at(x, *G.permute(*x._geometry_of(), dims))
 
     @staticmethod
     def backward(ctx, g):
@@ -109,7 +110,7 @@ class TransposeBackward0(Node):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d = (d0, d1)
-        return view_at(x, *G.permute(x.shape, x.stride(), G.transpose_dims(x.dim(), d0, d1)))
+        return view_at(x, *G.permute(*x._geometry_of(), G.transpose_dims(x.dim(), d0, d1)))
 
     @staticmethod
     def backward(ctx, g):
@@ -124,8 +125,7 @@ def transpose(self, dim0, dim1):
 class TBackward0(Node):
     @staticmethod
     def forward(ctx, x):
-        shape, strides, offset = x._geometry_of()
-        return view_at(x, shape[::-1], strides[::-1], offset)
+        return view_at(x, *G.reverse_dims(*x._geometry_of()))
 
     @staticmethod
     def backward(ctx, g):
@@ -152,7 +152,7 @@ class ExpandBackward0(Node):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = tuple(x.shape)
-        return view_at(x, shape, G.expand_strides(x.shape, x.stride(), shape))
+        return view_at(x, *G.expand(*x._geometry_of(), shape))
 
     @staticmethod
     def backward(ctx, g):
@@ -199,7 +199,7 @@ class SqueezeBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.in_shape = tuple(x.shape)
-        return view_at(x, *G.squeeze(x.shape, x.stride(), dims))
+        return view_at(x, *G.squeeze(*x._geometry_of(), dims))
 
     @staticmethod
     def backward(ctx, g):
@@ -218,7 +218,7 @@ class UnsqueezeBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return view_at(x, *G.unsqueeze(tuple(x.shape), x.stride(), dim))
+        return view_at(x, *G.unsqueeze(*x._geometry_of(), dim))
 
     @staticmethod
     def backward(ctx, g):
@@ -321,7 +321,7 @@ def unfold(self, dimension, size, step):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return self.as_strided(*G.unfold(tuple(self.shape), self.stride(), d, size, step))
+    return self.as_strided(*G.unfold(*self._geometry_of(), d, size, step))
 
 
 METHODS = {
