@@ -65,10 +65,10 @@ class Tensor:
             g = self._geom = (Size(shape), strides, offset)
         return g
 
-    def _set_handle(self, h, geom=None):
-        """Point this tensor at handle h (geom: its (shape, strides, offset) when the caller decided it)."""
+    def _set_handle(self, h, geom):
+        """Point this tensor at handle h, whose (shape, strides, offset) is geom."""
         self._data = h
-        self._geom = None if geom is None else (Size(geom[0]), tuple(geom[1]), geom[2])
+        self._geom = (Size(geom[0]), tuple(geom[1]), geom[2])
 
     @property
     def shape(self):

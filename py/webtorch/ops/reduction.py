@@ -2,6 +2,7 @@
 import builtins
 
 from .. import _dtype as D
+from .._geometry import numel
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, wrap
 from .out_arg import SAME, Rule, floating, takes_out
@@ -101,10 +102,8 @@ def _scalar_name(dt):
 
 
 def _numel(shape, dims):
-    n = 1
-    for d in dims:
-        n *= shape[d]
-    return n
+    """Elements reduced over dims."""
+    return numel([shape[d] for d in dims])
 
 
 # ---- prod --------------------------------------------------------------------------------------------

@@ -248,10 +248,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     if s == e:
         return self
     shape = tuple(self.shape)
-    n = 1
-    for x in shape[s:e + 1]:
-        n *= x
-    return reshape(self, shape[:s] + (n,) + shape[e + 1:])
+    return reshape(self, shape[:s] + (G.numel(shape[s:e + 1]),) + shape[e + 1:])
 
 
 def unflatten(self, dim, sizes):
