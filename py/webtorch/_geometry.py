@@ -45,8 +45,8 @@ def view_strides(old_shape, old_strides, new_shape):
     """Strides that let (old_shape, old_strides) be seen as new_shape without a copy, or None when a new dim
     would span two non-adjacent chunks of memory (PyTorch's computeStride: reshape copies then, view raises)."""
     old_shape, new_shape = tuple(old_shape), tuple(new_shape)
-    if not old_shape or numel(old_shape) == 0 or (old_strides[-1] == 1 and is_contiguous(old_shape, old_strides)):
-        return contiguous_strides(new_shape)  # one chunk (or no elements): what the walk below gives, sooner
+    if not old_shape or numel(old_shape) == 0:
+        return contiguous_strides(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base = old_strides[-1]

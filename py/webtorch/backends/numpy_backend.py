@@ -281,10 +281,11 @@ class NumpyBackend(NumpyScanSortMixin, NumpyLinalgMixin, NumpyNNMixin, NumpyConv
     # ---- views ----------------------------------------------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
         isz = h.itemsize
-        storage = _storage(h)
-        if offset * isz > storage.nbytes:  # an empty view past the end (PyTorch keeps its offset): no element
+        storage = h if h.base is None and h.flags.c_contiguous else _storage(h)
+        offset *= isz
+        if offset > storage.nbytes:  # an empty view past the end (PyTorch keeps its offset): no element
             offset = 0
-        v = np.ndarray(shape, h.dtype, storage, offset * isz, tuple([s * isz for s in stride]))
+        v = np.ndarray(shape, h.dtype, storage, offset, tuple([s * isz for s in stride]))
         if 0 in stride and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
             v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
         return v
