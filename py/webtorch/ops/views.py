@@ -39,9 +39,10 @@ def _reshaped_strides(x, shape):
 
 class ViewBackward0(Node):
     @staticmethod
-    def forward(ctx, x, shape):
+    def forward(ctx, x, shape, strides=None):
+        """strides: the view's, when the caller already asked _geometry (reshape)."""
         ctx.in_shape = tuple(x.shape)
-        st = _reshaped_strides(x, shape)
+        st = strides if strides is not None else _reshaped_strides(x, shape)
         if st is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
@@ -69,8 +70,9 @@ def view(self, *shape):
 
 def reshape(self, *shape):
     shape = infer_shape(shape_arg(shape), self.numel())
-    if _reshaped_strides(self, shape) is not None:
-        return apply_op(ViewBackward0, self, shape)
+    strides = _reshaped_strides(self, shape)
+    if strides is not None:
+        return apply_op(ViewBackward0, self, shape, strides)
     return apply_op(UnsafeViewBackward0, self.clone(), shape)
 
 
