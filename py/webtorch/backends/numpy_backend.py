@@ -199,6 +199,7 @@ _FAST_BINARY = {k: _UFUNC[k] for k in _IS_UFUNC - _BOOL_RESULT if k != "logical_
 _FAST_UNARY = {k: _UFUNC[k] for k in _IS_UFUNC - _BOOL_RESULT if _UFUNC[k].nin == 1}
 _FAST_UNARY["relu"] = _relu
 _PY_REAL = (int, float)
+_ELEMENT_STRIDES = {}  # (byte strides, itemsize) -> strides in elements (geometry's hot path; bounded)
 
 
 class NumpyBackend(NumpyScanSortMixin, NumpyLinalgMixin, NumpyNNMixin, NumpyConvMixin, NumpyOptimMixin, NumpyIndexingMixin, Backend):
@@ -211,7 +212,13 @@ class NumpyBackend(NumpyScanSortMixin, NumpyLinalgMixin, NumpyNNMixin, NumpyConv
     def geometry(self, h):
         isz = h.itemsize
         off = 0 if h.base is None else (h.__array_interface__["data"][0] - self.storage_ptr(h)) // isz
-        return h.shape, tuple(s // isz for s in h.strides), off
+        key = (h.strides, isz)
+        strides = _ELEMENT_STRIDES.get(key)
+        if strides is None:
+            if len(_ELEMENT_STRIDES) > 4096:
+                _ELEMENT_STRIDES.clear()
+            strides = _ELEMENT_STRIDES[key] = tuple([s // isz for s in h.strides])
+        return h.shape, strides, off
 
     def dtype(self, h):
         return _FROM_NP[h.dtype]
