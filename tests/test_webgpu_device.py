@@ -22,8 +22,8 @@ def test_every_shader_compiles_on_naga():
 def test_shader_specializations_compile():
     from webtorch.backends.webgpu import wgsl_loader
     rt = wg.get_backend().rt
-    from webtorch.backends.webgpu.backend import _tiled_source
-    rt.compile("matmul_tiled", _tiled_source())
+    from webtorch.backends.webgpu.matmul_kernels import tiled_source
+    rt.compile("matmul_tiled", tiled_source())
     for kind, out in ((1, "f32"), (2, "i32")):
         rt.compile("random_philox", wgsl_loader.specialize("random_philox", KIND=f"{kind}u", OutT=out))
 
@@ -176,7 +176,7 @@ def test_host_fallbacks_are_counted():
     from webtorch.backends.webgpu.fallback import host_fallback
     before = webtorch.webgpu.stats()["host_fallbacks"]
     # called directly: whichever primitives still lack a kernel, the fallback path itself is what is counted
-    det = host_fallback(wg.get_backend(), "linalg_det", webtorch.eye(3, device="webgpu")._data)
+    det = host_fallback(wg.get_backend()._rec, "linalg_det", webtorch.eye(3, device="webgpu")._data)
     s = webtorch.webgpu.stats()
     assert s["host_fallbacks"] == before + 1 and s["host_fallback_ops"]["linalg_det"] >= 1
     assert wg.get_backend().item(det) == 1.0
@@ -203,3 +203,24 @@ def test_fused_producer_read_through_different_views_is_not_a_cache_hit():
     np.testing.assert_allclose(direct.cpu().numpy(), z + (a + b), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(transposed.cpu().numpy(), z + (a + b).T, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(sliced.cpu().numpy(), z[1:, :3] * np.exp((a + b)[:4, 2:]), rtol=1e-5, atol=1e-6)
+
+
+def test_backend_class_lists_every_primitive_and_its_fallbacks():
+    # WebGPUBackend's own body defines every primitive of base.py; host_fallbacks names the ones that run on the
+    # host, and exactly those are counted when used
+    from webtorch.backends.base import Backend
+    from webtorch.backends.webgpu.backend import WebGPUBackend
+    primitives = {n for n, v in vars(Backend).items() if callable(v) and not n.startswith("_")}
+    assert primitives <= set(vars(WebGPUBackend))
+    assert WebGPUBackend.host_fallbacks <= primitives
+    assert webtorch.webgpu.host_fallback_primitives() == sorted(WebGPUBackend.host_fallbacks)
+    a = webtorch.tensor([[2.0, 1.0], [1.0, 3.0]], device="webgpu")
+    before = dict(webtorch.webgpu.stats()["host_fallback_ops"])
+    webtorch.unique(a)
+    webtorch.linalg.slogdet(a)
+    webtorch.linalg.qr(a)
+    webtorch.linalg.eigh(a)
+    webtorch.linalg.svd(a)
+    webtorch.linalg.lstsq(a, a)
+    after = webtorch.webgpu.stats()["host_fallback_ops"]
+    assert {n for n in after if after[n] > before.get(n, 0)} == WebGPUBackend.host_fallbacks

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import webtorch
-from webtorch.backends.webgpu import backend as wb
+from webtorch.backends.webgpu import matmul_kernels as wb
 
 from devices import adapter_kind
 from webgpu_counts import counted
@@ -25,10 +25,11 @@ KERNELS = ["matmul_tiled", "matmul_register"]
 def _product(x, y, kernel):
     """x @ y (webgpu tensors, batch dims broadcast) through ``kernel``: (NumPy array, WGSL source used)."""
     be = x._be
+    rec = be._rec
     batch = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
-    out = be._new(tuple(batch) + (x.shape[-2], y.shape[-1]), webtorch.float32)
-    be._record_matmul(x._data, y._data, out, tuple(batch), x.shape[-2], y.shape[-1], x.shape[-1], kernel=kernel)
-    attrs = be.graph.nodes[-1].attrs
+    out = rec.new(tuple(batch) + (x.shape[-2], y.shape[-1]), webtorch.float32)
+    wb.record_matmul(rec, x._data, y._data, out, tuple(batch), x.shape[-2], y.shape[-1], x.shape[-1], kernel=kernel)
+    attrs = rec.graph.nodes[-1].attrs
     assert attrs["name"] == kernel
     return be.to_numpy(out), attrs["source"]
 

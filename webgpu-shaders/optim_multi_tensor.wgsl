@@ -3,7 +3,7 @@
 // Computes, for each slot k (one parameter tensor: param, grad and up to three state tensors, each a
 // contiguous run of numel_k f32 at its own offset) and each element i < numel_k, the update rule RULE
 // (0 SGD, 1 Adam/AdamW, 2 RMSprop, 3 Adagrad, 4 Adadelta, 5 Adamax, 6 NAdam, 7 RAdam) with PyTorch 2.13's
-// order of f32 operations (as backends/numpy_optim.py: lerp two-sided, addcmul/addcdiv value first).
+// order of f32 operations (as backends/numpy/optim.py: lerp two-sided, addcmul/addcdiv value first).
 // The rules compute on vec4: with VEC, an invocation updates 4 consecutive elements (every offset of the
 // dispatch is a multiple of 4; loads are whole vec4, stores keep the lanes past numel_k as they were: no two
 // slots of a dispatch share a buffer, and buffers are sized in multiples of 16 bytes); without VEC, one

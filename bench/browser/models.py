@@ -92,7 +92,22 @@ def batch(s):
 
 
 def build(torch, name, device):
-    """The model (``torch``: webtorch or PyTorch) with spec's initial values, its optimizer, and the data."""
+    """The model (``torch``: webtorch or PyTorch) with spec's initial values, its optimizer, and the data: the
+    training step, returning the loss as a float."""
+    model, opt, x, y, loss_fn = parts(torch, name, device)
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def parts(torch, name, device, **optim_options):
+    """(model, optimizer, inputs, targets, loss function) of ``build``'s step; ``optim_options`` go to the
+    optimizer (``capturable=True`` for a captured Adam step)."""
     nn, F = torch.nn, torch.nn.functional
     s = spec(name)
     if name == "mlp":
@@ -113,20 +128,15 @@ def build(torch, name, device):
     x = torch.tensor(xs, device=device, dtype=torch.int64 if name == "gpt" else torch.float32).reshape(s["x"])
     y = torch.tensor(ys, device=device, dtype=torch.int64)
     if s["optim"] == "sgd":
-        opt = torch.optim.SGD(model.parameters(), lr=s["lr"])
+        opt = torch.optim.SGD(model.parameters(), lr=s["lr"], **optim_options)
     elif s["optim"] == "adamw":
-        opt = torch.optim.AdamW(model.parameters(), lr=s["lr"], weight_decay=s["weight_decay"])
+        opt = torch.optim.AdamW(model.parameters(), lr=s["lr"], weight_decay=s["weight_decay"], **optim_options)
     else:
-        opt = torch.optim.Adam(model.parameters(), lr=s["lr"])
+        opt = torch.optim.Adam(model.parameters(), lr=s["lr"], **optim_options)
 
-    def step():
-        opt.zero_grad()
-        out = model(x)
-        loss = F.cross_entropy(out.reshape(-1, s["classes"]), y)
-        loss.backward()
-        opt.step()
-        return loss.item()
-    return step
+    def loss_fn(out, target):
+        return F.cross_entropy(out.reshape(-1, s["classes"]), target)
+    return model, opt, x, y, loss_fn
 
 
 def LeNet(torch):

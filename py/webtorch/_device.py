@@ -1,7 +1,7 @@
 """torch.device and the registry that maps a device type to its backend (loaded lazily)."""
 
 _BACKEND_MODULES = {
-    "cpu": "webtorch.backends.numpy_backend",
+    "cpu": "webtorch.backends.numpy",
     "webgpu": "webtorch.backends.webgpu",
 }
 _backends = {}

@@ -9,6 +9,7 @@ Example::
         torch.webgpu.synchronize()
         print(torch.webgpu.stats()["dispatches"], torch.webgpu.memory_allocated())
 """
+from ._webgpu_graph import CUDAGraph, Graph, graph, is_current_stream_capturing  # noqa: F401
 
 
 def is_available():
@@ -105,7 +106,8 @@ def empty_cache():
 def stats(reset=False):
     """Counters since start (or the last ``stats(reset=True)``): dispatches, submits, flushes, readbacks
     (device reads: item/tolist/numpy/printing and the index checks that had to look), host_fallbacks (and
-    host_fallback_ops: which primitive fell back how often), kernels_compiled, nodes_fused, nodes_dropped;
+    host_fallback_ops: which primitive fell back how often), kernels_compiled, nodes_fused, nodes_dropped,
+    flush_reuses (flushes that reused the schedule of an identical earlier one);
     in the browser also bridge_calls (FFI crossings into bridge.js) and gpu_waits; plus the memory figures."""
     be = _backend()
     d = be.stats.as_dict()
@@ -128,8 +130,7 @@ def reset_stats():
 def host_fallback_primitives():
     """Names of the backend primitives that still run on the host (NumPy) on this device."""
     from .backends.webgpu.backend import WebGPUBackend
-    from .backends.webgpu.fallback import fallback_primitives
-    return fallback_primitives(WebGPUBackend)
+    return sorted(WebGPUBackend.host_fallbacks)
 
 
 def manual_seed(seed):

@@ -13,37 +13,12 @@ Conventions
   (documented as such) or takes ``out``, a handle it writes into;
 - dims passed to primitives are already normalized (non-negative, validated by the op layer).
 
-Elementwise op names (``elementwise``): see ELEMENTWISE_OPS below. The op layer computes the result
-dtype (PyTorch promotion) and passes it; inputs may differ in dtype and broadcast against each other.
+Elementwise op names (``elementwise``) and their arity: ELEMENTWISE_OPS in op_facts.py. The op layer computes
+the result dtype (PyTorch promotion) and passes it; inputs may differ in dtype and broadcast against each other.
 """
 from .. import _dtype as D
 from .. import _geometry as G
 
-
-# name -> number of operands
-ELEMENTWISE_OPS = {
-    # binary arithmetic
-    "add": 2, "sub": 2, "mul": 2, "div": 2, "floor_divide": 2, "remainder": 2, "fmod": 2, "pow": 2,
-    "maximum": 2, "minimum": 2, "atan2": 2, "copysign": 2, "hypot": 2, "logaddexp": 2,
-    # comparisons / logic (result dtype bool)
-    "eq": 2, "ne": 2, "lt": 2, "le": 2, "gt": 2, "ge": 2,
-    "logical_and": 2, "logical_or": 2, "logical_xor": 2, "logical_not": 1,
-    "bitwise_and": 2, "bitwise_or": 2, "bitwise_xor": 2, "bitwise_not": 1,
-    "bitwise_left_shift": 2, "bitwise_right_shift": 2,  # integers; a shift by < 0 or >= the width: 0 / sign fill
-    "isnan": 1, "isinf": 1, "isfinite": 1, "signbit": 1,
-    # unary math
-    "neg": 1, "abs": 1, "sign": 1, "reciprocal": 1, "square": 1,
-    "exp": 1, "exp2": 1, "expm1": 1, "log": 1, "log2": 1, "log10": 1, "log1p": 1,
-    "sqrt": 1, "rsqrt": 1, "sin": 1, "cos": 1, "tan": 1, "asin": 1, "acos": 1, "atan": 1,
-    "sinh": 1, "cosh": 1, "tanh": 1, "asinh": 1, "acosh": 1, "atanh": 1,
-    "sigmoid": 1, "relu": 1, "erf": 1, "erfc": 1, "erfinv": 1,
-    "floor": 1, "ceil": 1, "round": 1, "trunc": 1, "frac": 1,
-    # ternary
-    "where": 3,  # where(cond, a, b)
-    "clamp": 3,  # clamp(x, lo, hi); lo/hi may be None (no bound)
-}
-
-REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
 
 
 class IndexOutOfRange(IndexError):
@@ -186,12 +161,12 @@ class Backend(HandleViews):
 
     # ---- compute ------------------------------------------------------------------------------------
     def elementwise(self, op, args, dtype, out=None):
-        """Broadcasting elementwise op (ELEMENTWISE_OPS); computes in ``dtype`` (bool ops: inputs' dtype,
+        """Broadcasting elementwise op (op_facts.ELEMENTWISE_OPS); computes in ``dtype`` (bool ops: inputs' dtype,
         result bool). With ``out`` writes into that handle (same shape as the broadcast result)."""
         raise NotImplementedError
 
     def reduce(self, op, h, dims, keepdim, dtype):
-        """REDUCE_OPS over ``dims`` (a tuple; empty = all dims) accumulating in/returning ``dtype``."""
+        """op_facts.REDUCE_OPS over ``dims`` (a tuple; empty = all dims) accumulating in/returning ``dtype``."""
         raise NotImplementedError
 
     def arg_reduce(self, op, h, dim, keepdim):
@@ -200,6 +175,41 @@ class Backend(HandleViews):
 
     def matmul(self, a, b):
         """Batched matrix product of (..., n, k) and (..., k, m) with broadcast batch dims."""
+        raise NotImplementedError
+
+    # ---- random: a stream object per generator (torch.Generator), owned by the backend ---------------------
+    # Streams differ by backend (a cpu and a webgpu generator seeded alike give different numbers, as in PyTorch).
+    def rng_new(self, seed):
+        """A new random stream seeded with the int ``seed``; passed as ``rng`` to the sampling primitives."""
+        raise NotImplementedError
+
+    def rng_get_state(self, rng):
+        """The stream's state as bytes (Generator.get_state)."""
+        raise NotImplementedError
+
+    def rng_set_state(self, rng, state):
+        """Restore the stream to ``state``, bytes that rng_get_state returned."""
+        raise NotImplementedError
+
+    def uniform(self, shape, low, high, dtype, rng):
+        """Floats of ``dtype`` drawn uniformly from [low, high)."""
+        raise NotImplementedError
+
+    def normal(self, shape, mean, std, dtype, rng):
+        """Floats of ``dtype`` drawn from the normal distribution N(mean, std**2)."""
+        raise NotImplementedError
+
+    def randint(self, shape, low, high, dtype, rng):
+        """Integers drawn uniformly from [low, high), returned as ``dtype``."""
+        raise NotImplementedError
+
+    def randperm(self, n, dtype, rng):
+        """A random permutation of 0 .. n-1 as a 1-D handle of ``dtype``."""
+        raise NotImplementedError
+
+    def bernoulli(self, p, shape, dtype, rng):
+        """1 where a uniform draw is below p, else 0, as ``dtype``; p is a float or a float handle broadcast to
+        ``shape``."""
         raise NotImplementedError
 
     # ---- indexing, gather/scatter, nonzero, flip (ops/indexing, scatter_gather, index_along_dim, masked, shape) ---

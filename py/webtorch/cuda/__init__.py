@@ -44,3 +44,16 @@ def _legacy_type(name):
 FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor = (
     _legacy_type(n) for n in ("FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
                               "CharTensor", "ByteTensor", "BoolTensor"))
+
+
+def is_current_stream_capturing():
+    return False
+
+
+def _graph_unavailable(*args, **kwargs):
+    raise RuntimeError("Torch not compiled with CUDA enabled: CUDA graphs need a CUDA device; webtorch captures a "
+                       "step on its GPU device with webtorch.webgpu.Graph() and `with webtorch.webgpu.graph(g):`")
+
+
+CUDAGraph = type("CUDAGraph", (), {"__new__": _graph_unavailable, "__module__": "torch.cuda"})
+graph = _graph_unavailable

@@ -35,6 +35,7 @@ class Adam(Optimizer):
     _setstate_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
                           "differentiable": False, "decoupled_weight_decay": False, "fused": None}
     _step_keys = ("step",)
+    _capturable_update = True
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
@@ -73,7 +74,8 @@ class Adam(Optimizer):
     def _update(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
         beta1, beta2 = group["betas"]
         adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, foreach=group["foreach"],
-             fused=group["fused"], decoupled_weight_decay=group["decoupled_weight_decay"],
+             fused=group["fused"], capturable=group["capturable"],
+             decoupled_weight_decay=group["decoupled_weight_decay"],
              amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
              weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"])
 
@@ -84,7 +86,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     """Functional Adam: updates ``params`` and the state lists in place. See :class:`Adam`."""
     _check_no_grad_scaling(grad_scale, found_inf)
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_adam if use_fused("adam_update", params, foreach, fused) else _single_tensor_adam
+    if capturable:
+        func = _capturable_adam
+    else:
+        func = _multi_tensor_adam if use_fused("adam_update", params, foreach, fused) else _single_tensor_adam
     func(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=amsgrad, beta1=beta1,
          beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=maximize,
          decoupled_weight_decay=decoupled_weight_decay)
@@ -107,6 +112,30 @@ def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, s
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _capturable_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1,
+                     beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay):
+    """PyTorch's capturable=True update: the step count stays a tensor beside the param and the bias
+    corrections are computed from it on the device, so a captured step (webtorch.webgpu.graph) replays right."""
+    for i, param in enumerate(params):
+        exp_avg, exp_avg_sq, step_t = exp_avgs[i], exp_avg_sqs[i], state_steps[i]
+        if step_t.device != param.device:
+            raise RuntimeError(f"If capturable=True, params and state_steps must be on the same device: a param on "
+                               f"{param.device} has its step on {step_t.device}")
+        step_t.add_(1)
+        grad = _decayed_grad(param, grads[i], maximize, weight_decay, lr, decoupled_weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        step_size_neg = (lr / (1 - beta1 ** step_t)).neg()
+        bias_correction2_sqrt = (1 - beta2 ** step_t).sqrt()
+        if amsgrad:
+            maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
+            second = max_exp_avg_sqs[i]
+        else:
+            second = exp_avg_sq
+        denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+        param.addcdiv_(exp_avg, denom)
 
 
 def _multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1,

@@ -19,6 +19,7 @@ from ..autograd.graph import zero_grads
 from ..autograd.hooks import add_hook, hook_dict
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..ops.creation import tensor as _tensor
+from ..webgpu import is_current_stream_capturing
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -400,10 +401,13 @@ class Optimizer:
     # overrides step altogether (LBFGS).
     _setstate_defaults = {}  # group options a pickle from an older version may lack
     _step_keys = ()  # 0-dim state tensors an old checkpoint may hold as Python numbers
+    _capturable_update = False  # capturable=True keeps every per-step value on the device (Adam, AdamW)
 
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = _run_closure(closure)
+        if is_current_stream_capturing():
+            self._check_capture()
         for group in self.param_groups:
             params, grads, state_lists = self._init_group(group)
             self._update(group, params, grads, *state_lists)
@@ -441,6 +445,19 @@ class Optimizer:
     def _update(self, group, params, grads, *state_lists):
         """Update one group's params with gradients from the lists ``_init_group`` made."""
         raise NotImplementedError
+
+    def _check_capture(self):
+        """Raise unless this step can be captured by a webtorch.webgpu graph (every replay must do what the
+        captured step did; host-side values such as step counts would be baked into it)."""
+        name = type(self).__name__
+        if "capturable" in self.defaults and not all(group["capturable"] for group in self.param_groups):
+            raise RuntimeError(f"Attempting CUDA graph capture of step() for an instance of {name} but "
+                               "param_groups' capturable is False. (webtorch.webgpu graphs: construct it with "
+                               "capturable=True)")
+        if not self._capturable_update:
+            raise RuntimeError(f"{name}.step() cannot be captured by a webtorch.webgpu graph yet (its update uses "
+                               "host-side values a replay would repeat): capture Adam, AdamW (capturable=True) or "
+                               "SGD, or run this step outside the capture")
 
     def _steps_on_param_device(self, group):
         """Whether the group keeps its step counters beside the params (capturable or fused) or on the cpu."""

@@ -53,6 +53,16 @@ class SGD(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
+    def _check_capture(self):
+        # capturable as it is (lr is baked in, as in PyTorch) once the momentum buffers exist: a first step
+        # inside the capture would make every replay start the buffers afresh
+        for group in self.param_groups:
+            if group["momentum"] != 0 and any(p.grad is not None and self.state[p].get("momentum_buffer") is None
+                                              for p in group["params"]):
+                raise RuntimeError("SGD with momentum: the momentum buffers are created by the first step, which "
+                                   "a webtorch.webgpu graph would replay every time; run a warm-up step before "
+                                   "capturing")
+
     def _state_keys(self, group):
         # no state before the first update, which creates the momentum buffers
         return ("momentum_buffer" if group["momentum"] != 0 else None,)

@@ -14,14 +14,13 @@ import math
 import struct
 
 from ... import _dtype as D
+from ..op_facts import BOOL_RESULT, INT_DIVISIONS  # an integer division by zero: reported (device_checks.py)
 from . import device_checks, dtypes as T, limits, subgroup_reduce, wgsl_int64 as I64
 from .runtime import OutOfMemoryError
 from .wgsl_ops import expr as op_expr, helper_sources
 
 WG = 256  # invocations per workgroup of generated kernels
 CPU_WG = 32  # of reductions on a CPU adapter (one output per invocation): enough workgroups for every core
-
-INT_DIVISIONS = frozenset(("floor_divide", "remainder", "fmod"))  # by zero: reported (device_checks.py)
 
 
 def reports(node, inl):
@@ -34,10 +33,6 @@ def reports(node, inl):
             return True
         stack.extend(c for c in (inl.get((id(q), k)) for k in range(len(q.srcs))) if c is not None)
     return False
-
-
-BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-                         "logical_not", "isnan", "isinf", "isfinite", "signbit"))
 
 
 def coalesce(shape, stride_lists):

@@ -14,8 +14,9 @@ with K the kernel's positions and L the output's. Bias (and a following activati
 store through the scheduler's epilogue fusion, as for Linear.
 """
 from ... import _dtype as D
-from ..._geometry import contiguous_strides, numel
-from .graph import View
+from ..._geometry import numel
+from . import matmul_kernels, reduce_kernels, unfold_kernels
+from .graph import View, contiguous_strides
 
 
 def _matrix_view(h, shape):
@@ -23,44 +24,42 @@ def _matrix_view(h, shape):
     return View(h.st, shape, contiguous_strides(shape), h.offset)
 
 
-class ConvUnfoldGemm:
-    """conv / conv_backward_input / conv_backward_weight as unfold + matmul (mixed into the webgpu backend).
-    The weight ``w`` and the gradient ``g`` come contiguous from their offsets (conv_kernels.dense)."""
+def conv_unfold(rec, x, w, bias, O, stride, padding, dilation, groups):
+    N = x.shape[0]
+    cout, cg = w.shape[:2]
+    Kk = w.shape[2:]
+    cols = unfold_kernels.unfold(rec, x, Kk, stride, padding, dilation)  # (N, cin K, L)
+    L = cols.shape[2]
+    mg = cout // groups
+    wm = _matrix_view(w, (1, groups, mg, cg * numel(Kk)))
+    y = matmul_kernels.matmul(rec, wm, _matrix_view(cols, (N, groups, cg * numel(Kk), L)))  # (N, groups, mg, L)
+    y = _matrix_view(y, (N, cout) + O)
+    return y if bias is None else unfold_kernels.add_channel_bias(rec, y, bias)
 
-    def _conv_unfold(self, x, w, bias, O, stride, padding, dilation, groups):
-        N = x.shape[0]
-        cout, cg = w.shape[:2]
-        Kk = w.shape[2:]
-        cols = self._unfold(x, Kk, stride, padding, dilation)  # (N, cin K, L)
-        L = cols.shape[2]
-        mg = cout // groups
-        wm = _matrix_view(w, (1, groups, mg, cg * numel(Kk)))
-        y = self.matmul(wm, _matrix_view(cols, (N, groups, cg * numel(Kk), L)))  # (N, groups, mg, L)
-        y = _matrix_view(y, (N, cout) + O)
-        return y if bias is None else self._add_channel_bias(y, bias)
 
-    def _conv_bi_unfold(self, g, w, input_shape, stride, padding, dilation, groups):
-        N, cout = g.shape[:2]
-        cg = w.shape[1]
-        Kk = w.shape[2:]
-        mg = cout // groups
-        L = numel(g.shape[2:])
-        wm = _matrix_view(w, (1, groups, mg, cg * numel(Kk)))
-        wt = View(wm.st, (1, groups, cg * numel(Kk), mg), (0,) + tuple(wm.strides[i] for i in (1, 3, 2)), wm.offset)
-        dcols = self.matmul(wt, _matrix_view(g, (N, groups, mg, L)))  # (N, groups, cg K, L)
-        return self._fold(_matrix_view(dcols, (N, groups * cg * numel(Kk), L)), tuple(input_shape[2:]), Kk,
-                          stride, padding, dilation, tuple(g.shape[2:]))
+def conv_bi_unfold(rec, g, w, input_shape, stride, padding, dilation, groups):
+    N, cout = g.shape[:2]
+    cg = w.shape[1]
+    Kk = w.shape[2:]
+    mg = cout // groups
+    L = numel(g.shape[2:])
+    wm = _matrix_view(w, (1, groups, mg, cg * numel(Kk)))
+    wt = View(wm.st, (1, groups, cg * numel(Kk), mg), (0,) + tuple(wm.strides[i] for i in (1, 3, 2)), wm.offset)
+    dcols = matmul_kernels.matmul(rec, wt, _matrix_view(g, (N, groups, mg, L)))  # (N, groups, cg K, L)
+    return unfold_kernels.fold(rec, _matrix_view(dcols, (N, groups * cg * numel(Kk), L)), tuple(input_shape[2:]), Kk,
+                      stride, padding, dilation, tuple(g.shape[2:]))
 
-    def _conv_bw_unfold(self, g, x, weight_shape, stride, padding, dilation, groups):
-        N, cout = g.shape[:2]
-        cg = weight_shape[1]
-        Kk = tuple(weight_shape[2:])
-        mg = cout // groups
-        cols = self._unfold(x, Kk, stride, padding, dilation, tuple(g.shape[2:]))  # (N, cin K, L)
-        L = cols.shape[2]
-        ck = cg * numel(Kk)
-        cm = _matrix_view(cols, (N, groups, ck, L))
-        colsT = View(cm.st, (N, groups, L, ck), tuple(cm.strides[i] for i in (0, 1, 3, 2)), cm.offset)
-        per_sample = self.matmul(_matrix_view(g, (N, groups, mg, L)), colsT)
-        dw = self.reduce("sum", per_sample, (0,), False, D.float32)  # (groups, mg, ck)
-        return _matrix_view(dw, tuple(weight_shape))
+
+def conv_bw_unfold(rec, g, x, weight_shape, stride, padding, dilation, groups):
+    N, cout = g.shape[:2]
+    cg = weight_shape[1]
+    Kk = tuple(weight_shape[2:])
+    mg = cout // groups
+    cols = unfold_kernels.unfold(rec, x, Kk, stride, padding, dilation, tuple(g.shape[2:]))  # (N, cin K, L)
+    L = cols.shape[2]
+    ck = cg * numel(Kk)
+    cm = _matrix_view(cols, (N, groups, ck, L))
+    colsT = View(cm.st, (N, groups, L, ck), tuple(cm.strides[i] for i in (0, 1, 3, 2)), cm.offset)
+    per_sample = matmul_kernels.matmul(rec, _matrix_view(g, (N, groups, mg, L)), colsT)
+    dw = reduce_kernels.reduce(rec, "sum", per_sample, (0,), False, D.float32)  # (groups, mg, ck)
+    return _matrix_view(dw, tuple(weight_shape))

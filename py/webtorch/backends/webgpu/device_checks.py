@@ -14,6 +14,7 @@ the op, and clears the word; the kernel meanwhile clamped the index (no access o
 a harmless value, so nothing else is corrupted.
 """
 from ..base import IndexOutOfRange
+from .capture import refuse
 
 # public op -> number in the code (append only: codes are in cached kernel sources)
 OPS = ("floor_divide", "remainder", "fmod", "index", "index_select", "gather", "scatter", "embedding",
@@ -101,29 +102,33 @@ class ErrorWord:
     """The device's error word: its Buffer (bound by checking kernels), whether a checking kernel ran since the
     word was last read (``armed``), and reading it with a readback that happens anyway."""
 
-    def __init__(self, be):
+    def __init__(self, rt, pool):
         from ... import _dtype as D
         from .graph import Storage
-        self.be = be
-        self.storage = Storage(NBYTES // 4, D.uint32, be.pool)  # held here: the buffer lives with the device
+        self.rt = rt
+        self.storage = Storage(NBYTES // 4, D.uint32, pool)  # held here: the buffer lives with the device
         self.buf = self.storage.buf
         self.armed = False
         self._zeroed = False
+        self.replay = None  # the scheduler's Replayer (replay.py), set by the Recorder: refuses reads while capturing
         _active[0] = self
 
     def binding(self):
         """The Buffer a checking kernel binds (zeroed on its first use)."""
         if not self._zeroed:
-            self.be.rt.write(self.buf.ensure(), 0, bytes(NBYTES))
+            self.rt.write(self.buf.ensure(), 0, bytes(NBYTES))
             self._zeroed = True
         return self.buf
 
     def read(self, buf, offset, nbytes):
         """``rt.read(buf, offset, nbytes)``, with the error word copied in the same submit when a checking kernel
         ran since the last read; raises the failed check's error (and clears the word)."""
+        if self.replay is not None and self.replay.capture is not None:
+            refuse("reading a webgpu tensor's values (.item(), .tolist(), .numpy(), printing, .cpu())",
+                   "read the static outputs after graph.replay()")
         if not self.armed:
-            return self.be.rt.read(buf, offset, nbytes)
-        raw, word = self.be.rt.read(buf, offset, nbytes, check=self.buf.id)
+            return self.rt.read(buf, offset, nbytes)
+        raw, word = self.rt.read(buf, offset, nbytes, check=self.buf.id)
         if word is not None:  # None: served from a prefetch without the word (the next read carries it)
             self.armed = False
             self._raise_if(word)
@@ -131,10 +136,12 @@ class ErrorWord:
 
     def check(self):
         """Wait for the device, reading the word if armed (``synchronize``); raises as ``read``."""
+        if self.replay is not None and self.replay.capture is not None:
+            refuse("waiting for the device (webtorch.webgpu.synchronize())", "synchronize after the capture ends")
         if not self.armed:
-            self.be.rt.wait()
+            self.rt.wait()
             return
-        _, word = self.be.rt.read(self.buf.id, 0, 4, check=self.buf.id)
+        _, word = self.rt.read(self.buf.id, 0, 4, check=self.buf.id)
         self.armed = False
         self._raise_if(word)
 
@@ -142,5 +149,5 @@ class ErrorWord:
         import struct
         err = error(struct.unpack("<4I", bytes(word[:NBYTES])))
         if err is not None:
-            self.be.rt.write(self.buf.id, 0, bytes(NBYTES))
+            self.rt.write(self.buf.id, 0, bytes(NBYTES))
             raise err

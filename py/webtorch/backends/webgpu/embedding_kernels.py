@@ -5,81 +5,84 @@ import math
 import struct
 
 from ... import _dtype as D
-from .conv_kernels import dense, grid256, pack, source
+from . import creation, index_kernels
+from .elementwise_kernels import cast, copy_
 from .fallback import host_fallback
-from .index_bounds import index32
+from .index_kernels import index32
+from .kernel_launch import dense, grid256, pack, source
 
 
-class EmbeddingKernels:
-    """embedding, embedding_backward, embedding_renorm_ as WGSL dispatches."""
+def embedding(rec, weight, indices):
+    if weight.dtype is D.float16:  # the kernel moves 32-bit words
+        return cast(rec, embedding(rec, cast(rec, weight, D.float32), indices),
+                                        D.float16)
+    if weight.dtype is D.int64:  # the kernel moves 32-bit words
+        return host_fallback(rec, "embedding", weight, indices)
+    indices, _ = index_kernels.check_index(rec, indices, weight.shape[0], 0, False, "embedding")
+    dim = weight.shape[1]
+    out = rec.new(indices.shape + (dim,), weight.dtype)
+    total = out.numel
+    if total:
+        idx = dense(rec, index32(rec, indices), offset_ok=True)
+        groups, width = grid256(total)
+        words = [(total, dim, width, 0), (weight.strides[0], weight.strides[1], weight.offset, idx.offset)]
+        rec.record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups,
+                          [weight.st.buf, idx.st.buf, out.st.buf], [weight.st.buf, idx.st.buf], [out.st.buf])
+    return out
 
-    def embedding(self, weight, indices):
-        if weight.dtype is D.float16:  # the kernel moves 32-bit words
-            return self.cast(self.embedding(self.cast(weight, D.float32), indices), D.float16)
-        if weight.dtype is D.int64:  # the kernel moves 32-bit words
-            return host_fallback(self, "embedding", weight, indices)
-        indices, _ = self._check_index(indices, weight.shape[0], 0, False, "embedding")
-        dim = weight.shape[1]
-        out = self._new(indices.shape + (dim,), weight.dtype)
-        total = out.numel
-        if total:
-            idx = dense(self, index32(self, indices), offset_ok=True)
-            groups, width = grid256(total)
-            words = [(total, dim, width, 0), (weight.strides[0], weight.strides[1], weight.offset, idx.offset)]
-            self._record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups,
-                                [weight.st.buf, idx.st.buf, out.st.buf], [weight.st.buf, idx.st.buf], [out.st.buf])
-        return out
 
-    def _row_counts(self, idx, num_weights):
-        """int32 (num_weights,) occurrences of each row among the (contiguous) indices idx."""
-        counts = self.full((num_weights,), 0, D.int32)
-        n = idx.numel
-        if n:
-            groups, width = grid256(n)
-            self._record_kernel("embedding_count", source("embedding_count"), pack([(n, width, idx.offset, 0)]),
-                                groups, [idx.st.buf, counts.st.buf], [idx.st.buf], [counts.st.buf])
-        return counts
+def _row_counts(rec, idx, num_weights):
+    """int32 (num_weights,) occurrences of each row among the (contiguous) indices idx."""
+    counts = creation.full(rec, (num_weights,), 0, D.int32)
+    n = idx.numel
+    if n:
+        groups, width = grid256(n)
+        rec.record_kernel("embedding_count", source("embedding_count"), pack([(n, width, idx.offset, 0)]),
+                          groups, [idx.st.buf, counts.st.buf], [idx.st.buf], [counts.st.buf])
+    return counts
 
-    def embedding_backward(self, g, indices, num_weights, padding_idx, scale_grad_by_freq):
-        if g.dtype is D.float16:
-            return self.cast(self.embedding_backward(self.cast(g, D.float32), indices, num_weights, padding_idx,
-                                                     scale_grad_by_freq), D.float16)
-        if g.dtype is not D.float32:
-            return host_fallback(self, "embedding_backward", g, indices, num_weights, padding_idx,
-                                 scale_grad_by_freq)
-        indices, _ = self._check_index(indices, num_weights, 0, False, "embedding_backward")
-        dim = g.shape[-1]
-        out = self.full((num_weights, dim), 0.0, D.float32)
-        total = indices.numel * dim
-        if total:
-            idx = dense(self, index32(self, indices), offset_ok=True)
-            gc = dense(self, g)
-            counts = self._row_counts(idx, num_weights) if scale_grad_by_freq else idx
-            groups, width = grid256(total)
-            words = [(total, dim, width, -1 if padding_idx is None else int(padding_idx)), (idx.offset, 0, 0, 0)]
-            self._record_kernel("embedding_backward",
-                                source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq)), pack(words),
-                                groups, [gc.st.buf, idx.st.buf, counts.st.buf, out.st.buf],
-                                [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
-        return out
 
-    def embedding_renorm_(self, weight, indices, max_norm, norm_type):
-        if weight.dtype is not D.float32 or math.isinf(norm_type):
-            if weight.dtype is D.float16 and not math.isinf(norm_type):
-                w32 = self.cast(weight, D.float32)
-                self.embedding_renorm_(w32, indices, max_norm, norm_type)
-                self.copy_(weight, w32)
-                return weight
-            return host_fallback(self, "embedding_renorm_", weight, indices, max_norm, norm_type)
-        num = weight.shape[0]
-        indices, _ = self._check_index(indices, num, 0, False, "embedding")
-        if not indices.numel or not num:
+def embedding_backward(rec, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    if g.dtype is D.float16:
+        return cast(rec, embedding_backward(rec, cast(rec, g, D.float32), indices, num_weights, padding_idx,
+                                            scale_grad_by_freq), D.float16)
+    if g.dtype is not D.float32:
+        return host_fallback(rec, "embedding_backward", g, indices, num_weights, padding_idx,
+                             scale_grad_by_freq)
+    indices, _ = index_kernels.check_index(rec, indices, num_weights, 0, False, "embedding_backward")
+    dim = g.shape[-1]
+    out = creation.full(rec, (num_weights, dim), 0.0, D.float32)
+    total = indices.numel * dim
+    if total:
+        idx = dense(rec, index32(rec, indices), offset_ok=True)
+        gc = dense(rec, g)
+        counts = _row_counts(rec, idx, num_weights) if scale_grad_by_freq else idx
+        groups, width = grid256(total)
+        words = [(total, dim, width, -1 if padding_idx is None else int(padding_idx)), (idx.offset, 0, 0, 0)]
+        rec.record_kernel("embedding_backward",
+                          source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq)), pack(words),
+                          groups, [gc.st.buf, idx.st.buf, counts.st.buf, out.st.buf],
+                          [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
+    return out
+
+
+def embedding_renorm_(rec, weight, indices, max_norm, norm_type):
+    if weight.dtype is not D.float32 or math.isinf(norm_type):
+        if weight.dtype is D.float16 and not math.isinf(norm_type):
+            w32 = cast(rec, weight, D.float32)
+            embedding_renorm_(rec, w32, indices, max_norm, norm_type)
+            copy_(rec, weight, w32)
             return weight
-        counts = self._row_counts(dense(self, index32(self, indices), offset_ok=True), num)
-        groups, width = grid256(num)
-        fbits = struct.unpack("<2i", struct.pack("<2f", float(max_norm), float(norm_type)))
-        words = [(num, weight.shape[1], width, 0), (weight.strides[0], weight.strides[1], weight.offset, 0),
-                 fbits + (0, 0)]
-        self._record_kernel("embedding_renorm", source("embedding_renorm"), pack(words), groups,
-                            [counts.st.buf, weight.st.buf], [counts.st.buf, weight.st.buf], [weight.st.buf])
+        return host_fallback(rec, "embedding_renorm_", weight, indices, max_norm, norm_type)
+    num = weight.shape[0]
+    indices, _ = index_kernels.check_index(rec, indices, num, 0, False, "embedding")
+    if not indices.numel or not num:
         return weight
+    counts = _row_counts(rec, dense(rec, index32(rec, indices), offset_ok=True), num)
+    groups, width = grid256(num)
+    fbits = struct.unpack("<2i", struct.pack("<2f", float(max_norm), float(norm_type)))
+    words = [(num, weight.shape[1], width, 0), (weight.strides[0], weight.strides[1], weight.offset, 0),
+             fbits + (0, 0)]
+    rec.record_kernel("embedding_renorm", source("embedding_renorm"), pack(words), groups,
+                      [counts.st.buf, weight.st.buf], [counts.st.buf, weight.st.buf], [weight.st.buf])
+    return weight

@@ -13,6 +13,7 @@ Moving a chain node from its queue position to the GEMM's is safe when nothing r
 what it reads, and it reads earlier chain results only at its own element (the leaf), never through memory
 other invocations of the same dispatch write.
 """
+import bisect
 import re
 
 from ... import _dtype as D
@@ -24,6 +25,18 @@ _REGION = re.compile(r"// @epilogue-begin\n.*?// @epilogue-end\n", re.S)
 _UNIFORM = re.compile(r"@binding\((\d+)\) var<uniform> P: array<vec4<(u32|i32)>, (\d+)>;")
 
 
+
+
+def no_writes_between(writers, bufs, i, j):
+    """Whether no node strictly between positions i and j writes one of ``bufs`` (``writers``: buffer id ->
+    sorted positions of the nodes writing it)."""
+    for b in bufs:
+        w = writers.get(b)
+        if w:
+            k = bisect.bisect_right(w, i)
+            if k < len(w) and w[k] < j:
+                return False
+    return True
 
 
 def _identity(src, shape, numel):
@@ -49,7 +62,6 @@ def _root(nodes, k, parent, numel, buf):
 def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
     """{position of a GEMM kernel node: [(root position, leaves, store?) ...]} for every GEMM whose result
     feeds a fusable elementwise chain, and the set of chain root positions (dispatched inside the GEMM)."""
-    from .scheduler import _no_writes_between  # the scheduler imports this module
     parent = {}
     pos = {id(n): j for j, n in enumerate(nodes)}
     for (pid, k), child in inl.items():
@@ -79,7 +91,7 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
             if any(at < p < k for p in w):  # the previous result changes before this node reads it
                 break
             others = reads[k] - chain_bufs
-            if not _no_writes_between(writers, others, j, k) or _reads_chain_elsewhere(root, inl, chain_bufs, leaves):
+            if not no_writes_between(writers, others, j, k) or _reads_chain_elsewhere(root, inl, chain_bufs, leaves):
                 break
             out = root.out.buf
             grown = epi | others | {id(out)}

@@ -16,13 +16,15 @@ import contextlib
 
 # a little under 65,535: kernels also run short loops (tile loads, tails) besides the one we size
 _LOOP_TRIPS = 60000
-_state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535}
+_state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535, "flush": None}
 _caches = []  # dicts of launch plans that depend on the limits (cleared when they change)
 
 
-def set_adapter(limits):
-    """Take maxComputeWorkgroupsPerDimension from the runtime's limits (called once per backend)."""
+def set_adapter(limits, flush):
+    """Take maxComputeWorkgroupsPerDimension from the runtime's limits (called once per device); ``flush``
+    submits the device's pending launches (``forced`` does before changing the limits they were planned under)."""
     _state["adapter_workgroups"] = int(limits.get("maxComputeWorkgroupsPerDimension", 65535))
+    _state["flush"] = flush
 
 
 def workgroups():
@@ -45,9 +47,8 @@ def register_cache(d):
 @contextlib.contextmanager
 def forced(workgroups=None, loop_trips=None):
     """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
-    from . import _state as device
-    if device["backend"] is not None:  # pending launches were planned under the old limits
-        device["backend"].graph.flush()
+    if _state["flush"] is not None:  # pending launches were planned under the old limits
+        _state["flush"]()
     old = dict(_state)
     if workgroups is not None:
         _state["workgroups"] = int(workgroups)

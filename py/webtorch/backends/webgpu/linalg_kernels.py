@@ -18,8 +18,9 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import _LinAlgError
-from . import codegen, limits
-from .conv_kernels import float_kernel, source
+from . import codegen, creation, limits
+from .elementwise_kernels import cast, contiguous
+from .kernel_launch import float_kernel, source
 from .fallback import host_fallback
 from ..._geometry import expand_strides, numel as _prod
 
@@ -30,14 +31,14 @@ _BATCH_DIMS = 4  # batch dims the kernel unravels (after coalescing); more take 
 
 
 
-def _batch_geometry(be, a, b, bshape):
+def _batch_geometry(rec, a, b, bshape):
     """(a, b, sizes, a strides, b strides): the batch dims ``bshape`` of a and b (b may be None) coalesced to
     at most four (padded in front with size 1 / stride 0), a and b made contiguous when they do not."""
     views = [v for v in (a, b) if v is not None]
     strides = [expand_strides(v.shape[:-2], v.strides[:-2], bshape) for v in views]
     sizes, strides = codegen.coalesce(bshape, strides)
     if len(sizes) > _BATCH_DIMS:
-        views = [be.contiguous(be.expand(v, bshape + v.shape[-2:])) for v in views]
+        views = [contiguous(rec, views.expanded(v, bshape + v.shape[-2:])) for v in views]
         strides = [v.strides[:-2] for v in views]
         sizes, strides = codegen.coalesce(bshape, strides)
     pad = _BATCH_DIMS - len(sizes)
@@ -92,128 +93,132 @@ def _fits(n, k, cholesky):
     return trips <= limits.loop_trips()
 
 
-class LinalgKernels:
-    """Mixin of WebGPUBackend: the dense linear algebra primitives of backends/base.py (linalg_*)."""
+def linalg_det(rec, a):
+    r = float_kernel(rec, lambda a: _lu(rec, _DET, a, None), a)
+    return host_fallback(rec, "linalg_det", a) if r is None else r
 
-    def linalg_det(self, a):
-        r = float_kernel(self, lambda a: self._lu(_DET, a, None), a)
-        return host_fallback(self, "linalg_det", a) if r is None else r
 
-    def linalg_inv(self, a):
-        r = float_kernel(self, lambda a: self._lu(_INVERSE, a, None), a)
-        return host_fallback(self, "linalg_inv", a) if r is None else r
+def linalg_inv(rec, a):
+    r = float_kernel(rec, lambda a: _lu(rec, _INVERSE, a, None), a)
+    return host_fallback(rec, "linalg_inv", a) if r is None else r
 
-    def linalg_solve(self, a, b):
-        r = float_kernel(self, lambda a, b: self._lu(_SOLVE, a, b), a, b)
-        return host_fallback(self, "linalg_solve", a, b) if r is None else r
 
-    def _lu(self, mode, a, b):
-        n = a.shape[-1]
-        a_shape = a.shape
-        if mode == _SOLVE:
-            if b.shape[-2] != n:
-                raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                                   f"({n}x{n} and {b.shape[-2]}x{b.shape[-1]})")
-            bshape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-            k = b.shape[-1]
-        else:
-            bshape = tuple(a.shape[:-2])
-            k = n if mode == _INVERSE else 0
-        batch = _prod(bshape)
-        if mode == _DET:
-            out_shape = bshape
-            if n == 0:
-                return self.full(out_shape, 1.0, D.float32)
-        else:
-            out_shape = bshape + (n, k)
-        if batch == 0 or (n == 0 and mode != _DET):
-            return self._new(out_shape, D.float32)
-        if not _fits(n, k, False):
-            return None  # the caller's host fallback
-        a, b, sizes, a_bst, b_bst = _batch_geometry(self, a, b, bshape)
-        out = self._new(out_shape, D.float32)
-        work = self._new((batch, n, n), D.float32)
-        info = self._new((batch,), D.int32)
-        params = struct.pack("<24I", batch, n, k, 0, a.offset, a.strides[-2], a.strides[-1], 0,
-                             b.offset, b.strides[-2], b.strides[-1], 0, *sizes, *a_bst, *b_bst)
-        if n <= SMALL_N:
-            name, groups = "linalg_lu_small", codegen.grid(-(-batch // 64))
-            src = source(name, MODE=f"{mode}u")
-        else:
-            name, groups = "linalg_lu", codegen.grid(batch)
-            src = source(name, MODE=f"{mode}u", WG=f"{64 if n * (n + k) <= 4096 else 256}u")
-        reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
-        self._record_kernel(name, src, params, groups,
-                            [a.st.buf, b.st.buf, work.st.buf, out.st.buf, info.st.buf], reads,
-                            [out.st.buf, work.st.buf, info.st.buf])
-        if mode != _DET:
-            flags = self._read(info)
-            if any(flags):
-                _raise_singular("inv" if mode == _INVERSE else "solve", flags, bshape, a_shape)
-        return out
+def linalg_solve(rec, a, b):
+    r = float_kernel(rec, lambda a, b: _lu(rec, _SOLVE, a, b), a, b)
+    return host_fallback(rec, "linalg_solve", a, b) if r is None else r
 
-    def linalg_cholesky(self, a, upper):
-        if a.dtype is D.float16:  # float_kernel's rule, but only L is cast back: info stays int32
-            low, info = self._cholesky(self.cast(a, D.float32), upper)
-            return self.cast(low, D.float16), info
-        if a.dtype is not D.float32:
-            return host_fallback(self, "linalg_cholesky", a, upper)
-        return self._cholesky(a, upper)
 
-    def linalg_solve_triangular(self, a, b, upper, left, unitriangular):
-        if b.dtype is not a.dtype:  # the result takes A's dtype
-            b = self.cast(b, a.dtype)
-        r = float_kernel(self, lambda a, b: self._trsm(a, b, upper, left, unitriangular), a, b)
-        return host_fallback(self, "linalg_solve_triangular", a, b, upper, left, unitriangular) if r is None else r
-
-    def _cholesky(self, a, upper):
-        n = a.shape[-1]
-        bshape = tuple(a.shape[:-2])
-        batch = _prod(bshape)
-        if batch == 0:
-            return self._new(a.shape, D.float32), self._new(bshape, D.int32)
-        if n == 0:
-            return self._new(a.shape, D.float32), self.full(bshape, 0, D.int32)
-        if not _fits(n, 0, True):
-            return host_fallback(self, "linalg_cholesky", a, upper)
-        a, _, sizes, a_bst, _ = _batch_geometry(self, a, None, bshape)
-        rs, cs = a.strides[-2], a.strides[-1]
-        if upper:  # U^T U = A from A's upper triangle: L L^T = A^T from A^T's lower one, and U = L^T
-            rs, cs = cs, rs
-        out = self._new(bshape + (n, n), D.float32)
-        info = self._new(bshape, D.int32)
-        params = struct.pack("<20I", batch, n, 0, 0, a.offset, rs, cs, 0, *((1, n) if upper else (n, 1)), 0, 0,
-                             *sizes, *a_bst)
-        if n <= SMALL_N:
-            name, groups = "linalg_cholesky_small", codegen.grid(-(-batch // 64))
-            src = source(name)
-        else:
-            name, groups = "linalg_cholesky", codegen.grid(batch)
-            src = source(name, WG=f"{64 if n * n <= 4096 else 256}u")
-        self._record_kernel(name, src, params, groups, [a.st.buf, out.st.buf, info.st.buf], [a.st.buf],
-                            [out.st.buf, info.st.buf])
-        return out, info
-
-    def _trsm(self, a, b, upper, left, unitriangular):
-        n = a.shape[-1]
+def _lu(rec, mode, a, b):
+    n = a.shape[-1]
+    a_shape = a.shape
+    if mode == _SOLVE:
+        if b.shape[-2] != n:
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                               f"({n}x{n} and {b.shape[-2]}x{b.shape[-1]})")
         bshape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        out_shape = bshape + tuple(b.shape[-2:])
-        k = b.shape[-1] if left else b.shape[-2]
-        batch = _prod(bshape)
-        if batch * n * k == 0:
-            return self._new(out_shape, D.float32)
-        if n + n * (n + 1) // 2 > limits.loop_trips():  # one invocation substitutes a whole column
-            return None  # the caller's host fallback
-        a, b, sizes, a_bst, b_bst = _batch_geometry(self, a, b, bshape)
-        ars, acs = a.strides[-2], a.strides[-1]
-        brs, bcs = b.strides[-2], b.strides[-1]
-        xrs, xcs = k, 1
-        if not left:  # X A = B as A^T X^T = B^T: every matrix read and written transposed
-            ars, acs, brs, bcs, xrs, xcs, upper = acs, ars, bcs, brs, 1, n, not upper
-        out = self._new(out_shape, D.float32)
-        params = struct.pack("<28I", batch, n, k, int(upper) | int(unitriangular) << 1, a.offset, ars, acs, 0,
-                             b.offset, brs, bcs, 0, xrs, xcs, 0, 0, *sizes, *a_bst, *b_bst)
-        reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
-        self._record_kernel("linalg_trsm", source("linalg_trsm"), params, codegen.grid(-(-batch * k // 64)),
-                            [a.st.buf, b.st.buf, out.st.buf], reads, [out.st.buf])
-        return out
+        k = b.shape[-1]
+    else:
+        bshape = tuple(a.shape[:-2])
+        k = n if mode == _INVERSE else 0
+    batch = _prod(bshape)
+    if mode == _DET:
+        out_shape = bshape
+        if n == 0:
+            return creation.full(rec, out_shape, 1.0, D.float32)
+    else:
+        out_shape = bshape + (n, k)
+    if batch == 0 or (n == 0 and mode != _DET):
+        return rec.new(out_shape, D.float32)
+    if not _fits(n, k, False):
+        return None  # the caller's host fallback
+    a, b, sizes, a_bst, b_bst = _batch_geometry(rec, a, b, bshape)
+    out = rec.new(out_shape, D.float32)
+    work = rec.new((batch, n, n), D.float32)
+    info = rec.new((batch,), D.int32)
+    params = struct.pack("<24I", batch, n, k, 0, a.offset, a.strides[-2], a.strides[-1], 0,
+                         b.offset, b.strides[-2], b.strides[-1], 0, *sizes, *a_bst, *b_bst)
+    if n <= SMALL_N:
+        name, groups = "linalg_lu_small", codegen.grid(-(-batch // 64))
+        src = source(name, MODE=f"{mode}u")
+    else:
+        name, groups = "linalg_lu", codegen.grid(batch)
+        src = source(name, MODE=f"{mode}u", WG=f"{64 if n * (n + k) <= 4096 else 256}u")
+    reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
+    rec.record_kernel(name, src, params, groups,
+                      [a.st.buf, b.st.buf, work.st.buf, out.st.buf, info.st.buf], reads,
+                      [out.st.buf, work.st.buf, info.st.buf])
+    if mode != _DET:
+        flags = rec.read(info)
+        if any(flags):
+            _raise_singular("inv" if mode == _INVERSE else "solve", flags, bshape, a_shape)
+    return out
+
+
+def linalg_cholesky(rec, a, upper):
+    if a.dtype is D.float16:  # float_kernel's rule, but only L is cast back: info stays int32
+        low, info = _cholesky(rec, cast(rec, a, D.float32), upper)
+        return cast(rec, low, D.float16), info
+    if a.dtype is not D.float32:
+        return host_fallback(rec, "linalg_cholesky", a, upper)
+    return _cholesky(rec, a, upper)
+
+
+def linalg_solve_triangular(rec, a, b, upper, left, unitriangular):
+    if b.dtype is not a.dtype:  # the result takes A's dtype
+        b = cast(rec, b, a.dtype)
+    r = float_kernel(rec, lambda a, b: _trsm(rec, a, b, upper, left, unitriangular), a, b)
+    return host_fallback(rec, "linalg_solve_triangular", a, b, upper, left, unitriangular) if r is None else r
+
+
+def _cholesky(rec, a, upper):
+    n = a.shape[-1]
+    bshape = tuple(a.shape[:-2])
+    batch = _prod(bshape)
+    if batch == 0:
+        return rec.new(a.shape, D.float32), rec.new(bshape, D.int32)
+    if n == 0:
+        return rec.new(a.shape, D.float32), creation.full(rec, bshape, 0, D.int32)
+    if not _fits(n, 0, True):
+        return host_fallback(rec, "linalg_cholesky", a, upper)
+    a, _, sizes, a_bst, _ = _batch_geometry(rec, a, None, bshape)
+    rs, cs = a.strides[-2], a.strides[-1]
+    if upper:  # U^T U = A from A's upper triangle: L L^T = A^T from A^T's lower one, and U = L^T
+        rs, cs = cs, rs
+    out = rec.new(bshape + (n, n), D.float32)
+    info = rec.new(bshape, D.int32)
+    params = struct.pack("<20I", batch, n, 0, 0, a.offset, rs, cs, 0, *((1, n) if upper else (n, 1)), 0, 0,
+                         *sizes, *a_bst)
+    if n <= SMALL_N:
+        name, groups = "linalg_cholesky_small", codegen.grid(-(-batch // 64))
+        src = source(name)
+    else:
+        name, groups = "linalg_cholesky", codegen.grid(batch)
+        src = source(name, WG=f"{64 if n * n <= 4096 else 256}u")
+    rec.record_kernel(name, src, params, groups, [a.st.buf, out.st.buf, info.st.buf], [a.st.buf],
+                      [out.st.buf, info.st.buf])
+    return out, info
+
+
+def _trsm(rec, a, b, upper, left, unitriangular):
+    n = a.shape[-1]
+    bshape = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out_shape = bshape + tuple(b.shape[-2:])
+    k = b.shape[-1] if left else b.shape[-2]
+    batch = _prod(bshape)
+    if batch * n * k == 0:
+        return rec.new(out_shape, D.float32)
+    if n + n * (n + 1) // 2 > limits.loop_trips():  # one invocation substitutes a whole column
+        return None  # the caller's host fallback
+    a, b, sizes, a_bst, b_bst = _batch_geometry(rec, a, b, bshape)
+    ars, acs = a.strides[-2], a.strides[-1]
+    brs, bcs = b.strides[-2], b.strides[-1]
+    xrs, xcs = k, 1
+    if not left:  # X A = B as A^T X^T = B^T: every matrix read and written transposed
+        ars, acs, brs, bcs, xrs, xcs, upper = acs, ars, bcs, brs, 1, n, not upper
+    out = rec.new(out_shape, D.float32)
+    params = struct.pack("<28I", batch, n, k, int(upper) | int(unitriangular) << 1, a.offset, ars, acs, 0,
+                         b.offset, brs, bcs, 0, xrs, xcs, 0, 0, *sizes, *a_bst, *b_bst)
+    reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
+    rec.record_kernel("linalg_trsm", source("linalg_trsm"), params, codegen.grid(-(-batch * k // 64)),
+                      [a.st.buf, b.st.buf, out.st.buf], reads, [out.st.buf])
+    return out

@@ -1,6 +1,7 @@
 """WGSL kernels of the fused multi-tensor optimizer updates (adam_update, sgd_update, rmsprop_update, ...).
 
-Mixed into WebGPUBackend. One ``optimizer.step()`` records ceil(P / slots) dispatches of
+Functions of the device's Recorder (recorder.py), delegated to by WebGPUBackend.
+One ``optimizer.step()`` records ceil(P / slots) dispatches of
 webgpu-shaders/optim_multi_tensor.wgsl for P parameter tensors: each dispatch updates up to ``slots``
 tensors in place (param, grad and the rule's state bound per slot), slots = maxStorageBuffersPerShaderStage
 // buffers-per-tensor (at most MAX_SLOTS; 1 on a CPU adapter). Everything stays lazy: the dispatches join the step's flush.
@@ -13,6 +14,8 @@ import struct
 
 from ... import _dtype as D
 from . import codegen, wgsl_loader
+from .elementwise_kernels import contiguous, copy_
+from .fallback import host_fallback
 
 MAX_SLOTS = 16
 WG = 256
@@ -52,173 +55,179 @@ def _f32_bits(x):
     return struct.unpack("<I", struct.pack("<f", float(x)))[0]
 
 
-class WebGPUOptimMixin:
-    """The ``*_update`` primitives of backends/base.py as multi-tensor WGSL dispatches."""
+def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, flags=0, slot_flags=None):
+    """Record the update ``name`` of every parameter. ``states``: three per-parameter lists or None (the
+    kernel's a, b, c); ``scalars``: the rule's shared f32 scalars; ``slot_scalars``: four floats per
+    parameter; ``slot_flags``: an int per parameter (SGD: 1 = the momentum buffer starts as the grad)."""
+    has = tuple(s is not None for s in states)
+    per = 2 + sum(has)
+    # a CPU adapter runs every slot's body in every invocation (SwiftShader: 2 slots, 2x the time): one there
+    nslot = 1 if rec.rt.cpu_adapter else max(1, min(MAX_SLOTS, rec.scheduler.max_buffers // per))
+    head = struct.pack("<8I", *(_f32_bits(x) for x in (tuple(scalars) + (0.0,) * 8)[:8]))
+    back = []  # (view, contiguous working copy) for written views that are not contiguous
 
-    def _optim_step(self, name, params, grads, states, scalars, slot_scalars=None, flags=0, slot_flags=None):
-        """Record the update ``name`` of every parameter. ``states``: three per-parameter lists or None (the
-        kernel's a, b, c); ``scalars``: the rule's shared f32 scalars; ``slot_scalars``: four floats per
-        parameter; ``slot_flags``: an int per parameter (SGD: 1 = the momentum buffer starts as the grad)."""
-        has = tuple(s is not None for s in states)
-        per = 2 + sum(has)
-        # a CPU adapter runs every slot's body in every invocation (SwiftShader: 2 slots, 2x the time): one there
-        nslot = 1 if self.rt.cpu_adapter else max(1, min(MAX_SLOTS, self.scheduler.max_buffers // per))
-        head = struct.pack("<8I", *(_f32_bits(x) for x in (tuple(scalars) + (0.0,) * 8)[:8]))
-        back = []  # (view, contiguous working copy) for written views that are not contiguous
+    def bindable(v, written):
+        if v.is_contiguous():
+            return v
+        c = contiguous(rec, v)
+        if written:
+            back.append((v, c))
+        return c
 
-        def bindable(v, written):
-            if v.is_contiguous():
-                return v
-            c = self.contiguous(v)
-            if written:
-                back.append((v, c))
-            return c
+    slots = []
+    for i, p in enumerate(params):
+        if not p.numel:
+            continue
+        views = [bindable(p, True), bindable(grads[i], False)] + \
+            [bindable(s[i], True) for s in states if s is not None]
+        srow = tuple(slot_scalars[i]) if slot_scalars else (0.0,) * 4
+        slots.append((views, srow, slot_flags[i] if slot_flags else 0))
+    batch = []
+    for entry in slots:
+        bufs = {id(v.st.buf) for v in entry[0]}
+        if not batch or len(batch) == nslot or any(
+                id(v.st.buf) in bufs for e in batch for v in e[0]):
+            if batch:
+                _optim_dispatch(rec, name, batch, has, head, flags)
+            batch = []
+        batch.append(entry)
+    if batch:
+        _optim_dispatch(rec, name, batch, has, head, flags)
+    for v, c in back:
+        copy_(rec, v, c)
 
-        slots = []
-        for i, p in enumerate(params):
-            if not p.numel:
-                continue
-            views = [bindable(p, True), bindable(grads[i], False)] + \
-                [bindable(s[i], True) for s in states if s is not None]
-            srow = tuple(slot_scalars[i]) if slot_scalars else (0.0,) * 4
-            slots.append((views, srow, slot_flags[i] if slot_flags else 0))
-        batch = []
-        for entry in slots:
-            bufs = {id(v.st.buf) for v in entry[0]}
-            if not batch or len(batch) == nslot or any(
-                    id(v.st.buf) in bufs for e in batch for v in e[0]):
-                if batch:
-                    self._optim_dispatch(name, batch, has, head, flags)
-                batch = []
-            batch.append(entry)
-        if batch:
-            self._optim_dispatch(name, batch, has, head, flags)
-        for v, c in back:
-            self.copy_(v, c)
 
-    def _optim_dispatch(self, name, batch, has, head, flags):
-        # 4 elements per invocation when every tensor starts at a multiple of 4 floats (vec4 accesses)
-        vec = all(v.offset % 4 == 0 for views, _, _ in batch for v in views)
-        per_group = WG * (4 if vec else 1)
-        start = 0
-        rows = []
-        buffers, reads, writes = [], [], []
-        for views, srow, sflag in batch:
-            n = views[0].numel
-            offs = [v.offset for v in views[2:]]
-            state_offs = []
-            it = iter(offs)
-            for h in has:
-                state_offs.append(next(it) if h else 0)
-            rows.append(struct.pack("<8I", start, n, views[0].offset, views[1].offset, *state_offs, sflag))
-            rows.append(struct.pack("<4I", *(_f32_bits(x) for x in srow)))
-            start += -(-n // per_group)
-            for k, v in enumerate(views):
-                buffers.append(v.st.buf)
-                reads.append(v.st.buf)
-                if k != 1:
-                    writes.append(v.st.buf)
-        params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
-        self._record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has, vec), params,
-                            codegen.grid(start), buffers, reads, writes)
+def _optim_dispatch(rec, name, batch, has, head, flags):
+    # 4 elements per invocation when every tensor starts at a multiple of 4 floats (vec4 accesses)
+    vec = all(v.offset % 4 == 0 for views, _, _ in batch for v in views)
+    per_group = WG * (4 if vec else 1)
+    start = 0
+    rows = []
+    buffers, reads, writes = [], [], []
+    for views, srow, sflag in batch:
+        n = views[0].numel
+        offs = [v.offset for v in views[2:]]
+        state_offs = []
+        it = iter(offs)
+        for h in has:
+            state_offs.append(next(it) if h else 0)
+        rows.append(struct.pack("<8I", start, n, views[0].offset, views[1].offset, *state_offs, sflag))
+        rows.append(struct.pack("<4I", *(_f32_bits(x) for x in srow)))
+        start += -(-n // per_group)
+        for k, v in enumerate(views):
+            buffers.append(v.st.buf)
+            reads.append(v.st.buf)
+            if k != 1:
+                writes.append(v.st.buf)
+    params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
+    rec.record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has, vec), params,
+                      codegen.grid(start), buffers, reads, writes)
 
-    def _optim_host(self, name, params, *args):
-        """Non-float32 parameters (float16) take the counted host path."""
-        if all(p.dtype is D.float32 for p in params):
-            return False
-        from .fallback import host_fallback
-        return (host_fallback(self, name, params, *args),)
 
-    # ---- the primitives ---------------------------------------------------------------------------------
-    def sgd_update(self, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov,
+def _optim_host(rec, name, params, *args):
+    """Non-float32 parameters (float16) take the counted host path."""
+    if all(p.dtype is D.float32 for p in params):
+        return False
+    return (host_fallback(rec, name, params, *args),)
+
+
+# ---- the primitives ---------------------------------------------------------------------------------
+def sgd_update(rec, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov,
+               maximize):
+    host = _optim_host(rec, "sgd_update", params, grads, momentum_bufs, lr, momentum, dampening, weight_decay,
+                       nesterov, maximize)
+    if host:
+        return host[0]
+    bufs, first = None, None
+    if momentum != 0:
+        bufs = list(momentum_bufs)
+        first = [0] * len(params)
+        for i, b in enumerate(bufs):
+            if b is None:
+                bufs[i] = rec.new(params[i].shape, params[i].dtype)
+                first[i] = 1
+    flags = (_MAXIMIZE if maximize else 0) | (_NESTEROV if nesterov else 0)
+    _optim_step(rec, "sgd_update", params, grads, [bufs, None, None],
+                (weight_decay, momentum, 1 - dampening, -lr), flags=flags, slot_flags=first)
+    return bufs
+
+
+def adam_update(rec, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                weight_decay, amsgrad, maximize, decoupled):
+    if _optim_host(rec, "adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
+                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
+        return
+    per = [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
+    _optim_step(rec, "adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+
+
+def rmsprop_update(rec, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
+                   momentum, centered, maximize):
+    if _optim_host(rec, "rmsprop_update", params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps,
+                   weight_decay, momentum, centered, maximize):
+        return
+    _optim_step(rec, "rmsprop_update", params, grads,
+                [square_avgs, grad_avgs if centered else None, momentum_bufs if momentum > 0 else None],
+                (weight_decay, alpha, 1 - alpha, eps, momentum, -lr), flags=_MAXIMIZE if maximize else 0)
+
+
+def adagrad_update(rec, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
+    if _optim_host(rec, "adagrad_update", params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps,
                    maximize):
-        host = self._optim_host("sgd_update", params, grads, momentum_bufs, lr, momentum, dampening, weight_decay,
-                                nesterov, maximize)
-        if host:
-            return host[0]
-        bufs, first = None, None
-        if momentum != 0:
-            bufs = list(momentum_bufs)
-            first = [0] * len(params)
-            for i, b in enumerate(bufs):
-                if b is None:
-                    bufs[i] = self._new(params[i].shape, params[i].dtype)
-                    first[i] = 1
-        flags = (_MAXIMIZE if maximize else 0) | (_NESTEROV if nesterov else 0)
-        self._optim_step("sgd_update", params, grads, [bufs, None, None],
-                         (weight_decay, momentum, 1 - dampening, -lr), flags=flags, slot_flags=first)
-        return bufs
+        return
+    per = [(-lr / (1 + (s - 1) * lr_decay), 0.0, 0.0, 0.0) for s in steps]
+    _optim_step(rec, "adagrad_update", params, grads, [state_sums, None, None], (weight_decay, eps), per,
+                _MAXIMIZE if maximize else 0)
 
-    def adam_update(self, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                    weight_decay, amsgrad, maximize, decoupled):
-        if self._optim_host("adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
-                            beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
-            return
-        per = [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
-        self._optim_step("adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
-                         (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                         (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
 
-    def rmsprop_update(self, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
-                       momentum, centered, maximize):
-        if self._optim_host("rmsprop_update", params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps,
-                            weight_decay, momentum, centered, maximize):
-            return
-        self._optim_step("rmsprop_update", params, grads,
-                         [square_avgs, grad_avgs if centered else None, momentum_bufs if momentum > 0 else None],
-                         (weight_decay, alpha, 1 - alpha, eps, momentum, -lr), flags=_MAXIMIZE if maximize else 0)
+def adadelta_update(rec, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
+    if _optim_host(rec, "adadelta_update", params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay,
+                   maximize):
+        return
+    _optim_step(rec, "adadelta_update", params, grads, [square_avgs, acc_deltas, None],
+                (weight_decay, rho, 1 - rho, eps, -lr), flags=_MAXIMIZE if maximize else 0)
 
-    def adagrad_update(self, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
-        if self._optim_host("adagrad_update", params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps,
-                            maximize):
-            return
-        per = [(-lr / (1 + (s - 1) * lr_decay), 0.0, 0.0, 0.0) for s in steps]
-        self._optim_step("adagrad_update", params, grads, [state_sums, None, None], (weight_decay, eps), per,
-                         _MAXIMIZE if maximize else 0)
 
-    def adadelta_update(self, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
-        if self._optim_host("adadelta_update", params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay,
-                            maximize):
-            return
-        self._optim_step("adadelta_update", params, grads, [square_avgs, acc_deltas, None],
-                         (weight_decay, rho, 1 - rho, eps, -lr), flags=_MAXIMIZE if maximize else 0)
+def adamax_update(rec, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay,
+                  maximize):
+    if _optim_host(rec, "adamax_update", params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
+                   weight_decay, maximize):
+        return
+    per = [(-lr / (1 - beta1 ** s), 0.0, 0.0, 0.0) for s in steps]
+    _optim_step(rec, "adamax_update", params, grads, [exp_avgs, exp_infs, None],
+                (weight_decay, 1 - beta1, beta2, eps), per, _MAXIMIZE if maximize else 0)
 
-    def adamax_update(self, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay,
-                      maximize):
-        if self._optim_host("adamax_update", params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
-                            weight_decay, maximize):
-            return
-        per = [(-lr / (1 - beta1 ** s), 0.0, 0.0, 0.0) for s in steps]
-        self._optim_step("adamax_update", params, grads, [exp_avgs, exp_infs, None],
-                         (weight_decay, 1 - beta1, beta2, eps), per, _MAXIMIZE if maximize else 0)
 
-    def nadam_update(self, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
-                     weight_decay, momentum_decay, decoupled, maximize):
-        if self._optim_host("nadam_update", params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1,
-                            beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
-            return
-        per = []
-        for s, prod in zip(steps, mu_products):
-            mu = beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay))
-            mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
-            per.append((1 - beta2 ** s, -lr * (1.0 - mu) / (1.0 - prod), -lr * mu_next / (1.0 - prod * mu_next), 0.0))
-        self._optim_step("nadam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
-                         (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                         (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+def nadam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
+                 weight_decay, momentum_decay, decoupled, maximize):
+    if _optim_host(rec, "nadam_update", params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1,
+                   beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
+        return
+    per = []
+    for s, prod in zip(steps, mu_products):
+        mu = beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay))
+        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
+        per.append((1 - beta2 ** s, -lr * (1.0 - mu) / (1.0 - prod), -lr * mu_next / (1.0 - prod * mu_next), 0.0))
+    _optim_step(rec, "nadam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
 
-    def radam_update(self, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
-                     decoupled, maximize):
-        if self._optim_host("radam_update", params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                            weight_decay, decoupled, maximize):
-            return
-        rho_inf = 2 / (1 - beta2) - 1
-        per = []
-        for s in steps:
-            bc2 = 1 - beta2 ** s
-            rho_t = rho_inf - 2 * s * beta2 ** s / bc2
-            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 \
-                if rho_t > 5.0 else 0.0
-            per.append((1 - beta1 ** s, lr, bc2 ** 0.5, rect))
-        self._optim_step("radam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
-                         (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                         (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+
+def radam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
+                 decoupled, maximize):
+    if _optim_host(rec, "radam_update", params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                   weight_decay, decoupled, maximize):
+        return
+    rho_inf = 2 / (1 - beta2) - 1
+    per = []
+    for s in steps:
+        bc2 = 1 - beta2 ** s
+        rho_t = rho_inf - 2 * s * beta2 ** s / bc2
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 \
+            if rho_t > 5.0 else 0.0
+        per.append((1 - beta1 ** s, lr, bc2 ** 0.5, rect))
+    _optim_step(rec, "radam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
+                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
+                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))

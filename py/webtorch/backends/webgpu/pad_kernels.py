@@ -5,9 +5,10 @@ import struct
 
 from ... import _dtype as D
 from ..._geometry import numel as prod
-from . import dtypes as T
-from .conv_kernels import dense, grid256, pack, source
+from . import dtypes as T, views
+from .elementwise_kernels import cast, elementwise
 from .fallback import host_fallback
+from .kernel_launch import dense, grid256, pack, source
 
 MAX_RANK = 6
 _MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
@@ -30,63 +31,63 @@ def _rows(values, fill=0):
     return [v[:4], v[4:]]
 
 
-class PadKernels:
-    """pad and pad_backward as WGSL dispatches."""
+def pad(rec, x, pads, mode, value):
+    pads = tuple((int(a), int(b)) for a, b in pads)
+    if x.dtype is D.float16:
+        return cast(rec, pad(rec, cast(rec, x, D.float32), pads, mode, value),
+                                        D.float16)
+    if len(x.shape) > MAX_RANK - (x.dtype is D.int64):  # fold the leading unpadded dims into one
+        lead = len(x.shape) - MAX_RANK + 1 + (x.dtype is D.int64)
+        if any(p != (0, 0) for p in pads[:lead]):
+            return host_fallback(rec, "pad", x, pads, mode, value)
+        xc = dense(rec, x)
+        folded = views.reshaped(xc, (prod(x.shape[:lead]),) + x.shape[lead:])
+        y = pad(rec, folded, ((0, 0),) + pads[lead:], mode, value)
+        return views.reshaped(y, x.shape[:lead] + y.shape[1:])
+    out_shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
+    if x.dtype is D.int64:
+        shift = int(value) if mode == "constant" else 0
+        xs = elementwise(rec, "sub", [x, shift], D.int64) if shift else x
+        y = rec.new(out_shape, D.int64)
+        _pad_words(rec, xs.st.buf, xs.shape + (2,), tuple(2 * s for s in xs.strides) + (1,), 2 * xs.offset,
+                   pads + ((0, 0),), mode, 0, y.st.buf, out_shape + (2,))
+        return elementwise(rec, "add", [y, shift], D.int64) if shift else y
+    y = rec.new(out_shape, x.dtype)
+    _pad_words(rec, x.st.buf, x.shape, x.strides, x.offset, pads, mode,
+               _value_bits(value, x.dtype) if mode == "constant" else 0, y.st.buf, out_shape)
+    return y
 
-    def pad(self, x, pads, mode, value):
-        pads = tuple((int(a), int(b)) for a, b in pads)
-        if x.dtype is D.float16:
-            return self.cast(self.pad(self.cast(x, D.float32), pads, mode, value), D.float16)
-        if len(x.shape) > MAX_RANK - (x.dtype is D.int64):  # fold the leading unpadded dims into one
-            lead = len(x.shape) - MAX_RANK + 1 + (x.dtype is D.int64)
-            if any(p != (0, 0) for p in pads[:lead]):
-                return host_fallback(self, "pad", x, pads, mode, value)
-            xc = dense(self, x)
-            folded = self.reshape_view(xc, (prod(x.shape[:lead]),) + x.shape[lead:])
-            y = self.pad(folded, ((0, 0),) + pads[lead:], mode, value)
-            return self.reshape_view(y, x.shape[:lead] + y.shape[1:])
-        out_shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
-        if x.dtype is D.int64:
-            shift = int(value) if mode == "constant" else 0
-            xs = self.elementwise("sub", [x, shift], D.int64) if shift else x
-            y = self._new(out_shape, D.int64)
-            self._pad_words(xs.st.buf, xs.shape + (2,), tuple(2 * s for s in xs.strides) + (1,), 2 * xs.offset,
-                            pads + ((0, 0),), mode, 0, y.st.buf, out_shape + (2,))
-            return self.elementwise("add", [y, shift], D.int64) if shift else y
-        y = self._new(out_shape, x.dtype)
-        self._pad_words(x.st.buf, x.shape, x.strides, x.offset, pads, mode,
-                        _value_bits(value, x.dtype) if mode == "constant" else 0, y.st.buf, out_shape)
-        return y
 
-    def _pad_words(self, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, out_shape):
-        """One pad_nd dispatch: 32-bit words of geometry (shape, strides, offset) in ``xbuf`` padded into the
-        contiguous ``out_shape`` words of ``ybuf``."""
-        total = prod(out_shape)
+def _pad_words(rec, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, out_shape):
+    """One pad_nd dispatch: 32-bit words of geometry (shape, strides, offset) in ``xbuf`` padded into the
+    contiguous ``out_shape`` words of ``ybuf``."""
+    total = prod(out_shape)
+    if total:
+        groups, width = grid256(total)
+        words = [(total, len(shape), width, value_bits)]
+        words += _rows(out_shape, 1) + _rows(shape, 1) + _rows([a for a, _ in pads]) + _rows(strides)
+        words.append((offset, 0, 0, 0))
+        rec.record_kernel("pad_nd", source("pad_nd", MODE=f"{_MODES[mode]}u"), pack(words), groups,
+                          [xbuf, ybuf], [xbuf], [ybuf])
+
+
+def pad_backward(rec, g, pads, mode):
+    if g.dtype is D.float16:
+        return cast(rec, pad_backward(rec, cast(rec, g, D.float32), pads, mode), D.float16)
+    if g.dtype is not D.float32:
+        return host_fallback(rec, "pad_backward", g, pads, mode)
+    g = dense(rec, g)
+    for dim, (lo, hi) in enumerate(pads):
+        if lo == 0 and hi == 0:
+            continue
+        shape = g.shape
+        L = shape[dim] - lo - hi
+        out = rec.new(shape[:dim] + (L,) + shape[dim + 1:], D.float32)
+        total = out.numel
         if total:
             groups, width = grid256(total)
-            words = [(total, len(shape), width, value_bits)]
-            words += _rows(out_shape, 1) + _rows(shape, 1) + _rows([a for a, _ in pads]) + _rows(strides)
-            words.append((offset, 0, 0, 0))
-            self._record_kernel("pad_nd", source("pad_nd", MODE=f"{_MODES[mode]}u"), pack(words), groups,
-                                [xbuf, ybuf], [xbuf], [ybuf])
-
-    def pad_backward(self, g, pads, mode):
-        if g.dtype is D.float16:
-            return self.cast(self.pad_backward(self.cast(g, D.float32), pads, mode), D.float16)
-        if g.dtype is not D.float32:
-            return host_fallback(self, "pad_backward", g, pads, mode)
-        g = dense(self, g)
-        for dim, (lo, hi) in enumerate(pads):
-            if lo == 0 and hi == 0:
-                continue
-            shape = g.shape
-            L = shape[dim] - lo - hi
-            out = self._new(shape[:dim] + (L,) + shape[dim + 1:], D.float32)
-            total = out.numel
-            if total:
-                groups, width = grid256(total)
-                words = [(total, L, prod(shape[dim + 1:]), width), (lo, hi, 0, 0)]
-                self._record_kernel("pad_backward", source("pad_backward", MODE=f"{_MODES[mode]}u"), pack(words),
-                                    groups, [g.st.buf, out.st.buf], [g.st.buf], [out.st.buf])
-            g = out
-        return g
+            words = [(total, L, prod(shape[dim + 1:]), width), (lo, hi, 0, 0)]
+            rec.record_kernel("pad_backward", source("pad_backward", MODE=f"{_MODES[mode]}u"), pack(words),
+                              groups, [g.st.buf, out.st.buf], [g.st.buf], [out.st.buf])
+        g = out
+    return g

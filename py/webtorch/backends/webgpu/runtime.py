@@ -142,3 +142,12 @@ class Runtime:
 
     def submit(self):
         """Submit a batch ``run`` holds back now (a flush no read follows: let the device start on it)."""
+
+    def program(self, batch):
+        """A replayable form of ``batch`` (a captured step, capture.py): whatever ``replay`` runs fastest. The
+        buffers it names stay allocated while the program lives (the capture holds them)."""
+        return batch
+
+    def replay(self, program):
+        """Run ``program`` (from ``program``) as ``run`` runs a batch: one compute pass, one submit."""
+        self.run(program)

@@ -203,6 +203,15 @@ class RuntimeBrowser(Runtime):
             self.counters["bridge_calls"] += 1
             self._run(*self._take_held())
 
+    def program(self, batch):
+        words, params = batch.pack()  # packed once: a replay hands bridge.run the same two buffers
+        return words, params or None
+
+    def replay(self, program):
+        self._epoch += 1
+        self.submit()
+        self._held = program
+
     # ---- async variants (usable everywhere in Pyodide) ---------------------------------------------
     async def prefetch_async(self, buf, nbytes):
         """Await the first ``nbytes`` of ``buf``; the next synchronous ``read`` inside them needs no wait."""

@@ -149,6 +149,45 @@ class RuntimeNative(Runtime):
             cls = OutOfMemoryError if "memory" in str(e).lower() else WebGPUError
             raise cls(f"WebGPU error in a flush of {len(batch)} dispatches ({', '.join(names)}): {e}") from None
 
+    def program(self, batch):
+        """[(pipeline, bind group, workgroups)] over a parameter buffer of the program's own (the shared arena is
+        rewritten by every run): a replay only encodes and submits."""
+        dev = self.device
+        _, arena = batch.pack()
+        own = dev.create_buffer(size=max(256, len(arena) + (-len(arena)) % 16),
+                                usage=self._wgpu.BufferUsage.UNIFORM | self._wgpu.BufferUsage.COPY_DST)
+        if arena:
+            dev.queue.write_buffer(own, 0, arena + b"\0" * ((-len(arena)) % 4))
+        steps = []
+        off = 0
+        for pipeline, buffers, params, groups in batch.dispatches:
+            if params:
+                off += (-off) % PARAM_ALIGN
+            entries = [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
+                                                    "size": self._buffers[b].size}} for i, b in enumerate(buffers)]
+            if params:
+                entries.append({"binding": len(buffers), "resource": {"buffer": own, "offset": off,
+                                                                       "size": (len(params) + 15) // 16 * 16}})
+            pipe = self._pipelines[pipeline]
+            steps.append((pipe, dev.create_bind_group(layout=pipe.get_bind_group_layout(0), entries=entries), groups))
+            off += len(params)
+        return steps, own
+
+    def replay(self, program):
+        steps, _ = program
+        dev = self.device
+        try:
+            enc = dev.create_command_encoder()
+            cpass = enc.begin_compute_pass()
+            for pipe, bind_group, groups in steps:
+                cpass.set_pipeline(pipe)
+                cpass.set_bind_group(0, bind_group)
+                cpass.dispatch_workgroups(*groups)
+            cpass.end()
+            dev.queue.submit([enc.finish()])
+        except Exception as e:  # noqa: BLE001
+            raise WebGPUError(f"WebGPU error replaying a captured step of {len(steps)} dispatches: {e}") from None
+
     # ---- internals ----------------------------------------------------------------------------------
     def _ensure_arena(self, nbytes):
         if nbytes > self._arena_size:

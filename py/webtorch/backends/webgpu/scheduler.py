@@ -15,7 +15,8 @@ Nodes whose output no tensor and no later node can read are dropped.
 import bisect
 
 from . import codegen, epilogue, limits
-from ..._geometry import contiguous_strides
+from .graph import contiguous_strides
+from .replay import args_key
 from .runtime import Batch, OutOfMemoryError
 
 
@@ -39,13 +40,14 @@ class Stats:
         self.codegen_misses = 0
         self.nodes_fused = 0
         self.nodes_dropped = 0
+        self.flush_reuses = 0  # flushes that reused a remembered schedule (replay.py)
 
     def as_dict(self):
         return {"dispatches": self.dispatches, "submits": self.submits, "flushes": self.flushes,
                 "readbacks": self.readbacks,
                 "host_fallbacks": self.host_fallbacks, "host_fallback_ops": dict(self.fallback_ops),
                 "kernels_compiled": self.kernels_compiled, "codegen_misses": self.codegen_misses,
-                "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped}
+                "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped, "flush_reuses": self.flush_reuses}
 
 
 class Scheduler:
@@ -57,6 +59,7 @@ class Scheduler:
         self.generated = limits.register_cache({})  # signature of a fused tree -> (source, binding slots, params, groups)
         # one binding kept free for the error word of a checking kernel
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8) - 1
+        self.replay = None  # replay.Replayer once the backend sets one up
 
     def _generated(self, n, inl, generate):
         """``generate(n, inl)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
@@ -83,6 +86,17 @@ class Scheduler:
         return p
 
     def run(self, nodes):
+        """Schedule and submit the queue ``nodes`` -- through ``self.replay`` (replay.py: a repeating queue reuses
+        its schedule; a capture keeps the dispatches instead of submitting them) when one is set."""
+        if self.replay is not None:
+            self.replay.run(nodes)
+            return
+        batch, _, _ = self.plan(nodes)
+        self._submit(batch)
+
+    def plan(self, nodes):
+        """(Batch of the queue ``nodes``, the Buffers bound by each of its dispatches, the position of the template
+        kernel node each dispatch runs or -1): fused, generated, every bound buffer allocated, not yet submitted."""
         writers = {}  # id(buf) -> sorted positions of nodes writing it
         readers = {}  # id(buf) -> positions of nodes reading it
         for j, n in enumerate(nodes):
@@ -101,7 +115,7 @@ class Scheduler:
             if n.kind in ("ew", "reduce", "argreduce"):
                 for k, s in enumerate(n.srcs):
                     i = self._producer(nodes, j, s, writers, readers)
-                    if i is None or not _no_writes_between(writers, reads[i], i, j):
+                    if i is None or not epilogue.no_writes_between(writers, reads[i], i, j):
                         continue
                     merged = (bs - {id(s.buf)}) | bufsets[i]
                     if len(merged) > self.max_buffers:
@@ -121,6 +135,7 @@ class Scheduler:
         chains, absorbed = epilogue.plan(nodes, inl, inlined, writers, readers, reads, self.max_buffers)
         batch = Batch()
         keep = []  # Buffers must outlive the submit of the batch that uses them
+        origin = []
         for j, n in enumerate(nodes):
             if j in inlined or j in absorbed:
                 self.stats.nodes_fused += 1
@@ -150,9 +165,9 @@ class Scheduler:
                 raise OutOfMemoryError(f"{e} -- needed by {name}, op {j + 1} of the {len(nodes)} this flush ran; "
                                        "it and the ops recorded after it did not run") from None
             keep.append(bufs)
+            origin.append(j if n.kind == "kernel" else -1)
             batch.add(self.pipeline(name, src), ids, params, groups)
-        self._submit(batch)
-        del keep
+        return batch, keep, origin
 
     def _submit(self, batch):
         if len(batch):
@@ -227,9 +242,8 @@ def _signature(n, inl, bufs, index):
 
     parts = [n.kind, n.shape, buf_no(n.out.buf), n.out.strides, n.out.offset, n.out.dtype]
     for k, v in n.attrs.items():
-        if k == "args":  # constants by type and exact value (0.0 == -0.0, 1 == 1.0 == True as dict keys)
-            parts.append(tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1])
-                               if type(a) is tuple else a for a in v))
+        if k == "args":
+            parts.append(args_key(v))
         elif k != "fresh":
             parts.append((k, tuple(v) if type(v) is list else v))
     for k, s in enumerate(n.srcs):
@@ -265,16 +279,6 @@ def _inplace_producer(nodes, j, s, w, r):
     if r[bisect.bisect_right(r, i):bisect.bisect_right(r, m)] != [j]:
         return None
     return i
-
-
-def _no_writes_between(writers, bufs, i, j):
-    for b in bufs:
-        w = writers.get(b)
-        if w:
-            k = bisect.bisect_right(w, i)
-            if k < len(w) and w[k] < j:
-                return False
-    return True
 
 
 def _safe_self_read(node, k, child, inl, out):

@@ -12,19 +12,20 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from . import limits, subgroup_reduce, wgsl_loader
+from ..._geometry import numel
+from . import creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .codegen import coalesce, grid
+from .elementwise_kernels import cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
-from ..._geometry import contiguous_strides, numel
-from .graph import View
+from .graph import View, contiguous_strides
 
 _SOURCES = {}
 
 
-def _record(be, name, source, params, groups, reads, outs):
+def _record(rec, name, source, params, groups, reads, outs):
     """Record a kernel whose bindings are the Views ``reads`` then the Views ``outs``, in order."""
     bufs = [v.st.buf for v in reads + outs]
-    be._record_kernel(name, source, params, groups, bufs, [v.st.buf for v in reads], [v.st.buf for v in outs])
+    rec.record_kernel(name, source, params, groups, bufs, [v.st.buf for v in reads], [v.st.buf for v in outs])
 
 
 def _source(name, **spec):
@@ -73,194 +74,199 @@ def _rows_geometry(views, dim):
             [((0,) * pad + st, v.strides[dim]) for v, st in zip(views, strides)])
 
 
-def _f32(be, h):
-    return h if h.dtype is D.float32 else be.cast(h, D.float32)
+def _f32(rec, h):
+    return h if h.dtype is D.float32 else cast(rec, h, D.float32)
 
 
-def _packed(be, h):
+def _packed(rec, h):
     """h as float32 elements contiguous in C order (from any offset; a copy only when they are not)."""
-    h = _f32(be, h)
-    return h if h.is_contiguous() else be.contiguous(h)
+    h = _f32(rec, h)
+    return h if h.is_contiguous() else contiguous(rec, h)
 
 
-def _dense(be, h):
+def _dense(rec, h):
     """h as float32 elements contiguous from offset 0 of their buffer (a copy only when they are not)."""
-    h = _packed(be, h)
-    return h if h.offset == 0 else be.contiguous(h)
+    h = _packed(rec, h)
+    return h if h.offset == 0 else contiguous(rec, h)
 
 
 def _stride0(v):
     return v.strides[0] if v.shape and v.shape[0] > 1 else 0
 
 
-def _channel_param(be, h, fallback):
+def _channel_param(rec, h, fallback):
     """(float32 view, stride) of a per-channel (C,) parameter, or (fallback, 0) to bind in its place."""
     if h is None:
         return fallback, 0
-    h = _f32(be, h)
+    h = _f32(rec, h)
     return h, _stride0(h)
 
 
-class SoftmaxNormKernels:
-    """Mixin of WebGPUBackend: the "nn: fused softmax, layer norm and batch norm" primitives of backends/base.py."""
-
-    def softmax(self, h, dim, log, dtype):
-        if not _row_fits(h.shape[dim] if h.shape else 1, 256):
-            return host_fallback(self, "softmax", h, dim, log, dtype)
-        x = _f32(self, h)
-        out = self._new(h.shape, D.float32)
-        if out.numel:
+def softmax(rec, h, dim, log, dtype):
+    if not _row_fits(h.shape[dim] if h.shape else 1, 256):
+        return host_fallback(rec, "softmax", h, dim, log, dtype)
+    x = _f32(rec, h)
+    out = rec.new(h.shape, D.float32)
+    if out.numel:
+        geo = _rows_geometry([x, out], dim)
+        if geo is None:
+            x = contiguous(rec, x)
             geo = _rows_geometry([x, out], dim)
-            if geo is None:
-                x = self.contiguous(x)
-                geo = _rows_geometry([x, out], dim)
-            rows, sizes, ((xst, xds), (yst, yds)) = geo
-            length = h.shape[dim]
-            wg, rt, groups = _launch(rows, length)
-            params = struct.pack("<20I", rows, length, xds, yds, *sizes, *xst, *yst, x.offset, 0, 0, 0)
-            _record(self, "softmax_forward", _source("softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
-                           params, groups, [x], [out])
-        return out if dtype is D.float32 else self.cast(out, dtype)
+        rows, sizes, ((xst, xds), (yst, yds)) = geo
+        length = h.shape[dim]
+        wg, rt, groups = _launch(rows, length)
+        params = struct.pack("<20I", rows, length, xds, yds, *sizes, *xst, *yst, x.offset, 0, 0, 0)
+        _record(rec, "softmax_forward", _source("softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
+                params, groups, [x], [out])
+    return out if dtype is D.float32 else cast(rec, out, dtype)
 
-    def softmax_backward(self, g, y, dim, log, dtype):
-        if not _row_fits(y.shape[dim] if y.shape else 1, 256):
-            return host_fallback(self, "softmax_backward", g, y, dim, log, dtype)
-        g, y = _f32(self, g), _f32(self, y)
-        out = self._new(y.shape, D.float32)
-        if out.numel:
+
+def softmax_backward(rec, g, y, dim, log, dtype):
+    if not _row_fits(y.shape[dim] if y.shape else 1, 256):
+        return host_fallback(rec, "softmax_backward", g, y, dim, log, dtype)
+    g, y = _f32(rec, g), _f32(rec, y)
+    out = rec.new(y.shape, D.float32)
+    if out.numel:
+        geo = _rows_geometry([g, y, out], dim)
+        if geo is None:
+            g, y = contiguous(rec, g), contiguous(rec, y)
             geo = _rows_geometry([g, y, out], dim)
-            if geo is None:
-                g, y = self.contiguous(g), self.contiguous(y)
-                geo = _rows_geometry([g, y, out], dim)
-            rows, sizes, ((gst, gds), (yst, yds), (ost, ods)) = geo
-            length = y.shape[dim]
-            wg, rt, groups = _launch(rows, length)
-            params = struct.pack("<28I", rows, length, 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
-                                 g.offset, y.offset, 0, 0)
-            _record(self, "softmax_backward", _source("softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
-                           params, groups, [g, y], [out])
-        return out if dtype is D.float32 else self.cast(out, dtype)
+        rows, sizes, ((gst, gds), (yst, yds), (ost, ods)) = geo
+        length = y.shape[dim]
+        wg, rt, groups = _launch(rows, length)
+        params = struct.pack("<28I", rows, length, 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
+                             g.offset, y.offset, 0, 0)
+        _record(rec, "softmax_backward", _source("softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
+                params, groups, [g, y], [out])
+    return out if dtype is D.float32 else cast(rec, out, dtype)
 
-    def layer_norm(self, x, weight, bias, n, eps):
-        if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
-            return host_fallback(self, "layer_norm", x, weight, bias, n, eps)
-        dt = x.dtype
-        x2, rows, cols = self._norm_rows(x, n)
-        stat_shape = x.shape[:len(x.shape) - n] + (1,) * n
-        y = self._new(x.shape, D.float32)
-        mean, rstd = self._new(stat_shape, D.float32), self._new(stat_shape, D.float32)
-        if rows and not cols:  # nothing normalized: statistics of an empty set
-            mean, rstd = self.full(stat_shape, float("nan"), dt), self.full(stat_shape, float("nan"), dt)
-            return self.cast(x, dt), mean, rstd
-        if rows:
-            w = _packed(self, weight) if weight is not None else x2
-            b = _packed(self, bias) if bias is not None else x2
+
+def layer_norm(rec, x, weight, bias, n, eps):
+    if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
+        return host_fallback(rec, "layer_norm", x, weight, bias, n, eps)
+    dt = x.dtype
+    x2, rows, cols = _norm_rows(rec, x, n)
+    stat_shape = x.shape[:len(x.shape) - n] + (1,) * n
+    y = rec.new(x.shape, D.float32)
+    mean, rstd = rec.new(stat_shape, D.float32), rec.new(stat_shape, D.float32)
+    if rows and not cols:  # nothing normalized: statistics of an empty set
+        mean, rstd = creation.full(rec, stat_shape, float("nan"), dt), creation.full(rec, stat_shape, float("nan"), dt)
+        return cast(rec, x, dt), mean, rstd
+    if rows:
+        w = _packed(rec, weight) if weight is not None else x2
+        b = _packed(rec, bias) if bias is not None else x2
+        wg, rt, groups = _launch(rows, cols)
+        params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
+                             b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
+        _record(rec, "layernorm_forward", _source("layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
+                params, groups, [x2, w, b], [y, mean, rstd])
+    if dt is not D.float32:
+        return cast(rec, y, dt), cast(rec, mean, dt), cast(rec, rstd, dt)
+    return y, mean, rstd
+
+
+def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
+    if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
+        return host_fallback(rec, "layer_norm_backward", g, x, mean, rstd, weight, n, need)
+    x2, rows, cols = _norm_rows(rec, x, n)
+    g2, _, _ = _norm_rows(rec, g, n)
+    mean2 = views.reshaped(_dense(rec, mean), (rows, 1))
+    rstd2 = views.reshaped(_dense(rec, rstd), (rows, 1))
+    gx = gw = gb = None
+    if need[0]:
+        gx = rec.new(x.shape, D.float32)
+        if rows and cols:
+            w = _packed(rec, weight) if weight is not None else x2
             wg, rt, groups = _launch(rows, cols)
-            params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
-                                 b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
-            _record(self, "layernorm_forward", _source("layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
-                           params, groups, [x2, w, b], [y, mean, rstd])
-        if dt is not D.float32:
-            return self.cast(y, dt), self.cast(mean, dt), self.cast(rstd, dt)
-        return y, mean, rstd
+            params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
+            _record(rec, "layernorm_backward", _source("layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
+                    params, groups, [g2, x2, mean2, rstd2, w], [gx])
+        if x.dtype is not D.float32:
+            gx = cast(rec, gx, x.dtype)
+    wshape = x.shape[len(x.shape) - n:]
+    if need[1] and weight is not None:
+        xhat = elementwise(rec, "mul", [elementwise(rec, "sub", [x2, mean2], D.float32), rstd2], D.float32)
+        gw = reduce_kernels.reduce(rec, "sum", elementwise(rec, "mul", [g2, xhat], D.float32),
+                                   (0,), False, weight.dtype)
+        gw = views.reshaped(gw, wshape)
+    if need[2]:
+        gb = views.reshaped(reduce_kernels.reduce(rec, "sum", g2, (0,), False, x.dtype), wshape)
+    return gx, gw, gb
 
-    def layer_norm_backward(self, g, x, mean, rstd, weight, n, need):
-        if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
-            return host_fallback(self, "layer_norm_backward", g, x, mean, rstd, weight, n, need)
-        x2, rows, cols = self._norm_rows(x, n)
-        g2, _, _ = self._norm_rows(g, n)
-        mean2 = self.reshape_view(_dense(self, mean), (rows, 1))
-        rstd2 = self.reshape_view(_dense(self, rstd), (rows, 1))
-        gx = gw = gb = None
-        if need[0]:
-            gx = self._new(x.shape, D.float32)
-            if rows and cols:
-                w = _packed(self, weight) if weight is not None else x2
-                wg, rt, groups = _launch(rows, cols)
-                params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
-                _record(self, "layernorm_backward", _source("layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
-                               params, groups, [g2, x2, mean2, rstd2, w], [gx])
-            if x.dtype is not D.float32:
-                gx = self.cast(gx, x.dtype)
-        wshape = x.shape[len(x.shape) - n:]
-        if need[1] and weight is not None:
-            xhat = self.elementwise("mul", [self.elementwise("sub", [x2, mean2], D.float32), rstd2], D.float32)
-            gw = self.reduce("sum", self.elementwise("mul", [g2, xhat], D.float32), (0,), False, weight.dtype)
-            gw = self.reshape_view(gw, wshape)
-        if need[2]:
-            gb = self.reshape_view(self.reduce("sum", g2, (0,), False, x.dtype), wshape)
-        return gx, gw, gb
 
-    def batch_norm(self, x, weight, bias, running_mean, running_var, momentum, eps):
-        if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
-            return host_fallback(self, "batch_norm", x, weight, bias, running_mean, running_var, momentum, eps)
-        dt = x.dtype
-        c = x.shape[1]
-        x3, (n, s) = self._channel_geometry(_f32(self, x))
-        y = self._new(x.shape, D.float32)
-        mean, rstd = self._new((c,), D.float32), self._new((c,), D.float32)
-        w, ws = _channel_param(self, weight, x3)
-        b, bs = _channel_param(self, bias, x3)
-        running = []  # (the float32 view the kernel updates, the caller's handle when that is a copy)
-        for r in (running_mean, running_var):
-            if r is None:
-                running.append((self._new((1,), D.float32), None))  # bound, never written
-            else:
-                running.append((r, None) if r.dtype is D.float32 else (self.cast(r, D.float32), r))
-        (rm, _), (rv, _) = running
-        flags = (weight is not None) | (bias is not None) << 1 | (running_mean is not None) << 2 | \
-            (running_var is not None) << 3
-        params = struct.pack("<16I", c, n, s, flags, x3.offset, *x3.strides, w.offset, ws, b.offset, bs,
-                             rm.offset, _stride0(rm), rv.offset, _stride0(rv)) + struct.pack("<2f", eps, momentum) \
-            + b"\0" * 8
-        bufs = [x3.st.buf, w.st.buf, b.st.buf, y.st.buf, mean.st.buf, rstd.st.buf, rm.st.buf, rv.st.buf]
-        self._record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c), bufs,
-                            bufs[:3] + bufs[6:], bufs[3:])
-        for view, caller in running:
-            if caller is not None:
-                self.copy_(caller, view)
-        if dt is not D.float32:
-            return self.cast(y, dt), self.cast(mean, dt), self.cast(rstd, dt)
-        return y, mean, rstd
+def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
+    if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
+        return host_fallback(rec, "batch_norm", x, weight, bias, running_mean, running_var, momentum, eps)
+    dt = x.dtype
+    c = x.shape[1]
+    x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
+    y = rec.new(x.shape, D.float32)
+    mean, rstd = rec.new((c,), D.float32), rec.new((c,), D.float32)
+    w, ws = _channel_param(rec, weight, x3)
+    b, bs = _channel_param(rec, bias, x3)
+    running = []  # (the float32 view the kernel updates, the caller's handle when that is a copy)
+    for r in (running_mean, running_var):
+        if r is None:
+            running.append((rec.new((1,), D.float32), None))  # bound, never written
+        else:
+            running.append((r, None) if r.dtype is D.float32 else (cast(rec, r, D.float32), r))
+    (rm, _), (rv, _) = running
+    flags = (weight is not None) | (bias is not None) << 1 | (running_mean is not None) << 2 | \
+        (running_var is not None) << 3
+    params = struct.pack("<16I", c, n, s, flags, x3.offset, *x3.strides, w.offset, ws, b.offset, bs,
+                         rm.offset, _stride0(rm), rv.offset, _stride0(rv)) + struct.pack("<2f", eps, momentum) \
+        + b"\0" * 8
+    bufs = [x3.st.buf, w.st.buf, b.st.buf, y.st.buf, mean.st.buf, rstd.st.buf, rm.st.buf, rv.st.buf]
+    rec.record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c), bufs,
+                      bufs[:3] + bufs[6:], bufs[3:])
+    for view, caller in running:
+        if caller is not None:
+            copy_(rec, caller, view)
+    if dt is not D.float32:
+        return cast(rec, y, dt), cast(rec, mean, dt), cast(rec, rstd, dt)
+    return y, mean, rstd
 
-    def batch_norm_backward(self, g, x, mean, rstd, weight, need):
-        if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
-            return host_fallback(self, "batch_norm_backward", g, x, mean, rstd, weight, need)
-        c = x.shape[1]
-        x3, (n, s) = self._channel_geometry(_f32(self, x))
-        g3, _ = self._channel_geometry(_f32(self, g))
-        mean, rstd = _dense(self, mean), _dense(self, rstd)
-        w, ws = _channel_param(self, weight, x3)
-        gx = self._new(x.shape, D.float32) if need[0] else self._new((1,), D.float32)
-        gw, gb = self._new((c,), D.float32), self._new((c,), D.float32)
-        params = struct.pack("<16I", c, n, s, (weight is not None) | bool(need[0]) << 1, g3.offset, *g3.strides,
-                             x3.offset, *x3.strides, w.offset, ws, 0, 0)
-        bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
-        self._record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c), bufs, bufs[:5],
-                            bufs[5:])
-        gx = (gx if x.dtype is D.float32 else self.cast(gx, x.dtype)) if need[0] else None
-        gw = (gw if weight.dtype is D.float32 else self.cast(gw, weight.dtype)) if need[1] and weight is not None \
-            else None
-        gb = (gb if x.dtype is D.float32 else self.cast(gb, x.dtype)) if need[2] else None
-        return gx, gw, gb
 
-    def _channel_geometry(self, h):
-        """h (N, C, *) as an (N, C, S) view (a contiguous copy when the spatial dims do not flatten), (N, S)."""
-        n, c = h.shape[0], h.shape[1]
-        s = h.numel // (n * c) if n * c else 0
-        v = self.reshape_view(h, (n, c, s))
-        if v is None:
-            v = self.reshape_view(self.contiguous(h), (n, c, s))
-        return v, (n, s)
+def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
+    if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
+        return host_fallback(rec, "batch_norm_backward", g, x, mean, rstd, weight, need)
+    c = x.shape[1]
+    x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
+    g3, _ = _channel_geometry(rec, _f32(rec, g))
+    mean, rstd = _dense(rec, mean), _dense(rec, rstd)
+    w, ws = _channel_param(rec, weight, x3)
+    gx = rec.new(x.shape, D.float32) if need[0] else rec.new((1,), D.float32)
+    gw, gb = rec.new((c,), D.float32), rec.new((c,), D.float32)
+    params = struct.pack("<16I", c, n, s, (weight is not None) | bool(need[0]) << 1, g3.offset, *g3.strides,
+                         x3.offset, *x3.strides, w.offset, ws, 0, 0)
+    bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
+    rec.record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c), bufs, bufs[:5],
+                      bufs[5:])
+    gx = (gx if x.dtype is D.float32 else cast(rec, gx, x.dtype)) if need[0] else None
+    gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \
+        else None
+    gb = (gb if x.dtype is D.float32 else cast(rec, gb, x.dtype)) if need[2] else None
+    return gx, gw, gb
 
-    def _norm_rows(self, h, n):
-        """h as a float32 (rows, cols) view with contiguous rows (copied when it has to be), rows, cols."""
-        cols = 1
-        for s in h.shape[len(h.shape) - n:]:
-            cols *= s
-        rows = h.numel // cols if cols else 0
-        h = _f32(self, h)
-        v = self.reshape_view(h, (rows, cols)) if cols else None
-        if v is None or (rows > 1 and v.strides[0] != cols) or (cols > 1 and v.strides[1] != 1):
-            v = View(self.contiguous(h).st, (rows, cols), contiguous_strides((rows, cols)), 0)
-        return v, rows, cols
+
+def _channel_geometry(rec, h):
+    """h (N, C, *) as an (N, C, S) view (a contiguous copy when the spatial dims do not flatten), (N, S)."""
+    n, c = h.shape[0], h.shape[1]
+    s = h.numel // (n * c) if n * c else 0
+    v = views.reshaped(h, (n, c, s))
+    if v is None:
+        v = views.reshaped(contiguous(rec, h), (n, c, s))
+    return v, (n, s)
+
+
+def _norm_rows(rec, h, n):
+    """h as a float32 (rows, cols) view with contiguous rows (copied when it has to be), rows, cols."""
+    cols = 1
+    for s in h.shape[len(h.shape) - n:]:
+        cols *= s
+    rows = h.numel // cols if cols else 0
+    h = _f32(rec, h)
+    v = views.reshaped(h, (rows, cols)) if cols else None
+    if v is None or (rows > 1 and v.strides[0] != cols) or (cols > 1 and v.strides[1] != 1):
+        v = View(contiguous(rec, h).st, (rows, cols), contiguous_strides((rows, cols)), 0)
+    return v, rows, cols

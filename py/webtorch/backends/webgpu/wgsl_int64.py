@@ -196,7 +196,7 @@ def to_ct(e, ct, need):
 
 
 def expr(op, args, need):
-    """WGSL for elementwise ``op`` of base.ELEMENTWISE_OPS over int64 argument expressions ``args``, or None
+    """WGSL for elementwise ``op`` of op_facts.ELEMENTWISE_OPS over int64 argument expressions ``args``, or None
     when the op has no int64 form (the float ops compute in float32: the op layer promotes)."""
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None

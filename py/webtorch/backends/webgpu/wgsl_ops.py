@@ -2,11 +2,14 @@
 
 ``expr(op, args, ct, need)`` returns a WGSL expression: ``args`` are WGSL expressions already in the
 compute type ``ct`` ("f32", "i32", "u32", "bool", or int64's ``vec2<u32>`` (wgsl_int64.py); None for a missing
-clamp bound); ``need(name)``
-asks for a helper function of HELPERS to be emitted into the kernel. Comparison/logic ops give bool.
+clamp bound); ``need(name)`` asks for a helper function of HELPERS to be emitted into the kernel. Each op is
+one row of the table ``OPS``; where and clamp, whose operands may be missing, are written out.
+Comparison/logic ops give bool.
 PyTorch semantics that WGSL leaves undefined (NaN through max/min, pow of negative bases, integer
 floor division and modulo signs) are spelled out here.
 """
+import re
+
 from . import wgsl_int64
 from . import wgsl_select
 
@@ -156,126 +159,118 @@ def helper_sources(names):
     return "\n".join(HELPERS[n] for n in order)
 
 
+F32, I32, U32, BOOL = "f32", "i32", "u32", "bool"
+_ATAN2_ZERO = "select(abs({a}) * 0.0, 3.14159265358979, wt_signbit({b}))"
+_NAN_EITHER = "wt_isnan({a}) || wt_isnan({b})"
+
+# op -> WGSL expression template over the operands {a}, {b} (WGSL expressions in the compute type {ct}) and
+# their truth values {ta}, {tb}: one template for every compute type, or {compute type: template} with "*" for
+# the others. The wt_* helpers a template calls are emitted with it (HELPERS). int64 has its own table
+# (wgsl_int64.py); where and clamp are written out in ``_irregular`` below.
+OPS = {
+    "copy": "{a}",
+    "add": {BOOL: "({a} || {b})", "*": "({a} + {b})"},
+    "sub": "({a} - {b})",
+    "mul": {BOOL: "({a} && {b})", "*": "({a} * {b})"},
+    "div": "({a} / {b})",
+    "floor_divide": {F32: "floor({a} / {b})", I32: "wt_ifloordiv({a}, {b})", "*": "({a} / {b})"},
+    "remainder": {F32: "({a} - {b} * floor({a} / {b}))", I32: "wt_irem({a}, {b})", "*": "({a} % {b})"},
+    "fmod": {F32: "({a} - {b} * trunc({a} / {b}))", "*": "({a} % {b})"},
+    # bool: 0 ** 0 = 1 ** x = 1
+    "pow": {BOOL: "({a} || !{b})", F32: "wt_pow({a}, {b})", I32: "wt_ipow({a}, {b})",
+            "*": "u32(wt_ipow(i32({a}), i32({b})))"},
+    "maximum": {BOOL: "({a} || {b})", F32: f"select(max({{a}}, {{b}}), {{a}} + {{b}}, {_NAN_EITHER})",
+                "*": "max({a}, {b})"},
+    "minimum": {BOOL: "({a} && {b})", F32: f"select(min({{a}}, {{b}}), {{a}} + {{b}}, {_NAN_EITHER})",
+                "*": "min({a}, {b})"},
+    # atan2(+-0, +-0) is left to the adapter in WGSL (lavapipe: 3 pi / 4); C's is +-0 or +-pi
+    "atan2": "select(atan2({a}, {b}), select(ZERO, -ZERO, wt_signbit({a})), {a} == 0.0 && {b} == 0.0)".replace(
+        "ZERO", _ATAN2_ZERO),
+    "copysign": "select(abs({a}), -abs({a}), wt_signbit({b}))",
+    "hypot": "sqrt({a} * {a} + {b} * {b})",
+    "logaddexp": "wt_logaddexp({a}, {b})",
+    "eq": "({a} == {b})",
+    "ne": "({a} != {b})",
+    # WGSL orders no bools: compare them as 0/1
+    "lt": {BOOL: "(u32({a}) < u32({b}))", "*": "({a} < {b})"},
+    "le": {BOOL: "(u32({a}) <= u32({b}))", "*": "({a} <= {b})"},
+    "gt": {BOOL: "(u32({a}) > u32({b}))", "*": "({a} > {b})"},
+    "ge": {BOOL: "(u32({a}) >= u32({b}))", "*": "({a} >= {b})"},
+    "logical_and": "({ta} && {tb})",
+    "logical_or": "({ta} || {tb})",
+    "logical_xor": "({ta} != {tb})",
+    "logical_not": "!{ta}",
+    "bitwise_and": {BOOL: "({a} && {b})", "*": "({a} & {b})"},
+    "bitwise_or": {BOOL: "({a} || {b})", "*": "({a} | {b})"},
+    "bitwise_xor": {BOOL: "({a} != {b})", "*": "({a} ^ {b})"},
+    "bitwise_not": {BOOL: "!{a}", "*": "(~{a})"},
+    # a shift by < 0 or >= 32: 0, or the sign (PyTorch)
+    "bitwise_left_shift": "select({ct}(0), ({a} << u32({b})), u32({b}) < 32u)",
+    "bitwise_right_shift": {I32: "select(select(0, -1, {a} < 0), ({a} >> u32({b})), u32({b}) < 32u)",
+                            "*": "select({ct}(0), ({a} >> u32({b})), u32({b}) < 32u)"},
+    "isnan": {F32: "wt_isnan({a})", "*": "false"},
+    "isinf": {F32: "wt_isinf({a})", "*": "false"},
+    "isfinite": {F32: "!(wt_isnan({a}) || wt_isinf({a}))", "*": "true"},
+    "signbit": {F32: "wt_signbit({a})", I32: "({a} < 0)", "*": "false"},
+    "neg": "(-{a})",
+    "abs": "abs({a})",
+    "sign": {U32: "min({a}, 1u)", "*": "sign({a})"},
+    "reciprocal": "(1.0 / {a})",
+    "square": "({a} * {a})",
+    "relu": "select({a}, {ct}(0), {a} < {ct}(0))",
+    "sigmoid": "(1.0 / (1.0 + exp(-{a})))",
+    "rsqrt": "(1.0 / sqrt({a}))",
+    "log": "wt_log({a})",
+    "log2": "wt_log2({a})",
+    "log10": "(wt_log2({a}) * 0.30102999566398120)",
+    "sin": "wt_trig({a}, false)",
+    "cos": "wt_trig({a}, true)",
+    # |x| > 10 rounds to +-1 in f32; some adapters' tanh overflows to NaN there (SwiftShader)
+    "tanh": "select(tanh({a}), sign({a}), abs({a}) > 10.0)",
+    "frac": "({a} - trunc({a}))",
+    **{op: f"wt_{op}({{a}})" for op in ("expm1", "log1p", "erf", "erfc", "erfinv")},
+    **{op: f"{op}({{a}})" for op in ("exp", "exp2", "sqrt", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+                                     "acosh", "atanh", "floor", "ceil", "round", "trunc")},
+}
+_HELPER_CALL = re.compile(r"\b(wt_\w+)\(")
+# (op, compute type) -> (template, the helpers it calls), filled on first use
+_ROWS = {}
+
+
+def _row(op, ct):
+    row = _ROWS.get((op, ct))
+    if row is None:
+        t = OPS[op]
+        if isinstance(t, dict):
+            t = t.get(ct, t.get("*"))
+        row = _ROWS[(op, ct)] = (t, tuple(sorted(set(_HELPER_CALL.findall(t)))))
+    return row
+
+
+def _irregular(op, args, ct, need):
+    """where and clamp: a select chain over optional bounds (wgsl_select.py); clamp keeps a NaN input."""
+    if op == "where":
+        return wgsl_select.where(args)
+    a, lo, hi = args
+    x = wgsl_select.clamp(a, lo, hi, lambda p, q: f"{p} < {q}")
+    if ct == F32 and (lo is not None or hi is not None):
+        need("wt_isnan")
+        x = f"select({x}, {a}, wt_isnan({a}))"
+    return x
+
+
 def expr(op, args, ct, need):
     """WGSL expression for ``op`` over compute-typed argument expressions ``args`` (None: no int64 form)."""
     if ct == wgsl_int64.TYPE:
         return wgsl_int64.expr(op, args, need)
+    if op in ("where", "clamp"):
+        return _irregular(op, args, ct, need)
+    if op not in OPS:
+        raise NotImplementedError(f"elementwise op '{op}' has no WGSL form")
+    template, helpers = _row(op, ct)
+    for name in helpers:
+        need(name)
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
-    f = ct == "f32"
-    i = ct == "i32"
-    bl = ct == "bool"
-
-    def h(name, *xs):
-        need(name)
-        return f"{name}({', '.join(xs)})"
-
-    if op == "copy":
-        return a
-    if op == "add":
-        return f"({a} || {b})" if bl else f"({a} + {b})"
-    if op == "sub":
-        return f"({a} - {b})"
-    if op == "mul":
-        return f"({a} && {b})" if bl else f"({a} * {b})"
-    if op == "div":
-        return f"({a} / {b})"
-    if op == "floor_divide":
-        return f"floor({a} / {b})" if f else (h("wt_ifloordiv", a, b) if i else f"({a} / {b})")
-    if op == "remainder":
-        if f:
-            return f"({a} - {b} * floor({a} / {b}))"
-        return h("wt_irem", a, b) if i else f"({a} % {b})"
-    if op == "fmod":
-        return f"({a} - {b} * trunc({a} / {b}))" if f else f"({a} % {b})"
-    if op == "pow":
-        if bl:  # 0 ** 0 = 1 ** x = 1
-            return f"({a} || !{b})"
-        return h("wt_pow", a, b) if f else (h("wt_ipow", a, b) if i else f"u32({h('wt_ipow', f'i32({a})', f'i32({b})')})")
-    if op in ("maximum", "minimum"):
-        fn = "max" if op == "maximum" else "min"
-        if bl:
-            return f"({a} || {b})" if fn == "max" else f"({a} && {b})"
-        if f:
-            return f"select({fn}({a}, {b}), {a} + {b}, {h('wt_isnan', a)} || {h('wt_isnan', b)})"
-        return f"{fn}({a}, {b})"
-    if op == "atan2":  # atan2(+-0, +-0) is left to the adapter in WGSL (lavapipe: 3 pi / 4); C's is +-0 or +-pi
-        zero = f"select(abs({a}) * 0.0, 3.14159265358979, {h('wt_signbit', b)})"
-        return (f"select(atan2({a}, {b}), select({zero}, -{zero}, {h('wt_signbit', a)}), "
-                f"{a} == 0.0 && {b} == 0.0)")
-    if op == "copysign":
-        return f"select(abs({a}), -abs({a}), {h('wt_signbit', b)})"
-    if op == "hypot":
-        return f"sqrt({a} * {a} + {b} * {b})"
-    if op == "logaddexp":
-        return h("wt_logaddexp", a, b)
-    cmp = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-    if op in cmp:
-        if bl and op not in ("eq", "ne"):  # WGSL orders no bools: compare them as 0/1
-            return f"(u32({a}) {cmp[op]} u32({b}))"
-        return f"({a} {cmp[op]} {b})"
-    if op in ("logical_and", "logical_or", "logical_xor", "logical_not"):
-        ba = a if bl else f"({a} != {ct}(0))"
-        if op == "logical_not":
-            return f"!{ba}"
-        bb = b if bl else f"({b} != {ct}(0))"
-        return {"logical_and": f"({ba} && {bb})", "logical_or": f"({ba} || {bb})",
-                "logical_xor": f"({ba} != {bb})"}[op]
-    if op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        if bl:
-            return {"bitwise_and": f"({a} && {b})", "bitwise_or": f"({a} || {b})",
-                    "bitwise_xor": f"({a} != {b})"}[op]
-        return f"({a} {dict(bitwise_and='&', bitwise_or='|', bitwise_xor='^')[op]} {b})"
-    if op == "bitwise_not":
-        return f"!{a}" if bl else f"(~{a})"
-    if op in ("bitwise_left_shift", "bitwise_right_shift"):  # a shift by < 0 or >= 32: 0, or the sign (PyTorch)
-        s = f"u32({b})"
-        shifted = f"({a} {'<<' if op == 'bitwise_left_shift' else '>>'} {s})"
-        fill = f"select(0, -1, {a} < 0)" if i and op == "bitwise_right_shift" else f"{ct}(0)"
-        return f"select({fill}, {shifted}, {s} < 32u)"
-    if op in ("isnan", "isinf"):
-        return h("wt_" + op, a) if f else "false"
-    if op == "isfinite":
-        return f"!({h('wt_isnan', a)} || {h('wt_isinf', a)})" if f else "true"
-    if op == "signbit":
-        return h("wt_signbit", a) if f else (f"({a} < 0)" if i else "false")
-    if op == "neg":
-        return f"(-{a})"
-    if op == "abs":
-        return f"abs({a})"
-    if op == "sign":
-        return f"sign({a})" if ct != "u32" else f"min({a}, 1u)"
-    if op == "reciprocal":
-        return f"(1.0 / {a})"
-    if op == "square":
-        return f"({a} * {a})"
-    if op == "relu":
-        return f"select({a}, {ct}(0), {a} < {ct}(0))"
-    if op == "sigmoid":
-        return f"(1.0 / (1.0 + exp(-{a})))"
-    if op == "rsqrt":
-        return f"(1.0 / sqrt({a}))"
-    if op == "log10":
-        return f"({h('wt_log2', a)} * 0.30102999566398120)"
-    if op in ("log", "log2"):
-        return h("wt_" + op, a)
-    if op in ("sin", "cos"):
-        return h("wt_trig", a, "true" if op == "cos" else "false")
-    if op == "tanh":  # |x| > 10 rounds to +-1 in f32; some adapters' tanh overflows to NaN there (SwiftShader)
-        return f"select(tanh({a}), sign({a}), abs({a}) > 10.0)"
-    if op == "frac":
-        return f"({a} - trunc({a}))"
-    if op in ("expm1", "log1p", "erf", "erfc", "erfinv"):
-        return h("wt_" + op, a)
-    if op in ("exp", "exp2", "log", "log2", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-              "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc"):
-        return f"{op}({a})"
-    if op == "where":
-        return wgsl_select.where(args)
-    if op == "clamp":
-        lo, hi = b, args[2]
-        x = wgsl_select.clamp(a, lo, hi, lambda p, q: f"{p} < {q}")
-        if f and (lo is not None or hi is not None):
-            x = f"select({x}, {a}, {h('wt_isnan', a)})"
-        return x
-    raise NotImplementedError(f"elementwise op '{op}' has no WGSL form")
+    truth = (lambda x: x) if ct == BOOL else (lambda x: f"({x} != {ct}(0))")
+    return template.format(a=a, b=b, ct=ct, ta=None if a is None else truth(a), tb=None if b is None else truth(b))

@@ -1,12 +1,12 @@
 """NumPy implementations of the indexing primitives of base.py: index, index_put_, gather, scatter_,
-nonzero, flip. Mixed into NumpyBackend.
+nonzero, flip; plain functions NumpyBackend delegates to.
 
 Every index array is range-checked (two reductions) before anything is read or written, so a bad index
 raises IndexOutOfRange with PyTorch's wording and leaves the destination untouched.
 """
 import numpy as np
 
-from .base import IndexOutOfRange
+from ..base import IndexOutOfRange
 
 
 def check_writable(h):
@@ -76,48 +76,52 @@ def _identity(reduce, dtype):
     return info.min if reduce == "amax" else info.max
 
 
-class NumpyIndexingMixin:
-    def index(self, h, indices):
-        return _fresh(h[_key(h, indices)], h)
+def index(h, indices):
+    return _fresh(h[_key(h, indices)], h)
 
-    def index_put_(self, h, indices, values, accumulate):
-        check_writable(h)
-        key = _key(h, indices)
-        if accumulate:
-            np.add.at(h, key, values)
+
+def index_put_(h, indices, values, accumulate):
+    check_writable(h)
+    key = _key(h, indices)
+    if accumulate:
+        np.add.at(h, key, values)
+    else:
+        h[key] = values
+    return h
+
+
+def gather(h, dim, index):
+    _check_range(index, h.shape[dim], dim, False)
+    return _fresh(np.take_along_axis(_block(h, index.shape, dim), index, axis=dim), h)
+
+
+def scatter_(h, dim, index, src, reduce, include_self):
+    check_writable(h)
+    _check_range(index, h.shape[dim], dim, False)
+    sub = _block(h, index.shape, dim)
+    if type(src) is np.ndarray:
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    key = _along(index, dim)
+    if reduce is None:
+        sub[key] = src
+        return h
+    if not include_self:
+        sub[key] = _identity(reduce, h.dtype)
+    _REDUCE_UFUNC[reduce].at(sub, key, src)
+    if reduce == "mean":
+        count = np.full(sub.shape, 1 if include_self else 0, dtype=np.int64)
+        np.add.at(count, key, 1)
+        touched = count > 0
+        if h.dtype.kind == "f":
+            np.divide(sub, count, out=sub, where=touched, casting="unsafe")
         else:
-            h[key] = values
-        return h
+            np.floor_divide(sub, count, out=sub, where=touched, casting="unsafe")
+    return h
 
-    def gather(self, h, dim, index):
-        _check_range(index, h.shape[dim], dim, False)
-        return _fresh(np.take_along_axis(_block(h, index.shape, dim), index, axis=dim), h)
 
-    def scatter_(self, h, dim, index, src, reduce, include_self):
-        check_writable(h)
-        _check_range(index, h.shape[dim], dim, False)
-        sub = _block(h, index.shape, dim)
-        if type(src) is np.ndarray:
-            src = src[tuple(slice(0, s) for s in index.shape)]
-        key = _along(index, dim)
-        if reduce is None:
-            sub[key] = src
-            return h
-        if not include_self:
-            sub[key] = _identity(reduce, h.dtype)
-        _REDUCE_UFUNC[reduce].at(sub, key, src)
-        if reduce == "mean":
-            count = np.full(sub.shape, 1 if include_self else 0, dtype=np.int64)
-            np.add.at(count, key, 1)
-            touched = count > 0
-            if h.dtype.kind == "f":
-                np.divide(sub, count, out=sub, where=touched, casting="unsafe")
-            else:
-                np.floor_divide(sub, count, out=sub, where=touched, casting="unsafe")
-        return h
+def nonzero(h):
+    return np.argwhere(h).astype(np.int64, copy=False)
 
-    def nonzero(self, h):
-        return np.argwhere(h).astype(np.int64, copy=False)
 
-    def flip(self, h, dims):
-        return np.flip(h, dims).copy(order="C")
+def flip(h, dims):
+    return np.flip(h, dims).copy(order="C")

@@ -1,0 +1,37 @@
+"""NumPy implementations of the reduce and arg_reduce primitives of base.py."""
+import numpy as np
+
+from .arrays import as_ndarray, npdtype
+
+
+def reduce(op, h, dims, keepdim, dtype):
+    axis = dims if dims else None
+    nd = npdtype(dtype)
+    if op == "sum":  # np.add.reduce is np.sum without its Python-level dispatch
+        acc = np.float32 if nd == np.float16 else nd
+        return as_ndarray(np.add.reduce(h, axis=axis, dtype=acc, keepdims=keepdim)).astype(nd, copy=False)
+    if op == "mean":
+        acc = np.float32 if nd == np.float16 else nd
+        if h.size and nd.kind == "f":  # what np.mean computes: the sum, then one division by the count
+            s = as_ndarray(np.add.reduce(h, axis=axis, dtype=acc, keepdims=keepdim))
+            return np.true_divide(s, h.size // s.size, out=s).astype(nd, copy=False)
+        return as_ndarray(np.mean(h, axis=axis, keepdims=keepdim, dtype=acc)).astype(nd, copy=False)
+    if op == "prod":
+        return as_ndarray(np.prod(h, axis=axis, keepdims=keepdim, dtype=nd))
+    if op == "amax":
+        return as_ndarray(np.max(h, axis=axis, keepdims=keepdim)).astype(nd, copy=False)
+    if op == "amin":
+        return as_ndarray(np.min(h, axis=axis, keepdims=keepdim)).astype(nd, copy=False)
+    if op == "all":
+        return as_ndarray(np.all(h, axis=axis, keepdims=keepdim))
+    if op == "any":
+        return as_ndarray(np.any(h, axis=axis, keepdims=keepdim))
+    raise ValueError(f"unknown reduction {op}")
+
+
+def arg_reduce(op, h, dim, keepdim):
+    fn = np.argmax if op == "argmax" else np.argmin
+    if dim is None:
+        r = as_ndarray(fn(h))
+        return r.reshape((1,) * h.ndim) if keepdim else r.astype(np.int64)
+    return as_ndarray(fn(h, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False)

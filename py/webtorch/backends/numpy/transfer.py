@@ -1,0 +1,61 @@
+"""NumPy implementations of the primitives that move values between the host, dtypes and devices (base.py):
+from_flat, from_buffer, from_numpy, to_numpy, to_bytes, tolist, item, known_range, cast, to_other."""
+import numpy as np
+
+from .arrays import FROM_NP, npdtype
+
+
+def from_flat(values, shape, dtype):
+    return np.array(values, dtype=npdtype(dtype)).reshape(shape)
+
+
+def from_buffer(buf, shape, dtype):
+    nd = npdtype(dtype).newbyteorder("<")
+    return np.frombuffer(buf, dtype=nd).astype(npdtype(dtype)).reshape(shape)
+
+
+def from_numpy(array, copy):
+    if array.dtype not in FROM_NP:
+        if array.dtype.kind == "f" and array.dtype.itemsize == 8:
+            array = array.astype(np.float64)
+        else:
+            raise TypeError(f"can't convert np.ndarray of type numpy.{array.dtype}. The only supported types "
+                            "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return np.array(array) if copy else array
+
+
+def to_numpy(h):
+    return h
+
+
+def to_bytes(h):
+    a = np.ascontiguousarray(h)
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    return a.tobytes()
+
+
+def tolist(h):
+    return h.tolist()
+
+
+def item(h):
+    return h.reshape(()).item() if h.ndim else h.item()
+
+
+def known_range(h):
+    return None  # reading host memory is as cheap as keeping bounds
+
+
+def cast(h, dtype):
+    nd = npdtype(dtype)
+    if h.dtype.kind == "f" and nd.kind in "iub" and nd.kind != "b":
+        return np.trunc(h).astype(nd)
+    return h.astype(nd, order="C")
+
+
+def to_other(h, target):
+    # (np.ascontiguousarray would turn a 0-dim array into shape (1,))
+    return target.from_numpy(np.array(h, order="C", copy=True), copy=True)

@@ -1,0 +1,165 @@
+"""Matrix products of the webgpu device: matmul_naive / matmul_register / matmul_tiled launches, planned once
+per operand geometry; K past one invocation's loop budget (limits.py) becomes a sum of K-slice products."""
+import struct
+
+from ... import _dtype as D
+from ..._broadcast import broadcast_shapes
+from . import limits, views
+from .elementwise_kernels import cast, contiguous
+from .fallback import host_fallback
+from .graph import Node, Src, View, contiguous_strides
+from .kernel_launch import source
+from .recorder import GEOM_MAX, numel
+from ..._geometry import expand_strides as broadcast_strides
+
+_MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel) -> _matmul_plan
+
+
+def matmul(rec, a, b):
+    if a.dtype is not D.float32 or b.dtype is not D.float32:
+        if a.dtype is D.float16 and b.dtype is D.float16:
+            return cast(rec, matmul(rec, cast(rec, a, D.float32),
+                                                        cast(rec, b, D.float32)), D.float16)
+        return host_fallback(rec, "matmul", a, b)
+    squeeze = []
+    if len(a.shape) == 1:
+        a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)
+        squeeze.append(-2)
+    if len(b.shape) == 1:
+        b = View(b.st, b.shape + (1,), b.strides + (0,), b.offset)
+        squeeze.append(-1)
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    if len(batch) > 4:  # fold to 4 batch dims through contiguous copies
+        a = contiguous(rec, views.expanded(a, batch + a.shape[-2:]))
+        b = contiguous(rec, views.expanded(b, batch + b.shape[-2:]))
+        nb = numel(batch)
+        a = views.reshaped(a, (nb,) + a.shape[-2:])
+        b = views.reshaped(b, (nb,) + b.shape[-2:])
+        out = matmul(rec, a, b)
+        return views.reshaped(out, batch + out.shape[-2:])
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    out_shape = batch + (m, n)
+    out = rec.new(out_shape, D.float32)
+    if numel(out_shape):
+        record_matmul(rec, a, b, out, batch, m, n, k)
+    for d in squeeze:
+        shape = list(out.shape)
+        del shape[d]
+        out = View(out.st, tuple(shape), contiguous_strides(tuple(shape)), 0)
+    return out
+
+
+def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
+    cpu = rec.rt.cpu_adapter
+    kernel = kernel or _matmul_kernel(m, n, cpu)
+    k_max = _matmul_k_max(kernel)
+    if k > k_max:  # a K past one invocation's loop budget (limits.py): products of K slices, summed
+        for k0 in range(0, k, k_max):
+            kc = min(k_max, k - k0)
+            av = View(a.st, a.shape[:-1] + (kc,), a.strides, a.offset + k0 * a.strides[-1])
+            bv = View(b.st, b.shape[:-2] + (kc, n), b.strides, b.offset + k0 * b.strides[-2])
+            part = out if k0 == 0 else rec.new(out.shape, D.float32)
+            record_matmul(rec, av, bv, part, batch, m, n, kc, kernel)
+            if k0:
+                rec.ew("add", [out, part], D.float32, D.float32, out.shape, out=out)
+        return
+    key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel, cpu)
+    plan = _MATMUL_PLANS.get(key)
+    if plan is None:  # a training step repeats the same products: build each launch plan once
+        if len(_MATMUL_PLANS) >= GEOM_MAX:
+            _MATMUL_PLANS.clear()
+        plan = _MATMUL_PLANS[key] = _matmul_plan(a, b, batch, m, n, k, kernel)
+    src, launches = plan
+    for params, groups in launches:
+        node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
+                    [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
+                    {"name": kernel, "source": src, "params": params, "groups": groups,
+                     "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": len(launches) == 1})
+        rec.record_node(node)
+
+
+def _matmul_kernel(m, n, cpu):
+    """matmul_naive for a thin product, else matmul_register on a CPU adapter, matmul_tiled on a GPU."""
+    return "matmul_naive" if m < 4 or n < 4 else "matmul_register" if cpu else "matmul_tiled"
+
+
+def _matmul_k_max(kernel):
+    """The longest K one launch of ``kernel`` may run within an invocation's loop budget (limits.py): the
+    naive kernel loops once per k, matmul_register once per 4 k, matmul_tiled about 14 times per 16-k tile
+    (its tile loads loop too; measured on lavapipe)."""
+    trips = limits.loop_trips()
+    return max(4, trips // 4 * 4) if kernel != "matmul_register" else 4 * trips
+
+
+def _matmul_plan(a, b, batch, m, n, k, kernel):
+    """(WGSL source, [(params, workgroups), ...]) of one product's launch: one dispatch, or several when the
+    grid passes maxComputeWorkgroupsPerDimension (each names its first batch, row and column in P[6])."""
+    nb = numel(batch)
+    pad = (1,) * (4 - len(batch))
+    sizes = pad + batch
+    a_bs = (0,) * (4 - len(batch)) + broadcast_strides(a.shape[:-2], a.strides[:-2], batch)
+    b_bs = (0,) * (4 - len(batch)) + broadcast_strides(b.shape[:-2], b.strides[:-2], batch)
+    ars, acs = a.strides[-2:]
+    brs, bcs = b.strides[-2:]
+    modes = (0, 0)
+    if kernel != "matmul_naive":
+        modes = (_operand_mode(acs, ars, k, m, a_bs, a.offset), _operand_mode(bcs, brs, n, k, b_bs, b.offset))
+    if kernel == "matmul_tiled":
+        wg_x, wg_y, rm = _TILE
+        src = tiled_source()
+        cols, rows = 4 * wg_x, wg_y * rm
+    elif kernel == "matmul_register":
+        src = _register_source(*modes)
+        cols, rows = 8 * _REGISTER_WG[0], 8 * _REGISTER_WG[1]
+    else:
+        src = source("matmul_naive")
+        cols, rows = 16, 16
+    words = (m, n, k, nb) + sizes + a_bs + b_bs + (ars, acs, brs, bcs) + (a.offset, b.offset) + modes
+    w = limits.workgroups()
+    launches = []
+    gx, gy = -(-n // cols), -(-m // rows)
+    for z0 in range(0, nb, w):
+        for y0 in range(0, gy, w):
+            for x0 in range(0, gx, w):
+                groups = (min(w, gx - x0), min(w, gy - y0), min(w, nb - z0))
+                launches.append((struct.pack("<28I", *words, z0, y0 * rows, x0 * cols, 0), groups))
+    return src, launches
+
+
+def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
+    """Load mode of matmul_tiled.wgsl (P[5].z for A, P[5].w for B; matmul_register.wgsl's A_MODE, B_MODE) for an
+    operand whose tile is vec4 ``along`` one dim
+    (A: K, B: N): 1 when contiguous along it, 2 when contiguous across it (a transposed matrix), each
+    only when every other stride, the offset and the contiguous dim's size are multiples of 4; else 0."""
+    rest = batch_strides + (offset,)
+    if along == 1 and n_along % 4 == 0 and across % 4 == 0 and all(x % 4 == 0 for x in rest):
+        return 1
+    if across == 1 and n_across % 4 == 0 and along % 4 == 0 and all(x % 4 == 0 for x in rest):
+        return 2
+    return 0
+
+
+# (WG_X, WG_Y, RM) of matmul_tiled.wgsl: a 64 x 64 tile of 8 x 4 register blocks (128 invocations), for
+# every product: each matmul_tiled pipeline takes 1-3 s to build on SwiftShader, so a
+# narrower tile for a small batch or a classifier head (fewer idle lanes in a product that is cheap
+# anyway) costs far more at cold start than it saves per step. TK 16, not 32: SwiftShader unrolls the K loop
+# (TK / 4 steps of RM vec4 FMAs), and TK 32 doubles its build time (MLP first step 7.3 s -> 3.9 s at 16,
+# 2.4 s at 8) for about 13% more GFLOP/s on lavapipe (8 costs another 16%).
+_TILE = (16, 8, 8)
+
+
+def tiled_source():
+    wg_x, wg_y, rm = _TILE
+    return source("matmul_tiled", WG_X=f"{wg_x}u", WG_Y=f"{wg_y}u", RM=f"{rm}u", TK="16u")
+
+
+# (WG_X, WG_Y) of matmul_register.wgsl (8 x 8 results per invocation): 16 invocations, 4 SIMD rows of
+# SwiftShader, and many workgroups to spread over the CPU's cores. SwiftShader 128x784x256: 8.6-9.1 ms at
+# 4 x 4 or 8 x 4 against 31-35 ms for matmul_tiled; each pipeline builds in ~0.17 s against 0.8-3 s.
+_REGISTER_WG = (4, 4)
+
+
+def _register_source(a_mode, b_mode):
+    return source("matmul_register", WG_X=f"{_REGISTER_WG[0]}u", WG_Y=f"{_REGISTER_WG[1]}u", A_MODE=f"{a_mode}u",
+                  B_MODE=f"{b_mode}u")
