@@ -11,7 +11,7 @@ from .graph import Node, Src, View, contiguous_strides
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
 from .recorder import GEOM_MAX, numel
-from .views import broadcast_strides
+from ..._geometry import expand_strides as broadcast_strides
 
 _MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel) -> _matmul_plan
 

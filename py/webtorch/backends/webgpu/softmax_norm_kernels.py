@@ -12,7 +12,7 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from ..window_geometry import prod as numel
+from ..._geometry import numel
 from . import creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise

@@ -3,7 +3,8 @@ to _UNFOLD_CH kernel positions; fold: one summed element per invocation);
 conv_unfold_gemm.py builds the convolutions of a CPU adapter on them, conv_kernels.py adds bias with
 ``add_channel_bias``."""
 from ... import _dtype as D
-from ..window_geometry import out_size, prod as numel
+from ..._geometry import numel
+from ..window_geometry import out_size
 from .fallback import host_fallback
 from .graph import View
 from .kernel_launch import float_kernel, grid256, pack, source, spatial3
