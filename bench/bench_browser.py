@@ -1,7 +1,8 @@
 """The peer benchmark in one command: webtorch in Pyodide vs TensorFlow.js 4.22 (webgpu) vs jax-js 0.1.25
 (webgpu, jit), in the same headless Chromium on the same WebGPU adapter.
 
-    .venv/bin/python bench/bench_browser.py [--steps 10] [--models mlp,lenet,lstm,gpt] [--quick] [--out PATH]
+    .venv/bin/python bench/bench_browser.py [--steps 10] [--models mlp,lenet,lstm,gpt] [--peers tfjs,jax-js]
+                                            [--quick] [--out PATH]
     .venv/bin/python bench/bench_browser.py --native [--steps 10]   # the CPython side
 
 Models (bench/browser/models.py, written once against PyTorch's API; bench/browser/peers.js builds the same
@@ -47,6 +48,11 @@ MODEL_TITLES = {"mlp": "MLP 784-256-10, Adam, b128", "lenet": "LeNet-5 1x32x32, 
                 "lstm": "LSTM 2x128, seq 32, Adam, b16", "gpt": "GPT 2x128, 4 heads, ctx 64, AdamW, b16"}
 
 
+def chosen(keys):
+    """The (key, title) pairs of PEERS named in ``keys``, in PEERS' order."""
+    return [(k, t) for k, t in PEERS if k in keys]
+
+
 def _error(e):
     return {"error": str(e).splitlines()[0][:300]}
 
@@ -66,7 +72,7 @@ def run_peers(session, cfg, timeout):
     session.server.roots.update({"tfjs": ROOT / "node_modules" / "@tensorflow", "jax-js": ROOT / "node_modules" /
                                  "@jax-js", "bench": HERE / "browser"})
     out = {}
-    for key, _ in PEERS:
+    for key, _ in chosen(cfg["peers"]):
         context = session.browser.new_context()
         got = out[key] = {"models": {}, "matmul_ms": {}}
         try:
@@ -109,7 +115,7 @@ def model_rows(ours, peers, names):
         rows.append({"model": name, "framework": WEBTORCH, "steps_per_s": w["steps_per_s"],
                      "ms_per_step": w["ms_per_step"], "webtorch_vs": 1.0, "first_loss": w["first_loss"],
                      "first_loss_diff": 0.0, "final_loss": w["final_loss"], "error": ""})
-        for key, title in PEERS:
+        for key, title in chosen(peers):
             p = peers[key]["models"].get(name, {"error": peers[key].get("error", "not run")})
             ok = "error" not in p
             rows.append({"model": name, "framework": title, "steps_per_s": p["stepsPerS"] if ok else math.nan,
@@ -126,12 +132,12 @@ def kernel_rows(ours, peers, cfg):
     rows = []
     for n in cfg["matmul"]:
         row = {"what": f"matmul {n}x{n} GFLOP/s", WEBTORCH: 2 * n ** 3 / ours["matmul_ms"][str(n)] / 1e6}
-        for key, title in PEERS:
+        for key, title in chosen(peers):
             ms = peers[key]["matmul_ms"].get(n)
             row[title] = 2 * n ** 3 / ms / 1e6 if isinstance(ms, (int, float)) else math.nan
         rows.append(row)
     row = {"what": f"8-op elementwise chain, {cfg['chain_n']:,} floats (ms)", WEBTORCH: ours["chain_ms"]}
-    row.update({title: _num(peers[key].get("chain_ms")) for key, title in PEERS})
+    row.update({title: _num(peers[key].get("chain_ms")) for key, title in chosen(peers)})
     rows.append(row)
     return rows
 
@@ -153,7 +159,7 @@ def markdown(data):
         lines.append(f"| {MODEL_TITLES[r['model']]} | {r['framework']} | {r['steps_per_s']:.2f} | "
                      f"{r['ms_per_step']:.1f} | {r['webtorch_vs']:.2f} | {r['first_loss']:.4f} | "
                      f"{r['first_loss_diff']:.1e} | {r['final_loss']:.4f} | {r['error']} |")
-    titles = [WEBTORCH] + [t for _, t in PEERS]
+    titles = [WEBTORCH] + [t for _, t in chosen(data["config"]["peers"])]
     lines += ["", "| kernel | " + " | ".join(titles) + " |", "|---|" + "---:|" * len(titles)]
     for r in data["kernels"]:
         lines.append(f"| {r['what']} | " + " | ".join(f"{r[t]:.3f}" for t in titles) + " |")
@@ -197,11 +203,11 @@ def browser_main(args, cfg):
                                ("goal", "goal", "s")]))
     print()
     kernels = kernel_rows(ours, peers, cfg)
-    titles = [WEBTORCH] + [t for _, t in PEERS]
+    titles = [WEBTORCH] + [t for _, t in chosen(peers)]
     print(format_table(kernels, [("what", "kernel", "s")] + [(t, t, ".3f") for t in titles]))
     print()
     cold = {WEBTORCH: ours["first_step_ms"]}
-    for key, title in PEERS:
+    for key, title in chosen(peers):
         cold[title] = _num(peers[key]["models"].get(cfg["models"][0], {}).get("firstStepAtMs"))
     print("cold start, page load -> first finished step (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in cold.items()))
     rows = model_rows(ours, peers, cfg["models"])
@@ -269,6 +275,8 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=10, help="timed training steps per framework and model")
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps before them")
     ap.add_argument("--models", default=",".join(models.MODELS), help="comma-separated, of " + ",".join(models.MODELS))
+    ap.add_argument("--peers", default=",".join(k for k, _ in PEERS),
+                    help="comma-separated peers to run, of " + ",".join(k for k, _ in PEERS))
     ap.add_argument("--record-ops", type=int, default=1000, help="ops recorded per op-cost timing")
     ap.add_argument("--quick", action="store_true", help="a smoke run: 1 step after 1 warm-up, small kernels")
     ap.add_argument("--native", action="store_true", help="the CPython side instead of the browser")
@@ -279,7 +287,12 @@ def main(argv=None):
     unknown = sorted(set(names) - set(models.MODELS))
     if unknown or not names:
         ap.error(f"unknown model(s) {unknown}: choose from {','.join(models.MODELS)}")
+    peers = args.peers.split(",") if args.peers else []
+    unknown = sorted(set(peers) - {k for k, _ in PEERS})
+    if unknown:
+        ap.error(f"unknown peer(s) {unknown}: choose from {','.join(k for k, _ in PEERS)}")
     cfg = {"steps": args.steps, "warmup": args.warmup, "record_ops": args.record_ops, "models": names,
+           "peers": peers,
            "matmul": [256, 512, 1024], "matmul_reps": 5, "chain_n": 1 << 20, "chain_reps": 10}
     if args.quick:
         cfg.update(steps=1, warmup=1, record_ops=200, matmul=[64], matmul_reps=1, chain_n=1 << 12, chain_reps=1)

@@ -64,6 +64,7 @@ WEBGPU_BENCHES = [
     ("bench_conv", ["--batch", "1", "--cin", "2", "--cout", "4", "--size", "6", "--seconds", "0.01"], "conv"),
     ("bench_int64", ["--quick"], "int64"),
     ("bench_capture", ["--steps", "1", "--models", "mlp"], "capture"),
+    ("bench_views", ["--repeat", "1", "--number", "5"], "views"),
 ]
 
 

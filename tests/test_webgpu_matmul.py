@@ -6,6 +6,7 @@ import pytest
 
 import webtorch
 from webtorch.backends.webgpu import matmul_kernels as wb
+from webtorch.backends.webgpu.matmul_layout import operand_mode
 
 from devices import adapter_kind
 from webgpu_counts import counted
@@ -69,14 +70,32 @@ def test_the_adapter_picks_the_kernel():
             assert x._be.graph.nodes[-1].attrs["name"] == "matmul_naive"
 
 
+@pytest.mark.parametrize("a_shape, a_t, b_shape, b_t, modes", [
+    ((16, 150), False, (150, 500), False, ("2u", "1u")),  # K 150: A column-major (LeNet's conv2 weight)
+    ((150, 16), True, (16, 500), False, ("1u", "1u")),    # A read transposed with row stride 150: row-major
+    ((4, 64, 6), False, (4, 6, 1000), True, ("2u", "1u")),  # K 6 on both sides: A column-major, B row-major
+    ((9, 7), False, (7, 5), False, ("0u", "0u")),          # small, and no dim a multiple of 4: as they are
+])
+def test_scalar_layouts_become_vec4_on_a_cpu_adapter(a_shape, a_t, b_shape, b_t, modes):
+    """A product whose operand would take scalar loads (mode 0) copies it into a vec4 layout first, same values."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(a_shape, np.float32), rng.standard_normal(b_shape, np.float32)
+    with adapter_kind(True), webtorch.no_grad():
+        x, y = _layout(a, a_t, 0), _layout(b, b_t, 0)
+        z = x @ y
+        src = x._be.graph.nodes[-1].attrs["source"]
+        np.testing.assert_allclose(z.cpu().numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    assert (f"const A_MODE: u32 = {modes[0]};" in src, f"const B_MODE: u32 = {modes[1]};" in src) == (True, True)
+
+
 def test_operand_modes():
     """The loader picks vec4 loads exactly when strides, offsets and sizes allow them."""
-    assert wb._operand_mode(1, 64, 32, 16, (0, 0, 0, 0), 0) == 1
-    assert wb._operand_mode(64, 1, 32, 16, (0, 0, 0, 0), 8) == 2
-    assert wb._operand_mode(1, 64, 30, 16, (0, 0, 0, 0), 0) == 0  # size along not a multiple of 4
-    assert wb._operand_mode(1, 64, 32, 16, (0, 0, 0, 0), 3) == 0  # misaligned offset
-    assert wb._operand_mode(1, 64, 32, 16, (0, 0, 0, 6), 0) == 0  # misaligned batch stride
-    assert wb._operand_mode(3, 5, 32, 16, (0, 0, 0, 0), 0) == 0
+    assert operand_mode(1, 64, 32, 16, (0, 0, 0, 0), 0) == 1
+    assert operand_mode(64, 1, 32, 16, (0, 0, 0, 0), 8) == 2
+    assert operand_mode(1, 64, 30, 16, (0, 0, 0, 0), 0) == 0  # size along not a multiple of 4
+    assert operand_mode(1, 64, 32, 16, (0, 0, 0, 0), 3) == 0  # misaligned offset
+    assert operand_mode(1, 64, 32, 16, (0, 0, 0, 6), 0) == 0  # misaligned batch stride
+    assert operand_mode(3, 5, 32, 16, (0, 0, 0, 0), 0) == 0
 
 
 # ---- fused epilogue (epilogue.py): elementwise consumers of a GEMM run in its store ------------------------

@@ -29,12 +29,15 @@ def test_row_kernel_specializations_compile():
         rt.compile("layernorm_backward", wgsl_loader.specialize("layernorm_backward", **spec))
 
 
-def test_softmax_family_forward_backward_without_fallback():
-    # rows short (one invocation each), medium and long (a whole workgroup), along inner and outer dims
-    for shape, dim in (((5, 3), 1), ((4, 6, 7), 1), ((3, 700), -1), ((40, 3), 0)):
-        x = rand(*shape, low=-6, high=6)
-        _, n = counted(lambda: check(lambda m, x: (m.softmax(x, dim), m.log_softmax(x, dim)), x, device=DEV))
-        assert n["host_fallbacks"] == 0
+@pytest.mark.parametrize("cpu", [False, True])
+def test_softmax_family_forward_backward_without_fallback(cpu):
+    # rows short (one invocation each), medium and long (a whole workgroup), along inner and outer dims; a
+    # CPU adapter gives each of 16+ rows one invocation ((4, 6, 7), (20, 9)), fewer rows share invocations
+    with adapter_kind(cpu):
+        for shape, dim in (((5, 3), 1), ((4, 6, 7), 1), ((3, 700), -1), ((40, 3), 0), ((20, 9), 1)):
+            x = rand(*shape, low=-6, high=6)
+            _, n = counted(lambda: check(lambda m, x: (m.softmax(x, dim), m.log_softmax(x, dim)), x, device=DEV))
+            assert n["host_fallbacks"] == 0
 
 
 def test_softmax_non_contiguous_and_float16_input():
@@ -45,14 +48,17 @@ def test_softmax_non_contiguous_and_float16_input():
         check(lambda m, x: m.log_softmax(x.half(), 1, dtype=m.float32), x, device=DEV, atol=2e-3, rtol=2e-3)
 
 
-def test_layer_norm_forward_backward_without_fallback():
-    for shape, norm in (((4, 10), (10,)), ((2, 3, 4, 5), (4, 5)), ((3, 600), (600,))):
-        x, w, b = rand(*shape, low=-3, high=3), rand(*norm), rand(*norm)
-        _, n = counted(lambda: check(lambda m, x, w, b: m.nn.functional.layer_norm(x, norm, w, b), x, w, b,
-                                      device=DEV))
-        assert n["host_fallbacks"] == 0
-        _, n = counted(lambda: check(lambda m, x: m.nn.functional.layer_norm(x, norm), x, device=DEV))
-        assert n["host_fallbacks"] == 0
+@pytest.mark.parametrize("cpu", [False, True])
+def test_layer_norm_forward_backward_without_fallback(cpu):
+    # (4, 5, 6): 20 rows, one invocation each on a CPU adapter; the others share rows between invocations
+    with adapter_kind(cpu):
+        for shape, norm in (((4, 10), (10,)), ((2, 3, 4, 5), (4, 5)), ((3, 600), (600,)), ((4, 5, 6), (6,))):
+            x, w, b = rand(*shape, low=-3, high=3), rand(*norm), rand(*norm)
+            _, n = counted(lambda: check(lambda m, x, w, b: m.nn.functional.layer_norm(x, norm, w, b), x, w, b,
+                                          device=DEV))
+            assert n["host_fallbacks"] == 0
+            _, n = counted(lambda: check(lambda m, x: m.nn.functional.layer_norm(x, norm), x, device=DEV))
+            assert n["host_fallbacks"] == 0
 
 
 def test_softmax_is_one_kernel_each_way():

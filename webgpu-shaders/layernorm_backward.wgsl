@@ -30,6 +30,9 @@ fn slot(lid: u32) -> u32 { return lid; }
 
 // The sum of the RT values of slot q's row (t = q % RT), given to each of them; every invocation calls it.
 fn row_sum2(q: u32, t: u32, v: vec2<f32>) -> vec2<f32> {
+  if (RT == 1u) {  // one invocation per row: nothing to combine, no barrier
+    return v;
+  }
   sh[q] = v;
   workgroupBarrier();
   for (var h = RT / 2u; h > 0u; h = h >> 1u) {

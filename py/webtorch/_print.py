@@ -211,7 +211,7 @@ def tensor_repr(t, tensor_contents=None):
     dev = t._device
     if dev.type != get_default_device().type:
         suffixes.append(f"device='{dev.type}:{dev.index or 0}'" if dev.type != "cpu" else "device='cpu'")
-    shape = tuple(t._be.shape(t._data))
+    shape = tuple(t.shape)
     has_default_dtype = t.dtype in (D.get_default_dtype(), D.int64, D.bool_)
     numel = 1
     for s in shape:

@@ -5,6 +5,7 @@ ndarray view; for "webgpu" a lazy buffer view). Ops are defined in webtorch.ops 
 methods; this file holds only metadata, conversions and the autograd entry points.
 """
 from . import _dtype as D
+from . import _geometry as G
 from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
 from .autograd import graph as _graph
 from . import autograd as _autograd
@@ -18,10 +19,7 @@ class Size(tuple):
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
 
     def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
+        return G.numel(self)
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
@@ -35,7 +33,7 @@ class Size(tuple):
 
 
 class Tensor:
-    __slots__ = ("_data", "_be", "_device", "dtype", "requires_grad", "_grad", "grad_fn", "_out_nr",
+    __slots__ = ("_data", "_geom", "_be", "_device", "dtype", "requires_grad", "_grad", "grad_fn", "_out_nr",
                  "_version", "_base", "_accum", "_retains_grad", "__weakref__", "__dict__")
 
     # PyTorch tensors are never hashed by value: identity hash, elementwise __eq__
@@ -57,39 +55,52 @@ class Tensor:
         return _as_subclass(t, cls)
 
     # -- metadata ----------------------------------------------------------------------------------
+    # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor: set by the view
+    # ops that decide it (_geometry), else read once from the handle a backend op returned (``_geometry_of``).
+    # Whatever replaces ``_data`` replaces ``_geom`` with it (``_set_handle``).
+    def _geometry_of(self):
+        g = self._geom
+        if g is None:
+            shape, strides, offset = self._be.geometry(self._data)
+            g = self._geom = (Size(shape), strides, offset)
+        return g
+
+    def _set_handle(self, h, geom):
+        """Point this tensor at handle h, whose (shape, strides, offset) is geom."""
+        self._data = h
+        self._geom = (Size(geom[0]), tuple(geom[1]), geom[2])
+
     @property
     def shape(self):
-        return Size(self._be.shape(self._data))
+        g = self._geom
+        return (g if g is not None else self._geometry_of())[0]
 
     def size(self, dim=None):
-        s = self._be.shape(self._data)
+        s = self.shape
         if dim is None:
-            return Size(s)
+            return s
         return s[_wrap_dim(dim, len(s))]
 
     def dim(self):
-        return len(self._be.shape(self._data))
+        return len(self.shape)
 
     ndimension = dim
 
     @property
     def ndim(self):
-        return len(self._be.shape(self._data))
+        return len(self.shape)
 
     def numel(self):
-        n = 1
-        for s in self._be.shape(self._data):
-            n *= s
-        return n
+        return G.numel(self.shape)
 
     nelement = numel
 
     def stride(self, dim=None):
-        st = self._be.stride(self._data)
+        st = self._geometry_of()[1]
         return st if dim is None else st[_wrap_dim(dim, len(st))]
 
     def storage_offset(self):
-        return self._be.storage_offset(self._data)
+        return self._geometry_of()[2]
 
     def element_size(self):
         return self.dtype.itemsize
@@ -103,14 +114,8 @@ class Tensor:
         return self.numel() * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None):
-        shape = self._be.shape(self._data)
-        st = self._be.stride(self._data)
-        expected = 1
-        for s, t in zip(reversed(shape), reversed(st)):
-            if s != 1 and t != expected:
-                return False
-            expected *= s
-        return True
+        shape, strides, _ = self._geometry_of()
+        return G.is_contiguous(shape, strides)
 
     def data_ptr(self):
         return self._be.data_ptr(self._data)
@@ -246,7 +251,7 @@ class Tensor:
         return self._inference
 
     def detach(self):
-        t = _wrap(self._data, self._be, self._device)
+        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -259,7 +264,7 @@ class Tensor:
 
     @property
     def data(self):
-        t = _wrap(self._data, self._be, self._device)
+        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -267,6 +272,7 @@ class Tensor:
     def data(self, other):
         # Swaps the storage this tensor refers to; autograd metadata is kept (PyTorch's .data = semantics).
         self._data = other._data
+        self._geom = other._geom
         self._be = other._be
         self._device = other._device
         self.dtype = other.dtype
@@ -346,7 +352,7 @@ class Tensor:
         return self._be.to_bytes(self._data)
 
     def __len__(self):
-        s = self._be.shape(self._data)
+        s = self.shape
         if not s:
             raise TypeError("len() of a 0-d tensor")
         return s[0]
@@ -484,13 +490,15 @@ def _no_grad():
     return no_grad()
 
 
-def _wrap(h, be, dev, cls=Tensor):
-    """A new Tensor (no autograd history) around backend handle h."""
+def _wrap(h, be, dev, cls=Tensor, geom=None, dtype=None):
+    """A new Tensor (no autograd history) around backend handle h; geom: h's (Size shape, strides, offset)
+    when the caller knows it (else read from the handle on first use); dtype: h's, when the caller knows it."""
     t = object.__new__(cls)
     t._data = h
+    t._geom = geom
     t._be = be
     t._device = dev
-    t.dtype = be.dtype(h)
+    t.dtype = be.dtype(h) if dtype is None else dtype
     t.requires_grad = False
     t._grad = None
     t.grad_fn = None
@@ -505,7 +513,7 @@ def _wrap(h, be, dev, cls=Tensor):
 
 
 def _as_subclass(t, cls):
-    new = _wrap(t._data, t._be, t._device, cls)
+    new = _wrap(t._data, t._be, t._device, cls, t._geom, t.dtype)
     new._version = t._version
     new._base = t._base
     new.requires_grad = t.requires_grad

@@ -17,7 +17,7 @@ def _roots(tensors, grad_tensors, create_graph):
                 raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
             if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = t.new_ones(t._be.shape(t._data))
+            g = t.new_ones(t.shape)
         elif tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a "
                                f"shape of {t.shape}.")

@@ -184,7 +184,7 @@ def _deliver(node, outs, own, buffers, owned):
         if fn is None or g is None:
             continue
         m = in_meta[i]
-        if g._device is not m[2] or g.dtype is not m[1] or g._be.shape(g._data) != m[0]:
+        if g._device is not m[2] or g.dtype is not m[1] or g.shape != m[0]:
             g = _fit(g, m, node, i)
         slot = buffers.get(fn)
         if slot is None:
@@ -226,7 +226,7 @@ def _topo_order(roots):
 def _fit(grad, meta, node, i):
     """PyTorch's validate_outputs: reduce a broadcast gradient to the input's shape, cast to its dtype."""
     shape, dtype, device = meta
-    if grad._be.shape(grad._data) != shape:
+    if grad.shape != shape:
         try:
             grad = sum_to(grad, shape)
         except RuntimeError:

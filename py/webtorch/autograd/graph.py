@@ -7,7 +7,7 @@ from .view_history import refresh_if_stale
 
 
 def _meta(t):
-    return (t._be.shape(t._data), t.dtype, t._device)
+    return (t.shape, t.dtype, t._device)
 
 
 _NO_EDGE = (None, 0)
@@ -28,7 +28,7 @@ def _edges(args, slots):
             fn = t.grad_fn
             if fn is not None or t.requires_grad:
                 nexts.append((fn, t._out_nr) if fn is not None else (accumulator(t), 0))
-                metas.append((t._be.shape(t._data), t.dtype, t._device))
+                metas.append((t.shape, t.dtype, t._device))
                 needs.append(True)
                 continue
         nexts.append(_NO_EDGE)

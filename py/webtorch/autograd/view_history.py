@@ -7,6 +7,7 @@ A view made before its storage was written (through the base or another view) is
 that same fresh as_strided history before anyone takes its gradient edge. Written against Tensor methods only.
 """
 from .._dtype import int64 as INDEX_DTYPE
+from .._geometry import numel
 from .node import Node, accumulator
 
 
@@ -100,9 +101,7 @@ class AsStridedBackward0(Node):
         base_shape, (shape, stride, offset), dtype, dev = ctx.meta
         # each element's storage position; index_add accumulates where windows overlap (an add_ through an
         # overlapping as_strided view would keep only one of the writes)
-        n_base = 1
-        for n in base_shape:
-            n_base *= n
+        n_base = numel(base_shape)
         flat = g.new_zeros((n_base,), dtype=dtype, device=dev)
         pos = (g.new_ones((n_base,), dtype=INDEX_DTYPE, device=dev).cumsum(0) - 1).as_strided(shape, stride, offset)
         return flat.index_add_(0, pos.reshape(-1), g.reshape(-1)).reshape(base_shape)

@@ -17,6 +17,7 @@ Elementwise op names (``elementwise``) and their arity: ELEMENTWISE_OPS in op_fa
 the result dtype (PyTorch promotion) and passes it; inputs may differ in dtype and broadcast against each other.
 """
 from .. import _dtype as D
+from .. import _geometry as G
 
 
 
@@ -32,7 +33,33 @@ class _LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError: a matrix was singular (raised by the optional linalg_* primitives)."""
 
 
-class Backend:
+class HandleViews:
+    """Views of a bare handle, for code below Tensor (kernels, ops working on handles): _geometry decides each
+    from the handle's own geometry and the backend's ``as_strided`` makes it. Derived, not primitives: every
+    backend inherits them and none defines its own (Tensor-level view ops use the Tensor's geometry)."""
+
+    def reshape_view(self, h, shape):
+        """A view with the new shape if the strides allow it, else None."""
+        old_shape, strides, offset = self.geometry(h)
+        st = G.view_strides(old_shape, strides, shape)
+        return None if st is None else self.as_strided(h, tuple(shape), st, offset)
+
+    def permute(self, h, dims):
+        return self.as_strided(h, *G.permute(*self.geometry(h), dims))
+
+    def expand(self, h, shape):
+        """Broadcast view (stride 0 on expanded dims and on new leading dims)."""
+        return self.as_strided(h, *G.expand(*self.geometry(h), tuple(shape)))
+
+    def slice(self, h, key):
+        """Basic indexing view: key is a tuple of ints, slices (step > 0) and None, already complete."""
+        return self.as_strided(h, *G.slice_key(*self.geometry(h), key))
+
+    def diagonal(self, h, offset, dim1, dim2):
+        return self.as_strided(h, *G.diagonal(*self.geometry(h), offset, dim1, dim2))
+
+
+class Backend(HandleViews):
     """Abstract base: each method documents a primitive. Backends subclass and implement all of them."""
 
     device_type = None
@@ -42,11 +69,8 @@ class Backend:
         """tuple of ints."""
         raise NotImplementedError
 
-    def stride(self, h):
-        """tuple of ints (elements)."""
-        raise NotImplementedError
-
-    def storage_offset(self, h):
+    def geometry(self, h):
+        """(shape, strides, storage offset) of the handle, in elements."""
         raise NotImplementedError
 
     def dtype(self, h):
@@ -114,25 +138,8 @@ class Backend:
 
     # ---- views (return handles aliasing the same storage) -----------------------------------------
     def as_strided(self, h, shape, stride, offset):
-        """View of h's storage with the given geometry (offset absolute, in elements)."""
-        raise NotImplementedError
-
-    def reshape_view(self, h, shape):
-        """A view with the new shape if the strides allow it, else None."""
-        raise NotImplementedError
-
-    def permute(self, h, dims):
-        raise NotImplementedError
-
-    def expand(self, h, shape):
-        """Broadcast view (stride 0 on expanded dims); shape has the same rank as h."""
-        raise NotImplementedError
-
-    def slice(self, h, key):
-        """Basic indexing view: key is a tuple of ints, slices (step > 0) and None, already complete."""
-        raise NotImplementedError
-
-    def diagonal(self, h, offset, dim1, dim2):
+        """View of h's storage with the given geometry (offset absolute, in elements). The only view primitive:
+        webtorch._geometry decides every view's geometry, for all devices."""
         raise NotImplementedError
 
     # ---- copies and casts -------------------------------------------------------------------------

@@ -1,13 +1,6 @@
 """Sliding-window geometry shared by every backend's convolution and pooling primitives (pure Python)."""
 
 
-def prod(xs):
-    n = 1
-    for x in xs:
-        n *= x
-    return n
-
-
 def out_size(size, kernel, stride, padding, dilation, ceil_mode=False):
     """Output length of a sliding window (PyTorch's pooling_output_shape / conv output size)."""
     span = size + 2 * padding - dilation * (kernel - 1) - 1

@@ -3,6 +3,7 @@
 Each forward writes straight into self's storage (their backward needs no old value of self) and goes
 through inplace.write_inplace, so version counters, views and CopySlices behave as for every in-place op.
 """
+from .. import _geometry as G
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node
@@ -108,14 +109,6 @@ def copy_(self, src, non_blocking=False):
     return write_inplace(self, CopyBackwards, src, inputs=(src,))
 
 
-def _contiguous_strides(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= s
-    return tuple(reversed(st))
-
-
 def resize_(self, *sizes, memory_format=None):
     """Reshape self in place to ``sizes`` (contiguous); the storage grows when it is too small (new
     elements uninitialized), keeping the old elements in order."""
@@ -130,18 +123,17 @@ def resize_storage(self, shape):
     if tuple(self.shape) == shape:
         return self
     be, h = self._be, self._data
-    n = 1
-    for s in shape:
-        n *= s
-    off = be.storage_offset(h)
+    n = G.numel(shape)
+    off = self.storage_offset()
     avail = be.storage_nbytes(h) // self.dtype.itemsize - off
+    strides = G.contiguous_strides(shape)
     if n <= avail:
-        self._data = be.as_strided(h, shape, _contiguous_strides(shape), off)
+        self._set_handle(be.as_strided(h, shape, strides, off), (shape, strides, off))
     else:
         old = be.as_strided(h, (avail,), (1,), off)
         new = be.empty((n,), self.dtype)
-        be.copy_(be.slice(new, (slice(0, avail, 1),)), old)
-        self._data = be.reshape_view(new, shape)
+        be.copy_(be.as_strided(new, (avail,), (1,), 0), old)
+        self._set_handle(be.as_strided(new, shape, strides, 0), (shape, strides, 0))
     return self
 
 

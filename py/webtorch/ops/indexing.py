@@ -6,13 +6,14 @@ become their nonzero coordinates) then index that view with one ``index`` primit
 replace the indexed dims when these are adjacent and come first otherwise.
 """
 from .. import _dtype as D
+from .. import _geometry as G
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import state as _grad_state
 from .dispatch import norm_dim, wrap
 from .._dtype import scalar_type_name
-from .inplace import new_view, write_inplace
+from .inplace import view_at, write_inplace
 
 _MASK_DTYPES = (D.bool_, D.uint8)
 
@@ -29,7 +30,7 @@ def embed(g, shape, view_of):
 
 
 def _slice_view(t, key):
-    return new_view(t, t._be.slice(t._data, key))
+    return view_at(t, *G.slice_key(*t._geometry_of(), key))
 
 
 class _BasicIndex(Node):
@@ -94,12 +95,16 @@ class DiagonalBackward0(Node):
     def forward(ctx, x, offset, dim1, dim2):
         ctx.in_shape = tuple(x.shape)
         ctx.args = (offset, dim1, dim2)
-        return new_view(x, x._be.diagonal(x._data, offset, dim1, dim2))
+        return _diagonal_view(x, offset, dim1, dim2)
 
     @staticmethod
     def backward(ctx, g):
         offset, d1, d2 = ctx.args
-        return embed(g, ctx.in_shape, lambda z: new_view(z, z._be.diagonal(z._data, offset, d1, d2)))
+        return embed(g, ctx.in_shape, lambda z: _diagonal_view(z, offset, d1, d2))
+
+
+def _diagonal_view(x, offset, dim1, dim2):
+    return view_at(x, *G.diagonal(*x._geometry_of(), offset, dim1, dim2))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

@@ -9,7 +9,8 @@ from .._dtype import scalar_type_name
 from ..autograd.graph import apply_op
 from ..autograd.view_history import rebase_view
 from ..autograd.grad_mode import state
-from .._tensor import _wrap
+from .._geometry import is_expanded
+from .._tensor import Size, _wrap
 
 def not_implemented_for(kernel, dt):
     """PyTorch's error for a kernel that has no version for dtype dt."""
@@ -57,9 +58,8 @@ def check_overlap(out, inputs=(), full=False):
     expanded handle, which the backends refuse to write with the same message -- and views of one storage share
     the version counter, so an input on another storage costs one identity test."""
     if out._base is not None:
-        be = out._be
-        strides = be.stride(out._data)
-        if 0 in strides and any(st == 0 and n > 1 for n, st in zip(be.shape(out._data), strides)):
+        shape, strides, _ = out._geometry_of()
+        if 0 in strides and is_expanded(shape, strides):
             raise RuntimeError(_INTERNAL_OVERLAP)
     version = out._version
     for t in inputs:
@@ -82,8 +82,8 @@ def _overlap_status(a, b):
         return "no"
     be = a._be
     ha, hb = a._data, b._data
-    sa, sb = be.stride(ha), be.stride(hb)
-    if not (_non_overlapping_and_dense(be.shape(ha), sa) and _non_overlapping_and_dense(be.shape(hb), sb)):
+    sa, sb = a.stride(), b.stride()
+    if not (_non_overlapping_and_dense(a.shape, sa) and _non_overlapping_and_dense(b.shape, sb)):
         return "too hard"
     if b._be is not be or be.storage_ptr(ha) != be.storage_ptr(hb):
         return "no"
@@ -142,9 +142,13 @@ def write_inplace(self, node_cls, *args, inputs=(), full=False):
     return store(self, apply_op(node_cls, self, *args, inplace=True))
 
 
-def new_view(src, h):
-    """A Tensor viewing src's storage through handle h (shares version counter and base)."""
-    t = _wrap(h, src._be, src._device)
+def view_at(src, shape, strides, offset=None):
+    """A Tensor viewing src's storage at (shape, strides, offset) (offset: src's own when None), the geometry
+    decided by _geometry; it shares src's version counter and base."""
+    if offset is None:
+        offset = src.storage_offset()
+    t = _wrap(src._be.as_strided(src._data, shape, strides, offset), src._be, src._device,
+              geom=(Size(shape), strides, offset), dtype=src.dtype)
     t._version = src._version
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]

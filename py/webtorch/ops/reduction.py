@@ -2,6 +2,7 @@
 import builtins
 
 from .. import _dtype as D
+from .._geometry import numel
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, wrap
 from .out_arg import SAME, Rule, floating, takes_out
@@ -35,7 +36,7 @@ _ALL_DIMS = [tuple(range(n)) for n in range(9)]
 
 def all_dims(x):
     """(0, ..., ndim - 1) of tensor x: the dims of a full reduction."""
-    n = len(x._be.shape(x._data))
+    n = len(x.shape)
     return _ALL_DIMS[n] if n < 9 else tuple(range(n))
 
 
@@ -101,10 +102,8 @@ def _scalar_name(dt):
 
 
 def _numel(shape, dims):
-    n = 1
-    for d in dims:
-        n *= shape[d]
-    return n
+    """Elements reduced over dims."""
+    return numel([shape[d] for d in dims])
 
 
 # ---- prod --------------------------------------------------------------------------------------------

@@ -5,12 +5,13 @@ cat fills one fresh tensor through strided copies into views of it (no concatena
 backend runs one copy kernel per input); repeat is expand + copy; the splits are views.
 """
 from .. import _dtype as D
+from .. import _geometry as G
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, norm_dims, shape_arg, check_same_device, wrap
 from .indexing import SliceBackward0, narrow
-from .inplace import new_view
+from .inplace import view_at
 from .out_arg import Rule, castable, takes_out
 
 
@@ -197,12 +198,12 @@ def column_stack(tensors, *, out=None):
 
 def _pieces(x, dim, sizes):
     """Views of x along dim of the given sizes (consecutive)."""
-    be = x._be
+    geom = x._geometry_of()
     key = [slice(None)] * x.dim()
     out, pos = [], 0
     for n in sizes:
         key[dim] = slice(pos, pos + n, 1)
-        out.append(new_view(x, be.slice(x._data, tuple(key))))
+        out.append(view_at(x, *G.slice_key(*geom, tuple(key))))
         pos += n
     return tuple(out)
 
@@ -211,12 +212,12 @@ class UnbindBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        be = x._be
+        geom = x._geometry_of()
         key = [slice(None)] * x.dim()
         out = []
         for i in range(x.shape[dim]):
             key[dim] = i
-            out.append(new_view(x, be.slice(x._data, tuple(key))))
+            out.append(view_at(x, *G.slice_key(*geom, tuple(key))))
         return tuple(out)
 
     @staticmethod
@@ -523,9 +524,7 @@ class Rot90Backward0(Node):
 
 def new_view_fresh(x, h, d0, d1):
     """A fresh handle h with dims d0 and d1 swapped (a transposed view of new storage)."""
-    perm = list(range(x.dim()))
-    perm[d0], perm[d1] = perm[d1], perm[d0]
-    return wrap(x._be.permute(h, tuple(perm)), x)
+    return wrap(x._be.permute(h, G.transpose_dims(x.dim(), d0, d1)), x)
 
 
 def rot90(input, k=1, dims=(0, 1)):

@@ -1,7 +1,8 @@
 """View ops: results alias the input's storage (shared version counter); each is differentiable."""
 from ..autograd.graph import Node, apply_op
 from .dispatch import norm_dim, shape_arg
-from .inplace import new_view
+from .inplace import view_at
+from .. import _geometry as G
 from ..autograd.view_history import AsStridedBackward0
 from ..autograd.sum_to import sum_to
 
@@ -30,15 +31,22 @@ def _fmt(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+def _reshaped_strides(x, shape):
+    """Strides of x seen as shape without a copy, or None (_geometry.view_strides)."""
+    shape0, strides, _ = x._geometry_of()
+    return G.view_strides(shape0, strides, shape)
+
+
 class ViewBackward0(Node):
     @staticmethod
-    def forward(ctx, x, shape):
+    def forward(ctx, x, shape, strides=None):
+        """strides: the view's, when the caller already asked _geometry (reshape)."""
         ctx.in_shape = tuple(x.shape)
-        h = x._be.reshape_view(x._data, shape)
-        if h is None:
+        st = strides if strides is not None else _reshaped_strides(x, shape)
+        if st is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-        return new_view(x, h)
+        return view_at(x, shape, st)
 
     @staticmethod
     def backward(ctx, g):
@@ -62,8 +70,9 @@ def view(self, *shape):
 
 def reshape(self, *shape):
     shape = infer_shape(shape_arg(shape), self.numel())
-    if self._be.reshape_view(self._data, shape) is not None:
-        return apply_op(ViewBackward0, self, shape)
+    strides = _reshaped_strides(self, shape)
+    if strides is not None:
+        return apply_op(ViewBackward0, self, shape, strides)
     return apply_op(UnsafeViewBackward0, self.clone(), shape)
 
 
@@ -79,7 +88,7 @@ class PermuteBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return new_view(x, x._be.permute(x._data, dims))
+        return view_at(x, *G.permute(*x._geometry_of(), dims))
 
     @staticmethod
     def backward(ctx, g):
@@ -103,9 +112,7 @@ class TransposeBackward0(Node):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d = (d0, d1)
-        perm = list(range(x.dim()))
-        perm[d0], perm[d1] = perm[d1], perm[d0]
-        return new_view(x, x._be.permute(x._data, tuple(perm)))
+        return view_at(x, *G.permute(*x._geometry_of(), G.transpose_dims(x.dim(), d0, d1)))
 
     @staticmethod
     def backward(ctx, g):
@@ -120,7 +127,7 @@ def transpose(self, dim0, dim1):
 class TBackward0(Node):
     @staticmethod
     def forward(ctx, x):
-        return new_view(x, x._be.permute(x._data, tuple(reversed(range(x.dim())))))
+        return view_at(x, *G.reverse_dims(*x._geometry_of()))
 
     @staticmethod
     def backward(ctx, g):
@@ -147,10 +154,7 @@ class ExpandBackward0(Node):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = tuple(x.shape)
-        h = x._data
-        if len(shape) > x.dim():
-            h = x._be.reshape_view(h, (1,) * (len(shape) - x.dim()) + tuple(x.shape))
-        return new_view(x, x._be.expand(h, shape))
+        return view_at(x, *G.expand(*x._geometry_of(), shape))
 
     @staticmethod
     def backward(ctx, g):
@@ -165,7 +169,7 @@ def expand(self, *sizes):
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
                            f"in the tensor ({nd})")
     lead = len(sizes) - nd
-    shape = self._be.shape(self._data)
+    shape = self.shape
     out = []
     for i, s in enumerate(sizes):
         cur = shape[i - lead] if i >= lead else 1
@@ -189,53 +193,51 @@ def expand_as(self, other):
     return expand(self, tuple(other.shape))
 
 
-def broadcast_to(input, size):
-    return expand(input, tuple(size))
+def broadcast_to(input, *size):
+    return expand(input, tuple(shape_arg(size)))
 
 
-class _ReshapeLike(Node):
+class SqueezeBackward0(Node):
     @staticmethod
-    def forward(ctx, x, shape):
+    def forward(ctx, x, dims):
         ctx.in_shape = tuple(x.shape)
-        return new_view(x, x._be.reshape_view(x._data, shape))
+        return view_at(x, *G.squeeze(*x._geometry_of(), dims))
 
     @staticmethod
     def backward(ctx, g):
         return g.reshape(ctx.in_shape)
 
 
-class SqueezeBackward0(_ReshapeLike):
+class SqueezeBackward1(SqueezeBackward0):
     pass
 
 
-class SqueezeBackward1(_ReshapeLike):
+class SqueezeBackward2(SqueezeBackward0):
     pass
 
 
-class SqueezeBackward2(_ReshapeLike):
-    pass
+class UnsqueezeBackward0(Node):
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return view_at(x, *G.unsqueeze(*x._geometry_of(), dim))
 
-
-class UnsqueezeBackward0(_ReshapeLike):
-    pass
+    @staticmethod
+    def backward(ctx, g):
+        return g.squeeze(ctx.dim)
 
 
 def squeeze(self, dim=None):
-    shape = tuple(self.shape)
+    nd = self.dim()
     if dim is None:
-        new = tuple(s for s in shape if s != 1)
-        return apply_op(SqueezeBackward0, self, new)
+        return apply_op(SqueezeBackward0, self, frozenset(range(nd)))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dims = set(norm_dim(d, len(shape)) for d in dims)
-    new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return apply_op(SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2, self, new)
+    dims = frozenset(norm_dim(d, nd) for d in dims)
+    return apply_op(SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2, self, dims)
 
 
 def unsqueeze(self, dim):
-    shape = list(self.shape)
-    dim = norm_dim(dim, len(shape) + 1)
-    shape.insert(dim, 1)
-    return apply_op(UnsqueezeBackward0, self, tuple(shape))
+    return apply_op(UnsqueezeBackward0, self, norm_dim(dim, self.dim() + 1))
 
 
 def flatten(self, start_dim=0, end_dim=-1):
@@ -248,18 +250,14 @@ def flatten(self, start_dim=0, end_dim=-1):
     if s == e:
         return self
     shape = tuple(self.shape)
-    n = 1
-    for x in shape[s:e + 1]:
-        n *= x
-    return reshape(self, shape[:s] + (n,) + shape[e + 1:])
+    return reshape(self, shape[:s] + (G.numel(shape[s:e + 1]),) + shape[e + 1:])
 
 
 def unflatten(self, dim, sizes):
     shape = tuple(self.shape)
     dim = norm_dim(dim, len(shape))
     sizes = infer_shape(tuple(sizes), shape[dim])
-    return view(self, shape[:dim] + sizes + shape[dim + 1:]) if self._be.reshape_view(
-        self._data, shape[:dim] + sizes + shape[dim + 1:]) is not None else reshape(self, shape[:dim] + sizes + shape[dim + 1:])
+    return reshape(self, shape[:dim] + sizes + shape[dim + 1:])
 
 
 def ravel(self):
@@ -278,7 +276,7 @@ def as_strided(self, size, stride, storage_offset=None):
     off = self.storage_offset() if storage_offset is None else int(storage_offset)
     if off < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {off}")
-    need = off + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    need = G.extent(size, stride, off)
     avail = self._be.storage_nbytes(self._data) // self.dtype.itemsize
     if need > avail:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
@@ -288,15 +286,14 @@ def as_strided(self, size, stride, storage_offset=None):
         from ..autograd.grad_mode import state
         if state.enabled:
             return _as_strided_grad(self, size, stride, off)
-    return new_view(self, self._be.as_strided(self._data, size, stride, off))
+    return view_at(self, size, stride, off)
 
 
 def _as_strided_grad(self, size, stride, off):
     node = AsStridedBackward0()
     node.meta = (tuple(self.shape), (size, stride, off - self.storage_offset()), self.dtype, self.device)
     from ..autograd.graph import attach
-    out = new_view(self, self._be.as_strided(self._data, size, stride, off))
-    return attach(node, [self], out)
+    return attach(node, [self], view_at(self, size, stride, off))
 
 
 def movedim(self, source, destination):
@@ -323,11 +320,7 @@ def unfold(self, dimension, size, step):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    if nd == 0:
-        return self.as_strided((size,), (1,))
-    shape, strides = list(self.shape), list(self.stride())
-    shape[d], strides[d] = (n - size) // step + 1, strides[d] * step
-    return self.as_strided(tuple(shape) + (size,), tuple(strides) + (self.stride(d),))
+    return self.as_strided(*G.unfold(*self._geometry_of(), d, size, step))
 
 
 METHODS = {

@@ -21,6 +21,19 @@ def _root(h):
     return h
 
 
+def _storage(h):
+    """h's storage as a C-contiguous array from its first element (what as_strided's offsets count from)."""
+    root = h if h.base is None else _root(h)
+    if root.flags.c_contiguous:
+        return root
+    # a foreign non-contiguous array shared by from_numpy: the memory it spans, from its first element
+    span = 1 + sum((n - 1) * st for n, st in zip(root.shape, root.strides)) // root.itemsize if root.size else 0
+    return np.lib.stride_tricks.as_strided(root, (span,), (root.itemsize,))
+
+
+_ELEMENT_STRIDES = {}  # (byte strides, itemsize) -> strides in elements (geometry's hot path; bounded)
+
+
 class NumpyBackend(Backend):
     device_type = "cpu"
     host_fallbacks = frozenset()
@@ -29,12 +42,16 @@ class NumpyBackend(Backend):
     def shape(self, h):
         return h.shape
 
-    def stride(self, h):
+    def geometry(self, h):
         isz = h.itemsize
-        return tuple(s // isz for s in h.strides)
-
-    def storage_offset(self, h):
-        return (h.__array_interface__["data"][0] - self.storage_ptr(h)) // h.itemsize
+        off = 0 if h.base is None else (h.__array_interface__["data"][0] - self.storage_ptr(h)) // isz
+        key = (h.strides, isz)
+        strides = _ELEMENT_STRIDES.get(key)
+        if strides is None:
+            if len(_ELEMENT_STRIDES) > 4096:
+                _ELEMENT_STRIDES.clear()
+            strides = _ELEMENT_STRIDES[key] = tuple([s // isz for s in h.strides])
+        return h.shape, strides, off
 
     def dtype(self, h):
         return FROM_NP[h.dtype]
@@ -65,36 +82,15 @@ class NumpyBackend(Backend):
 
     # ---- views ----------------------------------------------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
-        root = _root(h)
-        if not root.flags.c_contiguous:
-            root = h  # a foreign non-contiguous storage: treat the given view as the storage
         isz = h.itemsize
-        flat = root.reshape(-1)
-        return np.ndarray(shape, dtype=h.dtype, buffer=flat, offset=offset * isz,
-                          strides=tuple(s * isz for s in stride))
-
-    def reshape_view(self, h, shape):
-        try:
-            return h.reshape(shape, copy=False)
-        except ValueError:
-            return None
-
-    def permute(self, h, dims):
-        return h.transpose(dims)
-
-    def expand(self, h, shape):
-        return np.broadcast_to(h, shape, subok=True) if h.shape != tuple(shape) else h.view()
-
-    def slice(self, h, key):
-        r = h[key]
-        return r if type(r) is np.ndarray else h[key + (Ellipsis,)]
-
-    def diagonal(self, h, offset, dim1, dim2):
-        d = np.diagonal(h, offset, dim1, dim2)
-        if not h.flags.writeable:
-            return d
-        # NumPy's diagonal is read-only; the same geometry as a plain view can be written through
-        return self.as_strided(h, d.shape, self.stride(d), self.storage_offset(d))
+        storage = h if h.base is None and h.flags.c_contiguous else _storage(h)
+        offset *= isz
+        if offset > storage.nbytes:  # an empty view past the end (PyTorch keeps its offset): no element
+            offset = 0
+        v = np.ndarray(shape, h.dtype, storage, offset, tuple([s * isz for s in stride]))
+        if 0 in stride and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
+            v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
+        return v
 
     # ---- copies and casts ---------------------------------------------------------------------------------
     def copy_(self, dst, src):

@@ -7,7 +7,8 @@ adjoint (col2im) loops only over kernel offsets, adding one strided slice each.
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..window_geometry import out_size, prod as _prod
+from ..._geometry import numel as _prod
+from ..window_geometry import out_size
 
 
 def _pad_spatial(x, before, after, value=0):

@@ -15,7 +15,6 @@ from . import (conv_kernels, creation, device_checks, dtypes as T, elementwise_k
 from .fallback import host_fallback
 from .graph import View
 from .recorder import Recorder
-from .views import broadcast_strides, diagonal_geometry, slice_geometry, view_strides
 
 
 class WebGPUBackend(Backend):
@@ -47,11 +46,8 @@ class WebGPUBackend(Backend):
     def shape(self, h):
         return h.shape
 
-    def stride(self, h):
-        return h.strides
-
-    def storage_offset(self, h):
-        return h.offset
+    def geometry(self, h):
+        return h.shape, h.strides, h.offset
 
     def dtype(self, h):
         return h.st.dtype
@@ -112,24 +108,6 @@ class WebGPUBackend(Backend):
     # ---- views (the geometry of handles; no device work) ---------------------------------------------------
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
-
-    def reshape_view(self, h, shape):
-        st = view_strides(h.shape, h.strides, tuple(shape))
-        return None if st is None else View(h.st, tuple(shape), st, h.offset)
-
-    def permute(self, h, dims):
-        return View(h.st, tuple(h.shape[d] for d in dims), tuple(h.strides[d] for d in dims), h.offset)
-
-    def expand(self, h, shape):
-        return View(h.st, tuple(shape), broadcast_strides(h.shape, h.strides, tuple(shape)), h.offset)
-
-    def slice(self, h, key):
-        shape, strides, offset = slice_geometry(h.shape, h.strides, h.offset, key)
-        return View(h.st, shape, strides, offset)
-
-    def diagonal(self, h, offset, dim1, dim2):
-        shape, strides, off = diagonal_geometry(h.shape, h.strides, h.offset, offset, dim1, dim2)
-        return View(h.st, shape, strides, off)
 
     # ---- copies, casts and elementwise ---------------------------------------------------------------------
     def copy_(self, dst, src):

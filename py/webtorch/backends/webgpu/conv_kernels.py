@@ -7,7 +7,8 @@ buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims
 (size 1, stride 0), so 1-D, 2-D and 3-D convolutions share every pipeline.
 """
 from ... import _dtype as D
-from ..window_geometry import out_size, prod as numel
+from ..._geometry import numel
+from ..window_geometry import out_size
 from . import conv_unfold_gemm, creation, limits, reduce_kernels
 from .elementwise_kernels import contiguous
 from .fallback import host_fallback

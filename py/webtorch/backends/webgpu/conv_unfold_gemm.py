@@ -14,7 +14,7 @@ with K the kernel's positions and L the output's. Bias (and a following activati
 store through the scheduler's epilogue fusion, as for Linear.
 """
 from ... import _dtype as D
-from ..window_geometry import prod as numel
+from ..._geometry import numel
 from . import matmul_kernels, reduce_kernels, unfold_kernels
 from .graph import View, contiguous_strides
 

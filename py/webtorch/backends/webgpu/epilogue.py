@@ -18,18 +18,13 @@ import re
 
 from ... import _dtype as D
 from . import codegen
-from .graph import contiguous_strides
+from ..._geometry import contiguous_strides, numel as _numel
 
 MAX_CHAIN = 4
 _REGION = re.compile(r"// @epilogue-begin\n.*?// @epilogue-end\n", re.S)
 _UNIFORM = re.compile(r"@binding\((\d+)\) var<uniform> P: array<vec4<(u32|i32)>, (\d+)>;")
 
 
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def no_writes_between(writers, bufs, i, j):

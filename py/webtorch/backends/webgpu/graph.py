@@ -15,6 +15,7 @@ and the Buffer returns to the pool as soon as neither a tensor nor a pending nod
 import itertools
 import weakref
 
+from ..._geometry import contiguous_strides, numel
 from . import dtypes as T, limits
 from .runtime import OutOfMemoryError
 
@@ -87,10 +88,7 @@ class View:
 
     @property
     def numel(self):
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return numel(self.shape)
 
     def is_contiguous(self):
         return self.strides == contiguous_strides(self.shape)
@@ -98,14 +96,6 @@ class View:
     def is_whole(self):
         """A C-contiguous view covering its entire storage from offset 0."""
         return self.offset == 0 and self.numel == self.st.numel and self.is_contiguous()
-
-
-def contiguous_strides(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= s
-    return tuple(reversed(st))
 
 
 class Src:

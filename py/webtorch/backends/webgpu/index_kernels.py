@@ -24,7 +24,7 @@ from .fallback import host_fallback
 from .graph import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
-from .views import broadcast_strides
+from ..._geometry import expand_strides as broadcast_strides
 
 _TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: (T.I64, None), D.uint32: ("u32", 2),
          D.bool_: ("u32", 2), D.uint8: ("i32", 1), D.int8: ("i32", 1), D.int16: ("i32", 1)}

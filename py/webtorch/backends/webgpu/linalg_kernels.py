@@ -22,25 +22,20 @@ from . import codegen, creation, limits
 from .elementwise_kernels import cast, contiguous
 from .kernel_launch import float_kernel, source
 from .fallback import host_fallback
-from .views import broadcast_strides
+from ..._geometry import expand_strides, numel as _prod
 
 _DET, _SOLVE, _INVERSE = 0, 1, 2
 SMALL_N = 16  # up to this n one invocation factors a whole matrix (linalg_lu_small.wgsl)
 _BATCH_DIMS = 4  # batch dims the kernel unravels (after coalescing); more take a contiguous copy first
 
 
-def _prod(shape):
-    p = 1
-    for s in shape:
-        p *= s
-    return p
 
 
 def _batch_geometry(rec, a, b, bshape):
     """(a, b, sizes, a strides, b strides): the batch dims ``bshape`` of a and b (b may be None) coalesced to
     at most four (padded in front with size 1 / stride 0), a and b made contiguous when they do not."""
     views = [v for v in (a, b) if v is not None]
-    strides = [broadcast_strides(v.shape[:-2], v.strides[:-2], bshape) for v in views]
+    strides = [expand_strides(v.shape[:-2], v.strides[:-2], bshape) for v in views]
     sizes, strides = codegen.coalesce(bshape, strides)
     if len(sizes) > _BATCH_DIMS:
         views = [contiguous(rec, views.expanded(v, bshape + v.shape[-2:])) for v in views]

@@ -9,8 +9,9 @@ from .elementwise_kernels import cast, contiguous
 from .fallback import host_fallback
 from .graph import Node, Src, View, contiguous_strides
 from .kernel_launch import source
+from .matmul_layout import operand_mode, vec4_operands
 from .recorder import GEOM_MAX, numel
-from .views import broadcast_strides
+from ..._geometry import expand_strides as broadcast_strides
 
 _MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel) -> _matmul_plan
 
@@ -42,6 +43,8 @@ def matmul(rec, a, b):
     out_shape = batch + (m, n)
     out = rec.new(out_shape, D.float32)
     if numel(out_shape):
+        if rec.rt.cpu_adapter and _matmul_kernel(m, n, True) == "matmul_register":
+            a, b = vec4_operands(rec, a, b, numel(batch), m, n, k)
         record_matmul(rec, a, b, out, batch, m, n, k)
     for d in squeeze:
         shape = list(out.shape)
@@ -104,7 +107,7 @@ def _matmul_plan(a, b, batch, m, n, k, kernel):
     brs, bcs = b.strides[-2:]
     modes = (0, 0)
     if kernel != "matmul_naive":
-        modes = (_operand_mode(acs, ars, k, m, a_bs, a.offset), _operand_mode(bcs, brs, n, k, b_bs, b.offset))
+        modes = (operand_mode(acs, ars, k, m, a_bs, a.offset), operand_mode(bcs, brs, n, k, b_bs, b.offset))
     if kernel == "matmul_tiled":
         wg_x, wg_y, rm = _TILE
         src = tiled_source()
@@ -125,19 +128,6 @@ def _matmul_plan(a, b, batch, m, n, k, kernel):
                 groups = (min(w, gx - x0), min(w, gy - y0), min(w, nb - z0))
                 launches.append((struct.pack("<28I", *words, z0, y0 * rows, x0 * cols, 0), groups))
     return src, launches
-
-
-def _operand_mode(along, across, n_along, n_across, batch_strides, offset):
-    """Load mode of matmul_tiled.wgsl (P[5].z for A, P[5].w for B; matmul_register.wgsl's A_MODE, B_MODE) for an
-    operand whose tile is vec4 ``along`` one dim
-    (A: K, B: N): 1 when contiguous along it, 2 when contiguous across it (a transposed matrix), each
-    only when every other stride, the offset and the contiguous dim's size are multiples of 4; else 0."""
-    rest = batch_strides + (offset,)
-    if along == 1 and n_along % 4 == 0 and across % 4 == 0 and all(x % 4 == 0 for x in rest):
-        return 1
-    if across == 1 and n_across % 4 == 0 and along % 4 == 0 and all(x % 4 == 0 for x in rest):
-        return 2
-    return 0
 
 
 # (WG_X, WG_Y, RM) of matmul_tiled.wgsl: a 64 x 64 tile of 8 x 4 register blocks (128 invocations), for

@@ -4,7 +4,7 @@ tensor is padded as its words (a trailing dim of 2), a constant c as (x - c) pad
 import struct
 
 from ... import _dtype as D
-from ..window_geometry import prod
+from ..._geometry import numel as prod
 from . import dtypes as T, views
 from .elementwise_kernels import cast, elementwise
 from .fallback import host_fallback

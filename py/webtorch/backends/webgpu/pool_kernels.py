@@ -2,7 +2,8 @@
 gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (pool_*_plane.wgsl)."""
 
 from ... import _dtype as D
-from ..window_geometry import out_size, prod
+from ..._geometry import numel as prod
+from ..window_geometry import out_size
 from . import creation, index_kernels, limits
 from .elementwise_kernels import cast
 from .fallback import host_fallback

@@ -14,7 +14,7 @@ from .index_bounds import BOUNDED, keep_bounds
 from .memory import BufferPool
 from .replay import Replayer
 from .scheduler import Scheduler, Stats
-from .views import broadcast_strides
+from ..._geometry import expand_strides as broadcast_strides
 
 _GEOM = {}  # shape -> (numel, contiguous strides, shape as a tuple of ints) of fresh outputs
 GEOM_MAX = 4096  # dynamic shapes (varying sequence lengths) must not grow a per-shape cache without bound

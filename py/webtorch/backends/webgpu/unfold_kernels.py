@@ -1,11 +1,15 @@
-"""im2col / col2im (F.unfold, F.fold) as conv_unfold.wgsl dispatches (one gathered element per invocation);
+"""im2col / col2im (F.unfold, F.fold) as conv_unfold.wgsl dispatches (unfold: an invocation per column and up
+to _UNFOLD_CH kernel positions; fold: one summed element per invocation);
 conv_unfold_gemm.py builds the convolutions of a CPU adapter on them, conv_kernels.py adds bias with
 ``add_channel_bias``."""
 from ... import _dtype as D
-from ..window_geometry import out_size, prod as numel
+from ..._geometry import numel
+from ..window_geometry import out_size
 from .fallback import host_fallback
 from .graph import View
 from .kernel_launch import float_kernel, grid256, pack, source, spatial3
+
+_UNFOLD_CH = 32  # conv_unfold.wgsl's CH: kernel positions of one unfold column per invocation
 
 
 def add_channel_bias(rec, y, bias):
@@ -51,11 +55,15 @@ def fold(rec, cols, size, kernel, stride, padding, dilation, L=None):
 
 def _unfold_dispatch(rec, src, y, C, S, kernel, L, stride, padding, dilation, read, spatial, fold):
     total = y.numel
+    chunks = 0
+    if total and not fold:  # one work item per column and CH kernel positions (conv_unfold.wgsl)
+        chunks = -(-numel(kernel) // _UNFOLD_CH)
+        total = total // numel(kernel) * chunks
     if total:
         groups, width = grid256(total)
-        words = ((total, C, width, 0), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
+        words = ((total, C, width, chunks), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
                  spatial3(L, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                  spatial3(dilation, 1) + (0,), read, tuple(spatial) + (0,))
-        rec.record_kernel("conv_unfold", source("conv_unfold", FOLD=fold), pack(words), groups,
-                          [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
+        rec.record_kernel("conv_unfold", source("conv_unfold", FOLD=fold, CH=f"{_UNFOLD_CH}i"), pack(words),
+                          groups, [src.st.buf, y.st.buf], [src.st.buf], [y.st.buf])
     return y

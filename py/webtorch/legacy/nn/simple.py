@@ -1,6 +1,7 @@
 """Lua's simple layers: Linear, Reshape, View, Dropout."""
 import math
 
+from ..._geometry import numel as _numel
 from ...nn import functional as F
 from ...ops.creation import empty
 from .module import Module, typename
@@ -56,13 +57,6 @@ class Linear(_WeightBias):
         return f"nn.Linear({self.weight.shape[1]} -> {self.weight.shape[0]}){tail}"
 
 
-def _prod(sizes):
-    n = 1
-    for s in sizes:
-        n *= s
-    return n
-
-
 class Reshape(Module):
     """Reshape(d1, d2, ..., [batchMode]): the input viewed as d1 x d2 x ...; a leading batch dimension
     is kept when the input has more elements (or when batchMode is true)."""
@@ -77,7 +71,7 @@ class Reshape(Module):
         if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
             sizes = tuple(sizes[0])
         self.size = tuple(int(s) for s in sizes)
-        self.nelement = _prod(self.size)
+        self.nelement = _numel(self.size)
 
     def _compute(self, input):
         if self.batchMode is False or (self.batchMode is None and input.numel() == self.nelement
@@ -85,7 +79,7 @@ class Reshape(Module):
             shape = self.size
         else:
             shape = (input.shape[0],) + self.size
-        if _prod(shape) != input.numel():
+        if _numel(shape) != input.numel():
             raise ValueError(f"nn.Reshape: cannot view an input of size {tuple(input.shape)} "
                              f"({input.numel()} elements) as {shape}")
         return input.reshape(shape)
@@ -107,7 +101,7 @@ class View(Module):
         self.size = tuple(int(s) for s in sizes)
         if sum(1 for s in self.size if s == -1) > 1:
             raise ValueError("nn.View: at most one size may be -1")
-        self.numElements = _prod(s for s in self.size if s != -1)
+        self.numElements = _numel(s for s in self.size if s != -1)
         self.numInputDims = None
 
     def setNumInputDims(self, numInputDims):
@@ -117,11 +111,11 @@ class View(Module):
     def _batchsize(self, input):
         shape, nd = tuple(input.shape), input.dim()
         maxdim = self.numInputDims if self.numInputDims is not None else nd
-        sample = _prod(shape[nd - maxdim:])
+        sample = _numel(shape[nd - maxdim:])
         if sample % self.numElements:
             raise ValueError(f"nn.View: input view {shape} and desired view {self.size} do not match")
         bsz = 1 if -1 in self.size else sample // self.numElements
-        bsz *= _prod(shape[:nd - maxdim])
+        bsz *= _numel(shape[:nd - maxdim])
         if bsz == 1 and (self.numInputDims is None or nd <= self.numInputDims):
             return None
         return bsz

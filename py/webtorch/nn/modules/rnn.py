@@ -170,7 +170,9 @@ class RNNBase(Module):
     # ---- the computation ------------------------------------------------------------------------------
     def _run_direction(self, x, h, c, layer, direction):
         w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
-        gi_all = F.linear(x, w_ih, b_ih)  # (L, N, gates): the input projection of every step at once
+        # (L, N, gates): the input projection of every step at once, unbound (not indexed per step) so that
+        # backward stacks the steps' gradients once instead of scattering each into a zeroed (L, N, gates)
+        gi_all = F.linear(x, w_ih, b_ih).unbind(0)
         steps = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
         outs = [None] * x.shape[0]
         for t in steps:
@@ -185,10 +187,7 @@ class RNNBase(Module):
         state taken at its own last step (the forward pass sets finished rows aside as the batch shrinks; the
         reverse pass starts each sequence at its last step from its initial state as the batch grows)."""
         w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
-        gi_all = F.linear(x, w_ih, b_ih)
-        starts = [0]
-        for size in sizes[:-1]:
-            starts.append(starts[-1] + size)
+        gi = F.linear(x, w_ih, b_ih).split([int(s) for s in sizes])  # per step; backward: one cat
         outs = [None] * len(sizes)
         if direction == 0:
             done_h, done_c = [], []
@@ -199,7 +198,7 @@ class RNNBase(Module):
                     if c is not None:
                         done_c.append(c[size:])
                         c = c[:size]
-                h, c = cell_step(self.mode, gi_all[starts[t]:starts[t] + size], h, c, w_hh, b_hh, w_hr)
+                h, c = cell_step(self.mode, gi[t], h, c, w_hh, b_hh, w_hr)
                 outs[t] = h
             if done_h:
                 h = cat([h] + done_h[::-1], 0)
@@ -212,7 +211,7 @@ class RNNBase(Module):
                 if size > running:
                     h = cat([h, h0[running:size]], 0)
                     c = None if c is None else cat([c, c0[running:size]], 0)
-                h, c = cell_step(self.mode, gi_all[starts[t]:starts[t] + size], h, c, w_hh, b_hh, w_hr)
+                h, c = cell_step(self.mode, gi[t], h, c, w_hh, b_hh, w_hr)
                 outs[t] = h
         return cat(outs, 0), h, c
 

@@ -1,0 +1,172 @@
+"""Strided geometry: (shape, strides, offset) tuples in elements. Decides every view for every device.
+
+A Tensor is a strided view over a storage (DESIGN.md): its geometry is plain data that lives on the Tensor.
+Each view op computes the view's geometry here, once for all devices, and the backend only makes a handle
+for (storage, offset, shape, strides) (``Backend.as_strided``). Pure functions on tuples: no Tensor, no backend.
+A view function maps (shape, strides, offset, *args) to the view's (shape, strides, offset). Arguments are
+already checked (dims wrapped, sizes validated) by the ops that call them.
+"""
+
+
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def contiguous_strides(shape):
+    """C-order strides of shape (a size-0 or size-1 dim still advances by the product of the dims after it)."""
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= s if s > 1 else 1
+    return tuple(reversed(st))
+
+
+def is_contiguous(shape, strides):
+    """PyTorch's is_contiguous: C order, ignoring the strides of size-1 dims; any size-0 tensor is contiguous."""
+    expected, dense = 1, True
+    for s, t in zip(reversed(shape), reversed(strides)):
+        if s == 0:
+            return True
+        if s != 1:
+            dense = dense and t == expected
+            expected *= s
+    return dense
+
+
+def is_expanded(shape, strides):
+    """Several elements at one address through a stride-0 dim (such a view must not be written)."""
+    return any(st == 0 and s > 1 for s, st in zip(shape, strides))
+
+
+def view_strides(old_shape, old_strides, new_shape):
+    """Strides that let (old_shape, old_strides) be seen as new_shape without a copy, or None when a new dim
+    would span two non-adjacent chunks of memory (PyTorch's computeStride: reshape copies then, view raises)."""
+    old_shape, new_shape = tuple(old_shape), tuple(new_shape)
+    if not old_shape or numel(old_shape) == 0:
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1
+                             and old_strides[tensor_d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def permute(shape, strides, offset, dims):
+    return tuple([shape[d] for d in dims]), tuple([strides[d] for d in dims]), offset
+
+
+def reverse_dims(shape, strides, offset):
+    """t() / .T: every dim in reverse order."""
+    return tuple(shape)[::-1], strides[::-1], offset
+
+
+def transpose_dims(ndim, d0, d1):
+    perm = list(range(ndim))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return tuple(perm)
+
+
+def expand_strides(shape, strides, out_shape):
+    """Strides of (shape, strides) broadcast to out_shape (new leading dims and broadcast dims get stride 0)."""
+    lead = len(out_shape) - len(shape)
+    res = [0] * lead
+    for s, st, o in zip(shape, strides, out_shape[lead:]):
+        res.append(st if s == o else 0)
+    return tuple(res)
+
+
+def expand(shape, strides, offset, out_shape):
+    return out_shape, expand_strides(shape, strides, out_shape), offset
+
+
+def squeeze(shape, strides, offset, dims):
+    """Drop the size-1 dims among dims."""
+    keep = [d for d, s in enumerate(shape) if not (s == 1 and d in dims)]
+    return tuple([shape[d] for d in keep]), tuple([strides[d] for d in keep]), offset
+
+
+def unsqueeze(shape, strides, offset, dim):
+    """Insert a size-1 dim at dim; its stride is what PyTorch gives it (the extent of the dims after it)."""
+    shape = tuple(shape)
+    st = 1 if dim >= len(shape) else shape[dim] * strides[dim]
+    return shape[:dim] + (1,) + shape[dim:], strides[:dim] + (st,) + strides[dim:], offset
+
+
+def slice_key(shape, strides, offset, key):
+    """Basic indexing: key is a complete tuple of ints (in range), slices with step > 0 and None (a new dim, with
+    unsqueeze's stride). An empty slice still starts at its (clamped) start, as PyTorch's does."""
+    out_shape, out_strides = [], []
+    d = 0
+    for k in key:
+        if k is None:
+            out_shape.append(1)
+            out_strides.append(shape[d] * strides[d] if d < len(shape) else 1)
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(shape[d])
+            n = max(0, (stop - start + step - 1) // step)
+            offset += start * strides[d]
+            out_shape.append(n)
+            out_strides.append(strides[d] * step)
+            d += 1
+        else:
+            i = int(k)
+            size = shape[d]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            offset += (i % size) * strides[d]
+            d += 1
+    out_shape.extend(shape[d:])
+    out_strides.extend(strides[d:])
+    return tuple(out_shape), tuple(out_strides), offset
+
+
+def diagonal(shape, strides, offset, diag, dim1, dim2):
+    """The diag-th diagonal of the (dim1, dim2) planes as a new last dim."""
+    if diag >= 0:
+        n = max(0, min(shape[dim1], shape[dim2] - diag))
+        if n:
+            offset += diag * strides[dim2]
+    else:
+        n = max(0, min(shape[dim1] + diag, shape[dim2]))
+        if n:
+            offset -= diag * strides[dim1]
+    keep = [d for d in range(len(shape)) if d not in (dim1, dim2)]
+    return (tuple(shape[d] for d in keep) + (n,), tuple(strides[d] for d in keep) + (strides[dim1] + strides[dim2],),
+            offset)
+
+
+def unfold(shape, strides, offset, dim, size, step):
+    """Windows of size elements along dim, step apart, as a new last dim (a 0-dim tensor is one window)."""
+    shape = tuple(shape)
+    if not shape:
+        return (size,), (1,), offset
+    n = (shape[dim] - size) // step + 1
+    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,),
+            strides[:dim] + (strides[dim] * step,) + strides[dim + 1:] + (strides[dim],), offset)
+
+
+def extent(shape, strides, offset):
+    """Elements of storage a view needs: one past its last element (0 when it has none)."""
+    if not all(shape):
+        return 0
+    return offset + 1 + sum((s - 1) * st for s, st in zip(shape, strides))
