@@ -1,8 +1,8 @@
 """The peer benchmark in one command: webtorch in Pyodide vs TensorFlow.js 4.22 (webgpu) vs jax-js 0.1.25
 (webgpu, jit), in the same headless Chromium on the same WebGPU adapter.
 
-    .venv/bin/python bench/bench_browser.py [--steps 10] [--models mlp,lenet,lstm,gpt] [--peers tfjs,jax-js]
-                                            [--quick] [--out PATH]
+    .venv/bin/python bench/bench_browser.py [--steps 3] [--rounds 4] [--models mlp,lenet,lstm,gpt]
+                                            [--peers tfjs,jax-js] [--quick] [--out PATH]
     .venv/bin/python bench/bench_browser.py --native [--steps 10]   # the CPython side
 
 Models (bench/browser/models.py, written once against PyTorch's API; bench/browser/peers.js builds the same
@@ -12,7 +12,14 @@ columns cross-check that every framework does the same math):
   Adam; GPT (2 blocks, d_model 128, 4 heads, context 64, b16) AdamW.
 Also matmul GFLOP/s at 256/512/1024 (timed to completion after a warm-up) and an 8-op elementwise chain on
 1M elements (ms per chain), and cold start: page load -> first finished MLP training step, per framework (each
-in a fresh page). Steps/s is one timed run of ``--steps`` steps after ``--warmup`` steps per framework.
+in a fresh page).
+
+The machine's load changes while the benchmark runs, so the frameworks take turns in ``--rounds`` rounds, each
+keeping its page and model alive (webtorch's page sends a "turn" report around each of its measurements and waits
+while the host runs the peers): order webtorch, peers in even rounds, the reverse in odd ones. A round times
+``--steps`` training steps (after ``--warmup`` steps before the first round), or the matmul / chain repetitions.
+Tables show each framework's median over rounds and webtorch's speed over each peer as the median (and min-max)
+of the per-round ratios.
 Inside Pyodide (bench/browser/webtorch_steps.py) also: Python-side cost per recorded op, device counters per
 step (FFI crossings, submits, dispatches, readbacks, host fallbacks), the wheel's size.
 
@@ -27,6 +34,7 @@ import datetime
 import json
 import math
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -57,8 +65,71 @@ def _error(e):
     return {"error": str(e).splitlines()[0][:300]}
 
 
-def run_webtorch(session, cfg, timeout):
-    res = session.run(HERE / "browser" / "webtorch_steps.py", [json.dumps(cfg)], timeout=timeout)
+def round_order(frameworks, r):
+    """The frameworks' order in round ``r``: as given in even rounds, reversed in odd ones, so that none always
+    runs last (the one after a burst of load from elsewhere)."""
+    return frameworks if r % 2 == 0 else frameworks[::-1]
+
+
+class PeerPages:
+    """The peers' side of the rounds. Each peer keeps one page (opened at its first turn: a fresh page, whose first
+    model's first step is the peer's cold start) and its current model; ``turn`` (webtorch's page's "turn" reports)
+    runs the peers whose turn at a key ("model:NAME", "matmul:N", "chain") comes before or after webtorch's.
+    Per peer: {"ms": {key: [ms per round]}, "models": {name: {firstLoss, firstStepAtMs, finalLoss}},
+    "errors": {key: message}} (a key a peer cannot run here is reported, not fatal)."""
+
+    def __init__(self, session, cfg, timeout):
+        session.server.roots.update({"tfjs": ROOT / "node_modules" / "@tensorflow", "jax-js": ROOT / "node_modules" /
+                                     "@jax-js", "bench": HERE / "browser"})
+        self.session, self.cfg, self.timeout = session, cfg, timeout
+        self.got = {k: {"ms": {}, "models": {}, "errors": {}} for k, _ in chosen(cfg["peers"])}
+        self.pages, self.live = {}, {}
+
+    def turn(self, kind, text):
+        if kind != "turn":
+            return
+        t = json.loads(text)
+        order = round_order(["webtorch"] + [k for k, _ in chosen(self.cfg["peers"])], t["round"])
+        at = order.index("webtorch")
+        for peer in order[:at] if t["phase"] == "before" else order[at + 1:]:
+            got = self.got[peer]
+            if t["key"] not in got["errors"]:
+                try:
+                    got["ms"].setdefault(t["key"], []).append(self.measure(peer, t["key"]))
+                except Exception as e:  # noqa: BLE001
+                    got["errors"][t["key"]] = _error(e)["error"]
+
+    def measure(self, peer, key):
+        """One round's milliseconds of ``peer`` at ``key`` (per step, per matmul, per chain)."""
+        page, cfg = self.page(peer), self.cfg
+        kind, _, arg = key.partition(":")
+        if kind == "matmul":
+            return page.evaluate("([p, n, r]) => window.peerMatmul(p, n, r)", [peer, int(arg), cfg["matmul_reps"]])
+        if kind == "chain":
+            return page.evaluate("([p, n, r]) => window.peerChain(p, n, r)", [peer, cfg["chain_n"], cfg["chain_reps"]])
+        if self.live.get(peer) != arg:
+            self.live[peer] = arg
+            self.got[peer]["models"][arg] = page.evaluate("([p, s, c]) => window.peerModel(p, s, c)", [
+                peer, models.spec(arg), {"warmup": cfg["warmup"]}])
+        r = page.evaluate("([p, n]) => window.peerSteps(p, n)", [peer, cfg["steps"]])
+        self.got[peer]["models"][arg]["finalLoss"] = r["finalLoss"]
+        return r["msPerStep"]
+
+    def page(self, peer):
+        if peer not in self.pages:
+            page = self.pages[peer] = self.session.browser.new_context().new_page()
+            page.set_default_timeout(self.timeout * 1000)
+            page.goto(f"{self.session.server.url}/bench/peers.html")
+            page.wait_for_function("window.peersReady === true")
+        return self.pages[peer]
+
+    def close(self):
+        for page in self.pages.values():
+            page.context.close()
+
+
+def run_webtorch(session, cfg, timeout, on_report):
+    res = session.run(HERE / "browser" / "webtorch_steps.py", [json.dumps(cfg)], timeout=timeout, on_report=on_report)
     figures = [json.loads(t) for k, t in res.reports if k == "bench"]
     if res.status != 0 or not figures:
         raise SystemExit(f"the in-browser benchmark failed (status {res.status}):\n{res.stdout[-3000:]}\n"
@@ -66,103 +137,99 @@ def run_webtorch(session, cfg, timeout):
     return figures[0], res.timings
 
 
-def run_peers(session, cfg, timeout):
-    """{peer: {"models": {name: figures or error}, "matmul_ms": {n: ms or error}, "chain_ms"}}: each peer in a
-    fresh page, the MLP first (its first step's time on the page clock is the peer's cold start)."""
-    session.server.roots.update({"tfjs": ROOT / "node_modules" / "@tensorflow", "jax-js": ROOT / "node_modules" /
-                                 "@jax-js", "bench": HERE / "browser"})
-    out = {}
-    for key, _ in chosen(cfg["peers"]):
-        context = session.browser.new_context()
-        got = out[key] = {"models": {}, "matmul_ms": {}}
-        try:
-            page = context.new_page()
-            page.set_default_timeout(timeout * 1000)
-            page.goto(f"{session.server.url}/bench/peers.html")
-            page.wait_for_function("window.peersReady === true")
-            for name in cfg["models"]:
-                try:
-                    got["models"][name] = page.evaluate("([p, s, c]) => window.peerTrain(p, s, c)", [
-                        key, models.spec(name), {"steps": cfg["steps"], "warmup": cfg["warmup"]}])
-                except Exception as e:  # noqa: BLE001 -- a model a peer cannot run here is reported, not fatal
-                    got["models"][name] = _error(e)
-            for n in cfg["matmul"]:
-                try:
-                    got["matmul_ms"][n] = page.evaluate("([p, n, r]) => window.peerMatmul(p, n, r)",
-                                                        [key, n, cfg["matmul_reps"]])
-                except Exception as e:  # noqa: BLE001
-                    got["matmul_ms"][n] = _error(e)
-            try:
-                got["chain_ms"] = page.evaluate("([p, n, r]) => window.peerChain(p, n, r)",
-                                                [key, cfg["chain_n"], cfg["chain_reps"]])
-            except Exception as e:  # noqa: BLE001
-                got["chain_ms"] = _error(e)
-        except Exception as e:  # noqa: BLE001 -- a peer whose page fails is reported, not fatal
-            got["error"] = _error(e)["error"]
-        finally:
-            context.close()
-    return out
+def webtorch_ms(ours):
+    """webtorch's milliseconds per round by key, as PeerPages keeps the peers'."""
+    ms = {f"model:{name}": m["ms_per_step"] for name, m in ours["models"].items()}
+    ms.update({f"matmul:{n}": v for n, v in ours["matmul_ms"].items()})
+    ms["chain"] = ours["chain_ms"]
+    return ms
 
 
-def _num(v):
-    return v if isinstance(v, (int, float)) else float("nan")
+def versus(ours, theirs):
+    """[median, min, max] over rounds of the peer's time over webtorch's in the same round (webtorch's speed over
+    the peer's: > 1 is webtorch faster); NaNs when the peer has no round."""
+    r = [t / o for o, t in zip(ours, theirs)]
+    return [statistics.median(r), min(r), max(r)] if r else [math.nan] * 3
+
+
+def _median(v):
+    return statistics.median(v) if v else math.nan
 
 
 def model_rows(ours, peers, names):
-    rows = []
+    """One row per model and framework: the median over rounds and webtorch's speed over it per round."""
+    rows, mine = [], webtorch_ms(ours)
     for name in names:
-        w = ours["models"][name]
-        rows.append({"model": name, "framework": WEBTORCH, "steps_per_s": w["steps_per_s"],
-                     "ms_per_step": w["ms_per_step"], "webtorch_vs": 1.0, "first_loss": w["first_loss"],
-                     "first_loss_diff": 0.0, "final_loss": w["final_loss"], "error": ""})
-        for key, title in chosen(peers):
-            p = peers[key]["models"].get(name, {"error": peers[key].get("error", "not run")})
-            ok = "error" not in p
-            rows.append({"model": name, "framework": title, "steps_per_s": p["stepsPerS"] if ok else math.nan,
-                         "ms_per_step": p["msPerStep"] if ok else math.nan,
-                         "webtorch_vs": w["steps_per_s"] / p["stepsPerS"] if ok else math.nan,
-                         "first_loss": p["firstLoss"] if ok else math.nan,
-                         "first_loss_diff": abs(p["firstLoss"] - w["first_loss"]) if ok else math.nan,
-                         "final_loss": p["finalLoss"] if ok else math.nan, "error": "" if ok else p["error"]})
+        w, key = ours["models"][name], f"model:{name}"
+        ms = _median(mine[key])
+        rows.append({"model": name, "framework": WEBTORCH, "steps_per_s": 1000 / ms, "ms_per_step": ms,
+                     "rounds_ms": mine[key], "webtorch_vs": 1.0, "webtorch_vs_min": 1.0, "webtorch_vs_max": 1.0,
+                     "first_loss": w["first_loss"], "first_loss_diff": 0.0, "final_loss": w["final_loss"], "error": ""})
+        for peer, title in chosen(peers):
+            got = peers[peer]
+            p, theirs = got["models"].get(name, {}), got["ms"].get(key, [])
+            error = got["errors"].get(key, "" if theirs else "not run")
+            ms, (vs, lo, hi) = _median(theirs), versus(mine[key], theirs)
+            first = p.get("firstLoss", math.nan)
+            rows.append({"model": name, "framework": title, "steps_per_s": 1000 / ms, "ms_per_step": ms,
+                         "rounds_ms": theirs, "webtorch_vs": vs, "webtorch_vs_min": lo, "webtorch_vs_max": hi,
+                         "first_loss": first, "first_loss_diff": abs(first - w["first_loss"]),
+                         "final_loss": p.get("finalLoss", math.nan), "error": error})
     return rows
 
 
 def kernel_rows(ours, peers, cfg):
-    """matmul GFLOP/s per size and the elementwise chain's ms, per framework."""
-    rows = []
-    for n in cfg["matmul"]:
-        row = {"what": f"matmul {n}x{n} GFLOP/s", WEBTORCH: 2 * n ** 3 / ours["matmul_ms"][str(n)] / 1e6}
-        for key, title in chosen(peers):
-            ms = peers[key]["matmul_ms"].get(n)
-            row[title] = 2 * n ** 3 / ms / 1e6 if isinstance(ms, (int, float)) else math.nan
+    """matmul GFLOP/s per size and the elementwise chain's ms (medians over rounds) per framework, and in "vs"
+    webtorch's speed over each peer per round ([median, min, max])."""
+    mine, rows = webtorch_ms(ours), []
+    whats = [(f"matmul:{n}", f"matmul {n}x{n} GFLOP/s", 2 * n ** 3 / 1e6) for n in cfg["matmul"]]
+    whats.append(("chain", f"8-op elementwise chain, {cfg['chain_n']:,} floats (ms)", None))
+    for key, what, flop in whats:
+        shown = (lambda ms: flop / ms) if flop else (lambda ms: ms)  # noqa: E731
+        row = {"what": what, WEBTORCH: shown(_median(mine[key])), "vs": {}}
+        for peer, title in chosen(peers):
+            theirs = peers[peer]["ms"].get(key, [])
+            row[title] = shown(_median(theirs))
+            row["vs"][peer] = versus(mine[key], theirs)
         rows.append(row)
-    row = {"what": f"8-op elementwise chain, {cfg['chain_n']:,} floats (ms)", WEBTORCH: ours["chain_ms"]}
-    row.update({title: _num(peers[key].get("chain_ms")) for key, title in chosen(peers)})
-    rows.append(row)
     return rows
+
+
+def _vs(v):
+    med, lo, hi = v
+    return f"{med:.2f} ({lo:.2f}-{hi:.2f})"
 
 
 def markdown(data):
     """bench/results/browser.md: the tables of one run with adapter, browser and date."""
-    m, f = data["machine"], data["figures"]
+    m, f, c = data["machine"], data["figures"], data["config"]
     lines = [f"# webtorch vs TensorFlow.js vs jax-js in one browser ({data['timestamp'][:10]})", "",
-             f"Adapter: {data['adapter']}; browser: Chromium {data['browser']} (headless); {data['steps']} timed "
-             f"steps after {data['warmup']} warm-up steps per framework; machine: {m['cpus']} CPUs, load average "
-             f"{m['load_average_1min']:.1f} at the end. The machine is shared and under load: the absolute numbers "
-             "are slow and noisy; the ratios (same page, same adapter, same run) are what compares.",
+             f"Adapter: {data['adapter']}; browser: Chromium {data['browser']} (headless); machine: {m['cpus']} CPUs "
+             f"shared with other work, load average (1 min) {data['load_average_start']:.1f} at the start and "
+             f"{m['load_average_1min']:.1f} at the end: the absolute numbers are slow and noisy.",
+             f"Method: the frameworks take turns in {c['rounds']} rounds, each keeping its page and model alive: "
+             f"webtorch, {', '.join(c['peers'])} in even rounds, the reverse in odd ones (none always runs last, "
+             f"when the load from elsewhere may have eased). Per round and framework: {c['steps']} timed training "
+             f"steps (after {c['warmup']} warm-up steps before the first round), {c['matmul_reps']} matmuls, "
+             f"{c['chain_reps']} chains (each after one warm-up). Shown: each framework's median over the rounds; "
+             "*webtorch / it*: webtorch's speed over the peer's, the median of the per-round ratios (min-max "
+             "over rounds in brackets), so a load change between rounds moves both sides of a ratio.",
              "Generated by `bench/bench_browser.py`; models in bench/browser/models.py (webtorch) and "
              "bench/browser/peers.js (peers). *first loss Δ*: |peer's first loss - webtorch's| (same initial "
              "values and data: ~0 means the same math).", "",
-             "| model | framework | steps/s | ms/step | webtorch / it | first loss | first loss Δ | loss after | error |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| model | framework | steps/s | ms/step | webtorch / it (min-max) | first loss | first loss Δ | "
+             "loss after | error |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in data["rows"]:
         lines.append(f"| {MODEL_TITLES[r['model']]} | {r['framework']} | {r['steps_per_s']:.2f} | "
-                     f"{r['ms_per_step']:.1f} | {r['webtorch_vs']:.2f} | {r['first_loss']:.4f} | "
-                     f"{r['first_loss_diff']:.1e} | {r['final_loss']:.4f} | {r['error']} |")
+                     f"{r['ms_per_step']:.1f} | {_vs([r['webtorch_vs'], r['webtorch_vs_min'], r['webtorch_vs_max']])} | "
+                     f"{r['first_loss']:.4f} | {r['first_loss_diff']:.1e} | {r['final_loss']:.4f} | {r['error']} |")
     titles = [WEBTORCH] + [t for _, t in chosen(data["config"]["peers"])]
-    lines += ["", "| kernel | " + " | ".join(titles) + " |", "|---|" + "---:|" * len(titles)]
+    peers = c["peers"]
+    lines += ["", "| kernel (median) | " + " | ".join(titles + [f"webtorch / {k} (min-max)" for k in peers]) + " |",
+              "|---|" + "---:|" * (len(titles) + len(peers))]
     for r in data["kernels"]:
-        lines.append(f"| {r['what']} | " + " | ".join(f"{r[t]:.3f}" for t in titles) + " |")
+        lines.append(f"| {r['what']} | " + " | ".join([f"{r[t]:.3f}" for t in titles] +
+                                                       [_vs(r["vs"][k]) for k in peers]) + " |")
     lines += ["", "| cold start: page load -> first finished MLP step (ms, page clock) | " + " | ".join(titles) + " |",
               "|---|" + "---:|" * len(titles),
               "| | " + " | ".join(f"{data['cold_start_ms'][t]:.0f}" for t in titles) + " |", "",
@@ -180,10 +247,15 @@ def browser_main(args, cfg):
     from webtorch_devtools.session import BrowserSession
     from webtorch_devtools.wheel import build_wheel
     wheel = build_wheel()
+    load_start = os.getloadavg()[0]
     with BrowserSession() as session:
         browser_version = session.browser.version
-        ours, timings = run_webtorch(session, cfg, args.timeout)
-        peers = run_peers(session, cfg, args.timeout)
+        pages = PeerPages(session, cfg, args.timeout)
+        try:
+            ours, timings = run_webtorch(session, cfg, args.timeout, pages.turn)
+        finally:
+            pages.close()
+    peers = pages.got
 
     booted_ms = timings["startMs"] + timings["pyodideBootMs"]
     mlp = ours["models"].get("mlp", {"per_step": {}})
@@ -204,19 +276,21 @@ def browser_main(args, cfg):
     print()
     kernels = kernel_rows(ours, peers, cfg)
     titles = [WEBTORCH] + [t for _, t in chosen(peers)]
-    print(format_table(kernels, [("what", "kernel", "s")] + [(t, t, ".3f") for t in titles]))
+    print(format_table(kernels, [("what", "kernel (median over rounds)", "s")] + [(t, t, ".3f") for t in titles]))
     print()
     cold = {WEBTORCH: ours["first_step_ms"]}
     for key, title in chosen(peers):
-        cold[title] = _num(peers[key]["models"].get(cfg["models"][0], {}).get("firstStepAtMs"))
+        cold[title] = peers[key]["models"].get(cfg["models"][0], {}).get("firstStepAtMs", math.nan)
     print("cold start, page load -> first finished step (ms): " + ", ".join(f"{k} {v:.0f}" for k, v in cold.items()))
     rows = model_rows(ours, peers, cfg["models"])
-    extra = dict(quick=args.quick, steps=cfg["steps"], warmup=cfg["warmup"], config=cfg, figures=figures, goals=GOALS,
+    extra = dict(quick=args.quick, steps=cfg["steps"], warmup=cfg["warmup"], rounds=cfg["rounds"],
+                 load_average_start=load_start, config=cfg, figures=figures, goals=GOALS,
                  adapter=ours["adapter"], browser=browser_version, browser_timings=timings, kernels=kernels,
                  cold_start_ms=cold, webtorch=ours, peers=peers)
     path = report("browser", rows, [("model", "model", "s"), ("framework", "framework", "s"),
                                     ("steps_per_s", "steps/s", ".2f"), ("ms_per_step", "ms/step", ".1f"),
-                                    ("webtorch_vs", "webtorch / it", ".2f"), ("first_loss", "first loss", ".4f"),
+                                    ("webtorch_vs", "webtorch / it", ".2f"), ("webtorch_vs_min", "min", ".2f"),
+                                    ("webtorch_vs_max", "max", ".2f"), ("first_loss", "first loss", ".4f"),
                                     ("first_loss_diff", "diff", ".1e"), ("final_loss", "loss", ".4f"),
                                     ("error", "error", "s")], path=args.out, **extra)
     with open(path) as fh:
@@ -272,15 +346,17 @@ def native_main(args, cfg):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=10, help="timed training steps per framework and model")
+    ap.add_argument("--steps", type=int, help="timed training steps per framework, model and round (default 3; "
+                    "--native: per framework and model, default 10)")
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps before them")
+    ap.add_argument("--rounds", type=int, default=4, help="rounds the frameworks take turns in (the browser side)")
     ap.add_argument("--models", default=",".join(models.MODELS), help="comma-separated, of " + ",".join(models.MODELS))
     ap.add_argument("--peers", default=",".join(k for k, _ in PEERS),
                     help="comma-separated peers to run, of " + ",".join(k for k, _ in PEERS))
     ap.add_argument("--record-ops", type=int, default=1000, help="ops recorded per op-cost timing")
     ap.add_argument("--quick", action="store_true", help="a smoke run: 1 step after 1 warm-up, small kernels")
     ap.add_argument("--native", action="store_true", help="the CPython side instead of the browser")
-    ap.add_argument("--timeout", type=float, default=1800, help="seconds allowed per browser page")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds allowed for the whole browser run")
     ap.add_argument("--out", help="where to write the JSON (default bench/results/browser[_native].json)")
     args = ap.parse_args(argv)
     names = args.models.split(",")
@@ -291,11 +367,12 @@ def main(argv=None):
     unknown = sorted(set(peers) - {k for k, _ in PEERS})
     if unknown:
         ap.error(f"unknown peer(s) {unknown}: choose from {','.join(k for k, _ in PEERS)}")
-    cfg = {"steps": args.steps, "warmup": args.warmup, "record_ops": args.record_ops, "models": names,
+    cfg = {"steps": args.steps if args.steps is not None else 10 if args.native else 3, "warmup": args.warmup, "rounds": args.rounds, "record_ops": args.record_ops,
+           "models": names,
            "peers": peers,
            "matmul": [256, 512, 1024], "matmul_reps": 5, "chain_n": 1 << 20, "chain_reps": 10}
     if args.quick:
-        cfg.update(steps=1, warmup=1, record_ops=200, matmul=[64], matmul_reps=1, chain_n=1 << 12, chain_reps=1)
+        cfg.update(steps=1, warmup=1, rounds=2, record_ops=200, matmul=[64], matmul_reps=1, chain_n=1 << 12, chain_reps=1)
     (native_main if args.native else browser_main)(args, cfg)
 
 

@@ -37,14 +37,15 @@ function outputBatcher(emit) {
     if (budget >= 1 || chars >= SEND_AT_CHARS) send();
     else if (timer === null) timer = setTimeout(send, TIMER_MS);
   };
-  const other = (kind, text) => { send(); emit(kind, text); };
+  const other = (kind, text) => { send(); return emit(kind, text); };
   return { write, other, send };
 }
 
 export async function runScript(cfg, emit) {
   const t0 = performance.now();
   const out = outputBatcher(emit);
-  globalThis.webtorchReport = (kind, text) => out.other(kind, String(text)); // webtorch.browser.runner.report
+  // webtorch.browser.runner.report; in a page, the promise of the host's answer
+  globalThis.webtorchReport = (kind, text) => out.other(kind, String(text));
   // the script's folder is fetched and inflated while Pyodide boots
   const files = cfg.filesURL ? fetch(cfg.filesURL).then(async (r) => {
     if (!r.ok) throw new Error(`could not fetch ${cfg.filesURL}: HTTP ${r.status}`);

@@ -1,9 +1,11 @@
 // The peers' side of bench/bench_browser.py: the models of bench/browser/models.py -- same parameters (names,
 // PyTorch layouts, initial values from the same formula), same data, same optimizer, the loss read back every
 // step -- in TensorFlow.js 4.22 (WebGPU backend) and jax-js 0.1.25 (WebGPU device, each step jit-compiled),
-// plus matmul GFLOP/s and an 8-op elementwise chain. The host passes models.spec(name) as `spec`.
-//   window.peerTrain(peer, spec, {steps, warmup}) -> {stepsPerS, msPerStep, firstLoss, finalLoss, firstStepAtMs}
-//   window.peerMatmul(peer, {sizes, reps}) -> {size: GFLOP/s};  window.peerChain(peer, {n, reps}) -> ms per chain
+// plus matmul and an 8-op elementwise chain. The host passes models.spec(name) as `spec` and calls, round by
+// round (interleaved with the other frameworks):
+//   window.peerModel(peer, spec, {warmup}) -> {firstLoss, firstStepAtMs}: builds the model (dropping the one
+//     before), runs its first step and the warm-up steps;  window.peerSteps(peer, steps) -> {msPerStep, finalLoss}
+//   window.peerMatmul(peer, size, reps), window.peerChain(peer, n, reps) -> ms per repetition
 const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 const fill = (n, seed, scale) => Float32Array.from({ length: n }, (_, i) => scale * Math.sin(i * 0.7548776662 + seed * 1.2345));
 const labels = (n, seed, classes) => Int32Array.from({ length: n }, (_, i) => (i * 7 + seed * 3) % classes);
@@ -30,17 +32,6 @@ async function msPerRep(run, reps) {
   const t0 = performance.now();
   await run(reps);
   return (performance.now() - t0) / reps;
-}
-
-async function timeSteps(step, { warmup = 2, steps = 20 }) {
-  const firstLoss = await step();
-  const firstStepAtMs = performance.now(); // on the page's clock: a fresh page's cold start
-  for (let i = 0; i < warmup; i++) await step();
-  let finalLoss = NaN;
-  const t0 = performance.now();
-  for (let i = 0; i < steps; i++) finalLoss = await step();
-  const ms = performance.now() - t0;
-  return { steps, stepsPerS: (steps * 1000) / ms, msPerStep: ms / steps, firstLoss, finalLoss, firstStepAtMs };
 }
 
 // ---------------------------------------------------------------- TensorFlow.js (layers as ops, NHWC convs)
@@ -106,7 +97,7 @@ const tfjs = {
     const f = tfjs.layerNorm(tf, h, p["ln_f.weight"], p["ln_f.bias"]).reshape([B * T, d]);
     return tfjs.linear(tf, f, p["head.weight"]);
   },
-  async train(spec, cfg) {
+  async model(spec) { // -> {step: async () => loss, dispose}
     const tf = await tfjs.init();
     const values = paramValues(spec);
     const p = {};
@@ -129,10 +120,7 @@ const tfjs = {
       loss.dispose();
       return v;
     };
-    const r = await timeSteps(step, cfg);
-    opt.dispose();
-    tf.dispose([...vars, x, y]);
-    return { ...r, backend: tf.getBackend(), version: tf.version.tfjs };
+    return { step, dispose: () => { opt.dispose(); tf.dispose([...vars, x, y]); } };
   },
   async matmul(size, reps) {
     const tf = await tfjs.init();
@@ -243,7 +231,7 @@ const jaxjs = {
     const f = layerNorm(h, p["ln_f.weight"], p["ln_f.bias"]).reshape([B * T, d]);
     return np.matmul(f, p["head.weight"].ref.transpose());
   },
-  async train(spec, cfg) {
+  async model(spec) {
     const jax = await jaxjs.init();
     const { numpy: np, nn, jit, valueAndGrad, tree } = jax;
     const values = paramValues(spec);
@@ -290,9 +278,7 @@ const jaxjs = {
       p = np_; m = nm; v = nv;
       return (await loss.data())[0];
     };
-    const r = await timeSteps(step, cfg);
-    tree.dispose([p, m, v, x, y]);
-    return { ...r, backend: "webgpu", version: "0.1.25" };
+    return { step, dispose: () => tree.dispose([p, m, v, x, y]) };
   },
   async matmul(size, reps) {
     const jax = await jaxjs.init();
@@ -325,7 +311,21 @@ const jaxjs = {
 };
 
 const PEERS = { tfjs, "jax-js": jaxjs };
-window.peerTrain = (peer, spec, cfg) => PEERS[peer].train(spec, cfg);
+const live = {}; // peer -> the model being timed: {step, dispose}
+window.peerModel = async (peer, spec, { warmup }) => {
+  live[peer]?.dispose();
+  live[peer] = await PEERS[peer].model(spec);
+  const firstLoss = await live[peer].step();
+  const firstStepAtMs = performance.now(); // on the page's clock: a fresh page's cold start
+  for (let i = 0; i < warmup; i++) await live[peer].step();
+  return { firstLoss, firstStepAtMs };
+};
+window.peerSteps = async (peer, steps) => {
+  let finalLoss = NaN;
+  const t0 = performance.now();
+  for (let i = 0; i < steps; i++) finalLoss = await live[peer].step();
+  return { msPerStep: (performance.now() - t0) / steps, finalLoss };
+};
 window.peerMatmul = (peer, size, reps) => PEERS[peer].matmul(size, reps);
 window.peerChain = (peer, n, reps) => PEERS[peer].chain(n, reps);
 window.peersReady = true;

@@ -6,16 +6,23 @@ start: page load -> first finished training step); then the Python-side cost of 
 model of bench/browser/models.py timed training steps with the device counters (bridge calls, GPU waits,
 submits, dispatches, readbacks, host fallbacks) per step; then matmul and an elementwise chain.
 
-    argv: JSON {"steps", "warmup", "record_ops", "models": [...], "matmul": [sizes], "matmul_reps",
-                "chain_n", "chain_reps"}
+Every timing is taken in CFG["rounds"] rounds that interleave with the peers' pages: around each of its own
+measurements this page sends a "turn" report and waits until the host has run the peers whose turn comes before
+(or after) webtorch in that round.
+
+    argv: JSON {"steps" (per round), "warmup", "rounds", "record_ops", "models": [...], "matmul": [sizes],
+                "matmul_reps", "chain_n", "chain_reps"}
 """
 import json
 import sys
 import time
 
+from pyodide.ffi import run_sync
+
 import webtorch as torch
 import webtorch.nn.functional as F
 from webtorch import nn
+from webtorch.browser.runner import report
 
 import models
 
@@ -63,21 +70,34 @@ def record_cost_us(n, grad):
     return dt / n * 1e6
 
 
-def train(step):
-    """Steps/s over CFG["steps"] after CFG["warmup"] steps, the counters per step, the first and last loss."""
+def in_rounds(key, measure):
+    """``measure()`` once per round, the peers' turns at ``key`` (run by the host) before and after it."""
+    out = []
+    for r in range(CFG["rounds"]):
+        run_sync(report("turn", json.dumps({"key": key, "round": r, "phase": "before"})))
+        out.append(measure())
+        run_sync(report("turn", json.dumps({"key": key, "round": r, "phase": "after"})))
+    return out
+
+
+def train(name):
+    """Milliseconds per step in each round (CFG["steps"] steps after CFG["warmup"] steps), the counters per step,
+    the first and last loss."""
+    step = models.build(torch, name, "webgpu")
     first_loss = step()
     for _ in range(CFG["warmup"]):
         step()
     per_step, losses = [], []
-    t0 = time.perf_counter()
-    for _ in range(CFG["steps"]):
-        before = torch.webgpu.stats()
-        losses.append(step())
-        after = torch.webgpu.stats()
-        per_step.append({k: after[k] - before[k] for k in COUNTERS})
-    seconds = time.perf_counter() - t0
-    return {"steps": CFG["steps"], "steps_per_s": CFG["steps"] / seconds, "ms_per_step": seconds / CFG["steps"] * 1000,
-            "first_loss": first_loss, "final_loss": losses[-1],
+
+    def timed():
+        t0 = time.perf_counter()
+        for _ in range(CFG["steps"]):
+            before = torch.webgpu.stats()
+            losses.append(step())
+            after = torch.webgpu.stats()
+            per_step.append({k: after[k] - before[k] for k in COUNTERS})
+        return (time.perf_counter() - t0) / CFG["steps"] * 1000
+    return {"ms_per_step": in_rounds(f"model:{name}", timed), "first_loss": first_loss, "final_loss": losses[-1],
             "per_step": {k: sum(s[k] for s in per_step) / len(per_step) for k in COUNTERS}}
 
 
@@ -106,14 +126,14 @@ def main():
                          "autograd": min(record_cost_us(CFG["record_ops"], True) for _ in range(3))},
            "models": {}, "matmul_ms": {}}
     for name in CFG["models"]:
-        out["models"][name] = train(models.build(torch, name, "webgpu"))
+        out["models"][name] = train(name)
         out["models"][name]["stats"] = {k: v for k, v in torch.webgpu.stats().items() if isinstance(v, (int, float))}
     for n in CFG["matmul"]:
         a, b = torch.randn(n, n), torch.randn(n, n)
-        out["matmul_ms"][n] = timed_ms(lambda: a @ b, CFG["matmul_reps"])
+        out["matmul_ms"][n] = in_rounds(f"matmul:{n}", lambda: timed_ms(lambda: a @ b, CFG["matmul_reps"]))
     x = torch.randn(CFG["chain_n"])
-    out["chain_ms"] = timed_ms(lambda: ((x * 1.01 + 0.5).relu() * 0.9 - 0.1).abs().sqrt().tanh(), CFG["chain_reps"])
-    from webtorch.browser.runner import report
+    out["chain_ms"] = in_rounds("chain", lambda: timed_ms(
+        lambda: ((x * 1.01 + 0.5).relu() * 0.9 - 0.1).abs().sqrt().tanh(), CFG["chain_reps"]))
     report("bench", json.dumps(out))
 
 

@@ -11,9 +11,10 @@ import traceback
 
 
 def report(kind, text):
-    """Send ``text`` to whoever drives this run (the host's session), tagged ``kind``."""
+    """Send ``text`` to whoever drives this run (the host's session), tagged ``kind``. In a page (not a Web
+    Worker) returns a promise that settles once the host has handled it: ``run_sync`` on it waits for the host."""
     import js
-    js.webtorchReport(kind, text)
+    return js.webtorchReport(kind, text)
 
 
 def _exit_status(code, stderr):
