@@ -1,15 +1,24 @@
 """NumPy implementations of the reduce and arg_reduce primitives of base.py."""
 import numpy as np
 
-from .arrays import as_ndarray, npdtype
+from ... import _dtype as D
+from .arrays import TO_NP, as_ndarray, npdtype
+
+_NDARRAY = np.ndarray
+_F16 = TO_NP[D.float16]
 
 
 def reduce(op, h, dims, keepdim, dtype):
     axis = dims if dims else None
-    nd = npdtype(dtype)
+    try:
+        nd = TO_NP[dtype]  # (a subscript is cheaper than npdtype's .get on the hot path of sum)
+    except KeyError:
+        nd = npdtype(dtype)  # raises: the dtype has no NumPy counterpart
     if op == "sum":  # np.add.reduce is np.sum without its Python-level dispatch
-        acc = np.float32 if nd == np.float16 else nd
-        return as_ndarray(np.add.reduce(h, axis=axis, dtype=acc, keepdims=keepdim)).astype(nd, copy=False)
+        if nd is _F16:
+            return as_ndarray(np.add.reduce(h, axis=axis, dtype=np.float32, keepdims=keepdim)).astype(nd)
+        r = np.add.reduce(h, axis=axis, dtype=nd, keepdims=keepdim)
+        return r if type(r) is _NDARRAY else np.asarray(r)  # a full reduction's NumPy scalar: its 0-dim array
     if op == "mean":
         acc = np.float32 if nd == np.float16 else nd
         if h.size and nd.kind == "f":  # what np.mean computes: the sum, then one division by the count
