@@ -6,9 +6,9 @@ from .._tensor import Tensor, _wrap
 from .._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
 
 
-def wrap(h, like):
-    """A fresh Tensor around handle h, on like's device."""
-    return _wrap(h, like._be, like._device)
+def wrap(h, like, dtype=None):
+    """A fresh Tensor around handle h, on like's device; dtype: h's, when the caller knows it."""
+    return _wrap(h, like._be, like._device, dtype=dtype)
 
 
 _SCALAR_TYPES = (bool, int, float)

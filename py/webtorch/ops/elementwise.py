@@ -25,14 +25,15 @@ def ew(op, args, dtype):
 
 
 def ew2(op, a, b, dtype):
-    """ew for two operands; tensors of one backend, or a tensor and a Python number, go straight through."""
+    """ew for two operands; tensors of one backend, or a tensor and a Python number, go straight through.
+    For an arithmetic op (no comparison): its result is of ``dtype``, which the Tensor takes unasked."""
     if isinstance(a, Tensor):
         be = a._be
         if isinstance(b, Tensor):
             if b._be is be:
-                return _wrap(be.elementwise(op, (a._data, b._data), dtype), be, a._device)
+                return _wrap(be.elementwise(op, (a._data, b._data), dtype), be, a._device, dtype=dtype)
         elif type(b) in _NUMBER_TYPES:
-            return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device)
+            return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device, dtype=dtype)
     return ew(op, (a, b), dtype)
 
 

@@ -47,7 +47,7 @@ class SumBackward0(Node):
     def forward(ctx, x, dims, keepdim, dtype):
         be, h = x._be, x._data
         ctx.meta = (be.shape(h), dims, keepdim)
-        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x)
+        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x, dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -73,7 +73,7 @@ class MeanBackward0(Node):
     def forward(ctx, x, dims, keepdim, dtype):
         be, h = x._be, x._data
         ctx.meta = (be.shape(h), dims, keepdim)
-        return wrap(be.reduce("mean", h, dims, keepdim, dtype), x)
+        return wrap(be.reduce("mean", h, dims, keepdim, dtype), x, dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -344,7 +344,7 @@ class NansumBackward0(Node):
             h = be.elementwise("where", (be.elementwise("isnan", (h,), x.dtype), 0, h), x.dtype)
         ctx.save_for_backward(x)
         ctx.meta = (tuple(x.shape), dims, keepdim)
-        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x)
+        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x, dtype)
 
     @staticmethod
     def backward(ctx, g):

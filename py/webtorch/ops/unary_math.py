@@ -70,7 +70,7 @@ def _make_unary(op, node_name, kind, bwd):
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
         be = x._be
-        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device)
+        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device, dtype=dt)
         if recording(ctx):
             ctx.save_for_backward(None, y) if saves_result else ctx.save_for_backward(x, None)
         return y
