@@ -168,3 +168,36 @@ def test_training_loop_reduces_loss(device):
         losses.append(loss.item())
     with warnings.catch_warnings():
         assert losses[-1] < 0.2 * losses[0]
+
+
+@pytest.mark.parametrize("c_grad,use_c", [(True, True), (False, True), (True, False)])
+def test_fused_lstm_cell_gradients_match_torch(c_grad, use_c, device):
+    """The LSTM step's single autograd node: (h', c') and the gradients of gi, gh, c (first and second order)
+    against torch autograd through the composed cell."""
+    from webtorch.ops.rnn_cell import lstm_cell
+    arrays = [rand(3, 8) * 2, rand(3, 8) * 2, rand(3, 2), rand(3, 2), rand(3, 2)]
+
+    def run(m, gi, gh, c, wh, wc):
+        if m is torch:
+            i, f, g, o = (gi + gh).chunk(4, -1)
+            c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
+            h2 = o.sigmoid() * c2.tanh()
+        else:
+            h2, c2 = lstm_cell(gi, gh, c)
+        loss = (h2 * wh).sum() + ((c2 * wc).sum() if use_c else 0)
+        inputs = [gi, gh, c] if c_grad else [gi, gh]
+        grads = m.autograd.grad(loss, inputs, create_graph=True)
+        second = m.autograd.grad(sum((gr * gr).sum() for gr in grads), inputs)
+        return [h2, c2, *grads, *second]
+
+    def inputs(m, **kw):
+        ts = [m.tensor(a, **kw) for a in arrays]
+        for t in ts[:3 if c_grad else 2]:
+            t.requires_grad_(True)
+        return ts
+
+    want = run(torch, *inputs(torch))
+    got = run(webtorch, *inputs(webtorch, device=device))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.detach().cpu().numpy(), w.detach().numpy(), rtol=1e-4, atol=1e-5)

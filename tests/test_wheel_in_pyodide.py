@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = ROOT / "py" / "webtorch"
 # deflated KiB; 984 when set (was 1399 before docstrings and column ranges were compiled out). Raise it only
 # for code that must ship, and say so in the commit: every KiB is downloaded by every page that trains.
-WHEEL_BUDGET_KIB = 1024
+# 1024 -> 1040: the fused capturable Adam/AdamW (step tensors counted on the device: optim_step_count.wgsl) that
+# explicit step capture needs, and the ops/_core package (1028 KiB with them).
+WHEEL_BUDGET_KIB = 1040
 
 PROBE = """
 import json, os, sys, traceback

@@ -55,7 +55,7 @@ from .ops.arithmetic import (  # noqa: F401
 from .ops.reduction import (  # noqa: F401
     sum, mean, prod, var, std, var_mean, std_mean, logsumexp, all, any, count_nonzero, nansum, nanmean
 )
-from .ops import return_types  # noqa: F401
+from .ops._core import return_types  # noqa: F401
 from .ops.extrema import max, min, amax, amin, argmax, argmin, aminmax  # noqa: F401
 from .ops.norms import norm, dist  # noqa: F401
 from .ops.scan import cumsum, cumprod, cummax, cummin, logcumsumexp  # noqa: F401

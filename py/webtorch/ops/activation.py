@@ -8,8 +8,8 @@ import math
 
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
-from .dispatch import norm_dim
-from .inplace import require_float, commit
+from ._core.dispatch import norm_dim
+from ._core.inplace import require_float, commit
 from .unary_math import sigmoid, tanh, erf
 from .where_clamp import where, clamp
 
@@ -280,7 +280,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     require_float(input, "rrelu_with_noise_cpu")
     if training:
         from .creation import rng_for
-        from .dispatch import wrap
+        from ._core.dispatch import wrap
         u = wrap(input._be.uniform(tuple(input.shape), float(lower), float(upper), input.dtype,
                                    rng_for(None, input._device)), input)
         noise = where(input > 0, 1.0, u)
@@ -343,7 +343,7 @@ def _halves(x, dim):
     shape = tuple(x.shape)
     split = shape[:dim] + (2, shape[dim] // 2) + shape[dim + 1:]
     r = x.reshape(split)
-    from .dispatch import wrap
+    from ._core.dispatch import wrap
     lead = (slice(None),) * dim
     tail = (slice(None),) * (len(split) - dim - 1)
     be = r._be

@@ -9,12 +9,12 @@ import math
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from .._tensor import Tensor
-from .dispatch import float_result
-from .elementwise import (NUMBERS, OPERAND_TYPES, ew, ew2, binary_result_type, not_for_bool, is_bool,
+from ._core.dispatch import float_result
+from ._core.elementwise import (NUMBERS, OPERAND_TYPES, ew, ew2, binary_result_type, not_for_bool, is_bool,
                           not_differentiable, write_out, checked_kernel, make_binary, binary_fn, keep_original_self,
                           inplace_method, operator_method, reflected_method)
 from .._dtype import cpp_type_name, scalar_type_name
-from .inplace import commit
+from ._core.inplace import commit
 from .unary_math import UNARY
 from .where_clamp import where
 

@@ -7,8 +7,8 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .dispatch import float_result
-from .elementwise import (ew, write_out, not_differentiable, float_only, checked_kernel, make_binary, binary_fn,
+from ._core.dispatch import float_result
+from ._core.elementwise import (ew, write_out, not_differentiable, float_only, checked_kernel, make_binary, binary_fn,
                           inplace_method)
 from .unary_math import UNARY
 from .where_clamp import where

@@ -4,8 +4,8 @@ isfinite/signbit, equal, isclose/allclose, bitwise_left_shift/bitwise_right_shif
 """
 from .. import _dtype as D
 from .._tensor import Tensor
-from .dispatch import float_result
-from .elementwise import ew, write_out, inplace_method, operator_method, reflected_method
+from ._core.dispatch import float_result
+from ._core.elementwise import ew, write_out, inplace_method, operator_method, reflected_method
 from .._dtype import scalar_type_name
 
 

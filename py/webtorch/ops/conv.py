@@ -6,7 +6,7 @@ A transposed convolution *is* conv_backward_input, so all of them close under di
 backward works).
 """
 from ..autograd.graph import Node, apply_op
-from .dispatch import wrap, check_same_device
+from ._core.dispatch import wrap, check_same_device
 from .._dtype import scalar_type_name
 
 

@@ -12,9 +12,9 @@ from .. import _dtype as D
 from .creation import arange, zeros, linspace
 from .shape import cat, stack
 from .sorting import searchsorted
-from .return_types import _make
-from .elementwise import not_differentiable
-from .inplace import not_implemented_for, require_float
+from ._core.return_types import _make
+from ._core.elementwise import not_differentiable
+from ._core.inplace import not_implemented_for, require_float
 
 histogram_result = _make("histogram", ("hist", "bin_edges"))
 

@@ -4,9 +4,9 @@ import math
 from .. import _dtype as D
 from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
 from .._tensor import Tensor, _wrap, default_backend
-from .dispatch import new_size_arg
-from .inplace import not_implemented_for
-from .out_arg import ANY, RESIZED, Rule, floating, takes_out
+from ._core.dispatch import new_size_arg
+from ._core.inplace import not_implemented_for
+from ._core.out_arg import ANY, RESIZED, Rule, floating, takes_out
 
 
 def _finish(t, requires_grad):
@@ -460,7 +460,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
            requires_grad=False):
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if isinstance(out, Tensor) and not isinstance(std, Tensor):  # PyTorch broadcasts mean with out's shape
-            from .dispatch import broadcast_shapes
+            from ._core.dispatch import broadcast_shapes
             broadcast_shapes(tuple(mean.shape), tuple(out.shape))
         return _normal_tensors(mean, std, generator=generator, out=out)
     if size is None:
@@ -482,7 +482,7 @@ def _normal_tensors(mean, std, *, generator=None):
             raise RuntimeError("normal expects all elements of std >= 0.0")
     else:
         check_std(std)
-    from .dispatch import broadcast_shapes
+    from ._core.dispatch import broadcast_shapes
     shape = broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ())))
     z = randn(shape, generator=generator, dtype=ref.dtype, device=ref.device)
     return z * std + mean

@@ -2,7 +2,7 @@
 first- or second-order edges, uniform or coordinate spacing), trapezoid/trapz and cumulative_trapezoid."""
 from .. import _dtype as D
 from .._tensor import Tensor
-from .dispatch import norm_dim
+from ._core.dispatch import norm_dim
 from .shape import cat
 
 

@@ -8,7 +8,7 @@ import math
 import warnings
 
 from .creation import rng_for
-from .dispatch import wrap
+from ._core.dispatch import wrap
 
 _SELU_ALPHA = 1.7580993408473766  # -selu's negative saturation value: scale * alpha
 

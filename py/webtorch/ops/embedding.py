@@ -2,7 +2,7 @@
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import no_grad
-from .dispatch import wrap, check_same_device
+from ._core.dispatch import wrap, check_same_device
 
 
 class EmbeddingBackward0(Node):

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from ..autograd.graph import apply_op
 from ..autograd.grad_mode import no_grad
 from .creation import arange, full
-from .dispatch import check_same_device
+from ._core.dispatch import check_same_device
 from .embedding import EmbeddingBackward0, _check_indices, embedding_renorm_
 from .sorting import searchsorted
 

@@ -5,9 +5,9 @@ max/min along a dim send it to the selected index only.
 """
 from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
-from . import return_types
-from .dispatch import norm_dim, norm_dims, wrap
-from .out_arg import SAME, Rule, castable, takes_out
+from ._core import return_types
+from ._core.dispatch import norm_dim, norm_dims, wrap
+from ._core.out_arg import SAME, Rule, castable, takes_out
 from .reduction import restore_dims
 
 

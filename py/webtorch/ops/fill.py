@@ -3,12 +3,11 @@
 Each forward writes straight into self's storage (their backward needs no old value of self) and goes
 through inplace.write_inplace, so version counters, views and CopySlices behave as for every in-place op.
 """
-from .. import _geometry as G
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from .dispatch import new_size_arg, wrap
-from .inplace import write_inplace
+from ._core.dispatch import new_size_arg, wrap
+from ._core.inplace import resize_storage, write_inplace
 
 
 def _target(x, inplace):
@@ -116,25 +115,6 @@ def resize_(self, *sizes, memory_format=None):
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     return resize_storage(self, shape)
-
-
-def resize_storage(self, shape):
-    """resize_ without its autograd check (PyTorch's kernels resize an ``out=`` tensor below autograd)."""
-    if tuple(self.shape) == shape:
-        return self
-    be, h = self._be, self._data
-    n = G.numel(shape)
-    off = self.storage_offset()
-    avail = be.storage_nbytes(h) // self.dtype.itemsize - off
-    strides = G.contiguous_strides(shape)
-    if n <= avail:
-        self._set_handle(be.as_strided(h, shape, strides, off), (shape, strides, off))
-    else:
-        old = be.as_strided(h, (avail,), (1,), off)
-        new = be.empty((n,), self.dtype)
-        be.copy_(be.as_strided(new, (avail,), (1,), 0), old)
-        self._set_handle(be.as_strided(new, shape, strides, 0), (shape, strides, 0))
-    return self
 
 
 METHODS = {"zero_": zero_, "fill_": fill_, "copy_": copy_, "resize_": resize_}

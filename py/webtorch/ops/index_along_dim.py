@@ -9,9 +9,9 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
-from .dispatch import norm_dim, wrap
+from ._core.dispatch import norm_dim, wrap
 from .._dtype import scalar_type_name
-from .inplace import write_inplace
+from ._core.inplace import write_inplace
 from .scatter_gather import INDEX_DTYPES, write_target, handle_or_number, runtime_error, to_device_of, fill_value
 
 

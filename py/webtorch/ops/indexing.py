@@ -11,9 +11,9 @@ from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import state as _grad_state
-from .dispatch import norm_dim, wrap
+from ._core.dispatch import norm_dim, wrap
 from .._dtype import scalar_type_name
-from .inplace import view_at, write_inplace
+from ._core.inplace import view_at, write_inplace
 
 _MASK_DTYPES = (D.bool_, D.uint8)
 

@@ -1,9 +1,9 @@
 """Matrix products: matmul, mm, bmm, addmm, mv, dot, outer (einsum beside them)."""
 from .._broadcast import broadcast_shapes
 from ..autograd.graph import Node, apply_op
-from .dispatch import wrap, check_same_device
-from .elementwise import write_out
-from .out_arg import SAME, Rule, same
+from ._core.dispatch import wrap, check_same_device
+from ._core.elementwise import write_out
+from ._core.out_arg import SAME, Rule, same
 from .._dtype import cpp_type_name, scalar_type_name
 
 

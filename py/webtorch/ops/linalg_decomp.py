@@ -6,11 +6,11 @@ values, as PyTorch's do."""
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..backends.base import _LinAlgError
-from .dispatch import wrap
+from ._core.dispatch import wrap
 from .._dtype import scalar_type_name
 from .linalg_extra import _backend_call, _square, inv
-from .out_arg import SAME, takes_out
-from .return_types import _make
+from ._core.out_arg import SAME, takes_out
+from ._core.return_types import _make
 from .where_clamp import where as _where
 
 linalg_cholesky_ex = _make("linalg_cholesky_ex", ("L", "info"))

@@ -2,8 +2,8 @@
 baddbmm, addmv, addbmm, cross, kron, cdist; inv/det/solve where the backend has them (NumPy on cpu)."""
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
-from .dispatch import norm_dim, wrap
-from .out_arg import CAST, SAME, Rule, same, takes_out
+from ._core.dispatch import norm_dim, wrap
+from ._core.out_arg import CAST, SAME, Rule, same, takes_out
 from .where_clamp import where as _where
 
 
@@ -266,7 +266,7 @@ class LinalgCrossBackward0(Node):
 
 @takes_out("linalg_cross", SAME)
 def linalg_cross(input, other, *, dim=-1):
-    from .dispatch import broadcast_shapes
+    from ._core.dispatch import broadcast_shapes
     shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
     d = norm_dim(dim, len(shape))
     if input.shape[norm_dim(dim, input.dim())] != 3 or other.shape[norm_dim(dim, other.dim())] != 3:
@@ -452,7 +452,7 @@ METHODS = {k: v for k, v in FUNCTIONS.items() if k not in ("einsum", "cdist")}
 
 def _tri_inplace(fn):
     def method(self, diagonal=0):
-        from .inplace import commit
+        from ._core.inplace import commit
         return commit(self, fn(self, diagonal))
     return method
 

@@ -12,7 +12,7 @@ from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import no_grad
 from .activation import logsigmoid
 from .creation import arange
-from .dispatch import broadcast_shapes, wrap
+from ._core.dispatch import broadcast_shapes, wrap
 from .normalization import pairwise_distance
 from .unary_math import sigmoid
 from .where_clamp import where

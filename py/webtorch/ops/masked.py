@@ -8,10 +8,10 @@ from .. import _dtype as D
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
-from .dispatch import wrap
+from ._core.dispatch import wrap
 from .._dtype import scalar_type_name
-from .inplace import write_inplace
-from .out_arg import Rule, same, takes_out
+from ._core.inplace import write_inplace
+from ._core.out_arg import Rule, same, takes_out
 from .scatter_gather import handle_or_number, to_device_of, fill_value
 
 

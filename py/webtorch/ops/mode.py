@@ -6,9 +6,9 @@ from its start (a running maximum of the run starts), the first position whose c
 mode, and a max over positions of equal elements gives its last index in the input.
 """
 from ..autograd.graph import Node, apply_op
-from . import return_types
+from ._core import return_types
 from .creation import arange
-from .dispatch import norm_dim
+from ._core.dispatch import norm_dim
 from .extrema import selection_backward
 from .shape import cat
 

@@ -10,8 +10,8 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import Backend
 from ..autograd.grad_mode import state, no_grad
-from .dispatch import wrap, broadcast_shapes
-from .inplace import commit, require_float
+from ._core.dispatch import wrap, broadcast_shapes
+from ._core.inplace import commit, require_float
 from .norms import norm
 
 

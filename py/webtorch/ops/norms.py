@@ -4,10 +4,10 @@ import math
 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
-from .dispatch import norm_dims, norm_dim, wrap
+from ._core.dispatch import norm_dims, norm_dim, wrap
 from .where_clamp import where as _where
 from .reduction import restore_dims
-from .out_arg import COPIED, SAME, Rule, same, takes_out
+from ._core.out_arg import COPIED, SAME, Rule, same, takes_out
 
 
 class LinalgVectorNormBackward0(Node):

@@ -5,7 +5,7 @@ which is how PyTorch reads mixed signs. The backend's pad/pad_backward are each 
 gradients of any order stay within the two.
 """
 from ..autograd.graph import Node, apply_op
-from .dispatch import wrap
+from ._core.dispatch import wrap
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 

@@ -7,7 +7,7 @@ applied with matmul, so its forward, backward and double backward are GEMMs on e
 import math
 
 from ..autograd.graph import Node, apply_op
-from .dispatch import wrap
+from ._core.dispatch import wrap
 from .conv import ntuple
 from .separable_resample import constant_matrix, resample_node
 

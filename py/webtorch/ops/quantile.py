@@ -3,7 +3,7 @@ around rank q * (n - 1) (PyTorch's algorithm; gradients flow through sort, gathe
 from .. import _dtype as D
 from .._tensor import Tensor
 from .creation import tensor
-from .dispatch import norm_dim
+from ._core.dispatch import norm_dim
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 

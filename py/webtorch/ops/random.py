@@ -7,10 +7,10 @@ from .. import _dtype as D
 from ..autograd.grad_mode import state
 from .._tensor import Tensor
 from .creation import check_std, rng_for
-from .dispatch import wrap
+from ._core.dispatch import wrap
 from .._dtype import scalar_type_name
-from .inplace import not_implemented_for, require_float, check_inplace_target, commit
-from .out_arg import ANY, Rule, same, takes_out
+from ._core.inplace import not_implemented_for, require_float, check_inplace_target, commit
+from ._core.out_arg import ANY, Rule, same, takes_out
 
 
 def _fill(self, h):

@@ -4,8 +4,8 @@ import builtins
 from .. import _dtype as D
 from .._geometry import numel
 from ..autograd.graph import Node, apply_op
-from .dispatch import norm_dim, norm_dims, wrap
-from .out_arg import SAME, Rule, floating, takes_out
+from ._core.dispatch import norm_dim, norm_dims, wrap
+from ._core.out_arg import SAME, Rule, floating, takes_out
 from .where_clamp import where as _where
 
 

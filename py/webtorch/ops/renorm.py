@@ -1,8 +1,8 @@
 """renorm: rescale each slice along a dim whose p-norm exceeds maxnorm down to maxnorm
 (maxnorm / (norm + 1e-7), as PyTorch); one node, so renorm_ keeps what backward needs."""
 from ..autograd.graph import Node, apply_op, recording
-from .dispatch import norm_dim
-from .elementwise import inplace_method
+from ._core.dispatch import norm_dim
+from ._core.elementwise import inplace_method
 from .norms import vector_norm
 
 

@@ -8,7 +8,7 @@ import math
 import struct
 
 from ..autograd.graph import Node, apply_op
-from .dispatch import wrap
+from ._core.dispatch import wrap
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .separable_resample import constant_matrix, resample_node
 

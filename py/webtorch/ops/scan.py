@@ -1,10 +1,10 @@
 """Scans along a dim: cumsum, cumprod, cummax, cummin, logcumsumexp (backend primitive ``cumulative``)."""
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
-from . import return_types
-from .dispatch import norm_dim, wrap
-from .elementwise import write_out
-from .out_arg import SAME, Rule, same, takes_out
+from ._core import return_types
+from ._core.dispatch import norm_dim, wrap
+from ._core.elementwise import write_out
+from ._core.out_arg import SAME, Rule, same, takes_out
 from .where_clamp import where as _where
 from .reduction import sum_dtype
 
@@ -147,8 +147,8 @@ def logcumsumexp(input, dim, *, out=None):
 
 def _inplace(fn):
     def method(self, dim, *, dtype=None):
-        from .inplace import commit
-        from .elementwise import keep_original_self
+        from ._core.inplace import commit
+        from ._core.elementwise import keep_original_self
         r = fn(self, dim, dtype=dtype)
         keep_original_self(r, self)
         return commit(self, r)

@@ -11,9 +11,9 @@ from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import IndexOutOfRange
-from .dispatch import check_same_device, norm_dim, wrap
-from .inplace import check_overlap, commit, write_inplace
-from .out_arg import SAME, takes_out
+from ._core.dispatch import check_same_device, norm_dim, wrap
+from ._core.inplace import check_overlap, commit, write_inplace
+from ._core.out_arg import SAME, takes_out
 
 INDEX_DTYPES = (D.int64, D.int32)
 

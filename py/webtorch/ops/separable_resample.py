@@ -4,7 +4,7 @@ matrices are built once per (backend, dtype, shape, mode) and cached. Adaptive a
 interpolate (resampling.py) are such maps.
 """
 from ..autograd.graph import Node
-from .dispatch import wrap
+from ._core.dispatch import wrap
 
 _MATRICES = {}
 

@@ -9,10 +9,10 @@ from .. import _geometry as G
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
-from .dispatch import norm_dim, norm_dims, shape_arg, check_same_device, wrap
+from ._core.dispatch import norm_dim, norm_dims, shape_arg, check_same_device, wrap
 from .indexing import SliceBackward0, narrow
-from .inplace import view_at
-from .out_arg import Rule, castable, takes_out
+from ._core.inplace import view_at
+from ._core.out_arg import Rule, castable, takes_out
 
 
 # ---- cat / stack -------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import warnings
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import state
-from .dispatch import norm_dim, wrap
+from ._core.dispatch import norm_dim, wrap
 from .._dtype import scalar_type_name
 
 

@@ -4,11 +4,11 @@ to the selected positions."""
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
-from . import return_types
-from .dispatch import norm_dim, wrap
+from ._core import return_types
+from ._core.dispatch import norm_dim, wrap
 from .extrema import selection_backward, ties_mask
 from .._dtype import scalar_type_name
-from .out_arg import SAME, Rule, same, takes_out
+from ._core.out_arg import SAME, Rule, same, takes_out
 
 
 def _dim(input, dim):

@@ -18,8 +18,8 @@ import math
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import apply_op
-from .dispatch import float_result
-from .elementwise import write_out, make_binary, binary_fn, inplace_method
+from ._core.dispatch import float_result
+from ._core.elementwise import write_out, make_binary, binary_fn, inplace_method
 from .unary_math import UNARY, _make_unary_composite
 from .where_clamp import where
 

@@ -7,8 +7,8 @@ import math
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from .._tensor import _wrap
-from .dispatch import wrap, float_result
-from .elementwise import ew, write_out, inplace_method
+from ._core.dispatch import wrap, float_result
+from ._core.elementwise import ew, write_out, inplace_method
 from .where_clamp import where
 
 

@@ -1,7 +1,7 @@
 """View ops: results alias the input's storage (shared version counter); each is differentiable."""
 from ..autograd.graph import Node, apply_op
-from .dispatch import norm_dim, shape_arg
-from .inplace import view_at
+from ._core.dispatch import norm_dim, shape_arg
+from ._core.inplace import view_at
 from .. import _geometry as G
 from ..autograd.view_history import AsStridedBackward0
 from ..autograd.sum_to import sum_to

@@ -5,8 +5,8 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from .comparison import isnan
-from .elementwise import ew, write_out, make_binary, binary_fn, inplace_method
-from .out_arg import Rule, same
+from ._core.elementwise import ew, write_out, make_binary, binary_fn, inplace_method
+from ._core.out_arg import Rule, same
 
 
 class WhereBackward0(Node):

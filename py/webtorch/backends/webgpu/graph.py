@@ -1,6 +1,6 @@
 """The lazy graph: handles (lazy buffer views), storages, recorded nodes, and the pending queue.
 
-An op on webgpu tensors records a Node in program order and returns at once; nothing runs until a
+An op on webgpu tensors records a DeviceOp in program order and returns at once; nothing runs until a
 value is needed (read, ``webtorch.webgpu.synchronize()``) or the queue reaches MAX_PENDING nodes.
 Then the scheduler turns the whole queue into one Batch (fusing what it can) and the runtime runs it
 with one submit. Because the queue keeps program order, in-place writes through views need no
@@ -119,7 +119,7 @@ def src_of(v):
     return s
 
 
-class Node:
+class DeviceOp:
     """A recorded op. ``kind``: "ew" (elementwise), "reduce", "argreduce", "matmul", "kernel" (a template
     kernel with ready parameters). ``out`` is a Src naming the written buffer and geometry; ``shape``
     the index space; ``srcs`` the operands; ``attrs`` the kind's own fields (a "kernel" node that writes

@@ -7,7 +7,7 @@ from ..._broadcast import broadcast_shapes
 from . import limits, views
 from .elementwise_kernels import cast, contiguous
 from .fallback import host_fallback
-from .graph import Node, Src, View, contiguous_strides
+from .graph import DeviceOp, Src, View, contiguous_strides
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
 from .recorder import GEOM_MAX, numel
@@ -75,7 +75,7 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
         plan = _MATMUL_PLANS[key] = _matmul_plan(a, b, batch, m, n, k, kernel)
     src, launches = plan
     for params, groups in launches:
-        node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
+        node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
                     {"name": kernel, "source": src, "params": params, "groups": groups,
                      "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": len(launches) == 1})

@@ -5,7 +5,7 @@ import struct
 from ... import _dtype as D
 from . import capture, codegen, dtypes as T, views
 from .elementwise_kernels import cast
-from .graph import Node, Src
+from .graph import DeviceOp, Src
 from .index_bounds import keep_bounds
 from .kernel_launch import source
 
@@ -43,7 +43,7 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
     words = (n, rng.seed & 0xFFFFFFFF, rng.seed >> 32, base & 0xFFFFFFFF, (base >> 32) & 0xFFFFFFFF,
              lo_bits, hi_bits, rng_range)
     src = philox_source(kind, out_dt)
-    node = Node("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
+    node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
                 {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
                  "groups": codegen.grid((blocks + 255) // 256), "buffers": [out.st.buf]})
     rec.record_node(node)

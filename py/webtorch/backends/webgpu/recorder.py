@@ -2,14 +2,14 @@
 
 It owns the runtime, the buffer pool, the stats, the error word, the scheduler and the lazy graph, and
 offers what every kernel family records with: ``new`` (a fresh contiguous View), ``ew`` (one elementwise
-node), ``record_kernel`` (one template-kernel dispatch), ``record_node`` (a Node built by the family: reductions,
+node), ``record_kernel`` (one template-kernel dispatch), ``record_node`` (a DeviceOp built by the family: reductions,
 products, random draws), ``upload`` and ``read`` (host bytes in and out; a read flushes) and ``flush``.
 The family modules (``*_kernels.py``, creation.py, transfer.py) are plain functions of a Recorder;
 backend.py's WebGPUBackend delegates each primitive to one of them.
 """
 from ... import _dtype as D
 from . import capture, device_checks, dtypes as T, limits
-from .graph import Graph, Node, Src, Storage, View, contiguous_strides, src_of
+from .graph import Graph, DeviceOp, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import BOUNDED, keep_bounds
 from .memory import BufferPool
 from .replay import Replayer
@@ -114,7 +114,7 @@ class Recorder:
         o = out.src
         if o is None:  # graph.src_of inlined: a fresh out has none yet, and this is every op's path
             o = out.src = Src(out_st.buf, out.strides, out.offset, dt)
-        self.record_node(Node("ew", shape, o, srcs,
+        self.record_node(DeviceOp("ew", shape, o, srcs,
                               {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
         if fresh and op == "copy" and srcs and dt in BOUNDED and srcs[0].dtype in BOUNDED:
             b = srcs[0].buf.bounds  # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
@@ -126,7 +126,7 @@ class Recorder:
         reads, ``writes`` those it writes (writes[0] is the node's out; several are fine). ``epilogue_shape``:
         the kernel stores its whole contiguous out of this shape through ``fn epilogue`` (epilogue.py)."""
         out = writes[0]
-        node = Node("kernel", epilogue_shape or (), Src(out, (), 0, D.float32),
+        node = DeviceOp("kernel", epilogue_shape or (), Src(out, (), 0, D.float32),
                     [Src(b, (), 0, D.float32) for b in reads],
                     {"name": name, "source": source, "params": params, "groups": groups,
                      "buffers": list(buffers), "writes": tuple(writes[1:]), "epilogue": epilogue_shape is not None})

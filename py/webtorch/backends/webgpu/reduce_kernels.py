@@ -3,7 +3,7 @@ invocation's loop budget (limits.py) split into chunks whose partials are reduce
 from ... import _dtype as D
 from . import codegen, creation, dtypes as T, limits, views
 from .elementwise_kernels import cast, contiguous
-from .graph import Node, Src, View, contiguous_strides
+from .graph import DeviceOp, Src, View, contiguous_strides
 from .index_bounds import keep_bounds
 from .recorder import numel
 
@@ -36,7 +36,7 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
         chunk = max(2, min(chunk, limits.loop_trips() * (1 if cpu else codegen.WG)))
         n_chunks = -(-r_len // chunk)
         part = rec.new((n_out, n_chunks), dtype)
-        rec.record_node(Node("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
+        rec.record_node(DeviceOp("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
                              [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                              {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
                                "chunks": n_chunks, "chunk_len": chunk, "per_thread": cpu}))
@@ -50,7 +50,7 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
     out_shape = tuple((1 if d in dims else s) for d, s in enumerate(h.shape)) if keepdim else \
         tuple(s for d, s in enumerate(h.shape) if d not in dims)
     out = rec.new(out_shape, dtype)
-    node = Node("argreduce" if op in ("argmax", "argmin") else "reduce", h.shape,
+    node = DeviceOp("argreduce" if op in ("argmax", "argmin") else "reduce", h.shape,
                 Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                 {"op": op, "dims": dims, "dt": dtype, "per_thread": cpu})
     rec.record_node(node)
@@ -84,7 +84,7 @@ def _arg_reduce_long(rec, op, h, dims, keepdim):
 
 def _mean_of_partials(rec, part, r_len, dtype):
     out = rec.new((part.shape[0],), dtype)
-    rec.record_node(Node("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
+    rec.record_node(DeviceOp("reduce", part.shape, Src(out.st.buf, out.strides, 0, dtype),
                          [Src(part.st.buf, part.strides, 0, dtype)],
                          {"op": "mean", "dims": (1,), "dt": dtype, "denom": r_len,
                            "per_thread": rec.rt.cpu_adapter}))

@@ -9,6 +9,7 @@ import math
 import warnings
 
 from ...ops.creation import empty, zeros
+from ...ops.rnn_cell import lstm_cell
 from ...ops.shape import cat, stack
 from .. import functional as F
 from .. import init
@@ -32,9 +33,7 @@ def cell_step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
     unless LSTM)."""
     gh = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":
-        i, f, g, o = (gi + gh).chunk(4, -1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = lstm_cell(gi, gh, c)  # one autograd node for the gates' pointwise math
         if w_hr is not None:
             h = F.linear(h, w_hr)
         return h, c

@@ -10,12 +10,11 @@ sum, computes without recording a graph, and writes each result through write_ou
 import functools
 import warnings
 
-from ..autograd.grad_mode import state as _grad_state
-from .._device import device as _device
-from .._tensor import Tensor
-from .fill import resize_storage
-from .._dtype import cpp_type_name, scalar_type_name, tensor_type_name
-from .inplace import check_overlap
+from ...autograd.grad_mode import state as _grad_state
+from ..._device import device as _device
+from ..._tensor import Tensor
+from ..._dtype import cpp_type_name, scalar_type_name, tensor_type_name
+from .inplace import check_overlap, resize_storage
 
 # How an op refuses autograd (the ``grad`` of takes_out / write_out besides an op name):
 COPIED = "copied"  # composite ops: out.copy_(result), recorded by autograd (out requiring grad: a leaf written)

@@ -5,12 +5,13 @@ An in-place op computes its result out of place (with autograd, ``self`` among t
 self takes the result's grad_fn, or -- when self is a view -- its base gets a CopySlices node and self
 becomes an as_strided view of the base. Every view of the storage sees the write.
 """
-from .._dtype import scalar_type_name
-from ..autograd.graph import apply_op
-from ..autograd.view_history import rebase_view
-from ..autograd.grad_mode import state
-from .._geometry import is_expanded
-from .._tensor import Size, _wrap
+from ..._dtype import scalar_type_name
+from ...autograd.graph import apply_op
+from ...autograd.view_history import rebase_view
+from ...autograd.grad_mode import state
+from ... import _geometry as G
+from ..._geometry import is_expanded
+from ..._tensor import Size, _wrap
 
 def not_implemented_for(kernel, dt):
     """PyTorch's error for a kernel that has no version for dtype dt."""
@@ -153,3 +154,22 @@ def view_at(src, shape, strides, offset=None):
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]
     return t
+
+
+def resize_storage(self, shape):
+    """resize_ without its autograd check (PyTorch's kernels resize an ``out=`` tensor below autograd)."""
+    if tuple(self.shape) == shape:
+        return self
+    be, h = self._be, self._data
+    n = G.numel(shape)
+    off = self.storage_offset()
+    avail = be.storage_nbytes(h) // self.dtype.itemsize - off
+    strides = G.contiguous_strides(shape)
+    if n <= avail:
+        self._set_handle(be.as_strided(h, shape, strides, off), (shape, strides, off))
+    else:
+        old = be.as_strided(h, (avail,), (1,), off)
+        new = be.empty((n,), self.dtype)
+        be.copy_(be.as_strided(new, (avail,), (1,), 0), old)
+        self._set_handle(be.as_strided(new, shape, strides, 0), (shape, strides, 0))
+    return self

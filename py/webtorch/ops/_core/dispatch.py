@@ -1,9 +1,9 @@
 """Glue between public ops and backends: argument checks, handles out, Tensors back."""
 import operator
 
-from .. import _dtype as D
-from .._tensor import Tensor, _wrap
-from .._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
+from ... import _dtype as D
+from ..._tensor import Tensor, _wrap
+from ..._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
 
 
 def wrap(h, like, dtype=None):

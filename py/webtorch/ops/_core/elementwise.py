@@ -5,12 +5,12 @@ ops without a derivative, the Node factory of binary math functions, and the in-
 A binary node declares ``_operands`` (see autograd.graph.Node): a Python-number operand keeps its slot, with
 the edge (None, 0), as PyTorch's nodes do, and backward returns one gradient per slot.
 """
-from .. import _dtype as D
-from ..autograd.graph import Node, apply_op, attach, recording
-from ..autograd.grad_mode import state as _grad_state
-from .._tensor import Tensor, _wrap
+from ... import _dtype as D
+from ...autograd.graph import Node, apply_op, attach, recording
+from ...autograd.grad_mode import state as _grad_state
+from ..._tensor import Tensor, _wrap
 from .dispatch import operands, wrap
-from .._dtype import scalar_type_name
+from ..._dtype import scalar_type_name
 from .inplace import store, check_castable, check_inplace_target, check_overlap
 from .out_arg import write_out  # noqa: F401 (the elementwise modules import it from here)
 
