@@ -4,7 +4,6 @@ import numpy as np
 from ... import _dtype as D
 from .arrays import TO_NP, as_ndarray, npdtype
 
-_NDARRAY = np.ndarray
 _F16 = TO_NP[D.float16]
 
 
@@ -17,8 +16,9 @@ def reduce(op, h, dims, keepdim, dtype):
     if op == "sum":  # np.add.reduce is np.sum without its Python-level dispatch
         if nd is _F16:
             return as_ndarray(np.add.reduce(h, axis=axis, dtype=np.float32, keepdims=keepdim)).astype(nd)
-        r = np.add.reduce(h, axis=axis, dtype=nd, keepdims=keepdim)
-        return r if type(r) is _NDARRAY else np.asarray(r)  # a full reduction's NumPy scalar: its 0-dim array
+        if not keepdim and (axis is None or len(axis) == h.ndim):
+            return np.add.reduce(h, axis, nd, np.empty((), nd))  # a full reduction, into its 0-dim array
+        return np.add.reduce(h, axis=axis, dtype=nd, keepdims=keepdim)
     if op == "mean":
         acc = np.float32 if nd == np.float16 else nd
         if h.size and nd.kind == "f":  # what np.mean computes: the sum, then one division by the count
