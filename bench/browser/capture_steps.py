@@ -51,23 +51,28 @@ def _replay_step(model, opt, x, y, loss_fn):
     return (lambda: loss), g.replay
 
 
-def _nodes_per_step(record, submit):
-    """Ops one step records (the length of the queues it flushes)."""
+def _flushed_queues(record, submit, see):
+    """Run one step, calling ``see(nodes)`` with each queue the scheduler runs (before it runs)."""
     sched = get_backend().scheduler
-    count = [0]
     run = sched.run
 
-    def counting(nodes):
-        count[0] += len(nodes)
+    def seeing(nodes):
+        see(nodes)
         run(nodes)
-    sched.run = counting
+    sched.run = seeing
     try:
         loss = record()
         submit()
         loss.item()
     finally:
         del sched.run
-    return count[0]
+
+
+def _nodes_per_step(record, submit):
+    """Ops one step records (the length of the queues it flushes)."""
+    sizes = []
+    _flushed_queues(record, submit, lambda nodes: sizes.append(len(nodes)))
+    return sum(sizes)
 
 
 def _schedule_cost(record, submit, repeats=5):
@@ -75,19 +80,8 @@ def _schedule_cost(record, submit, repeats=5):
     of the remembered one (flush_key, lookup, binding this queue's buffers). Nothing is submitted."""
     be = get_backend()
     sched, replayer = be.scheduler, be.scheduler.replay
-    queues = []
-    run = sched.run
-
-    def keeping(nodes):  # the key as the flush saw it (which tensors were alive then)
-        queues.append((nodes, flush_key(nodes)[0]))
-        run(nodes)
-    sched.run = keeping
-    try:
-        loss = record()
-        submit()
-        loss.item()
-    finally:
-        del sched.run
+    queues = []  # with the key as the flush saw it (which tensors were alive then)
+    _flushed_queues(record, submit, lambda nodes: queues.append((nodes, flush_key(nodes)[0])))
     fresh, reused = [], []
     for _ in range(repeats):
         t0 = _host_clock()
