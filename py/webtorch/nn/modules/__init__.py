@@ -17,7 +17,8 @@ from .padding import (  # noqa: F401
     ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d, CircularPad2d,
     CircularPad3d,
 )
-from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: F401
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
+from .channelshuffle import ChannelShuffle  # noqa: F401
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
 from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
@@ -35,8 +36,9 @@ from .loss import (  # noqa: F401
 )
 
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
-from .transformer import MultiheadAttention, TransformerEncoderLayer, TransformerEncoder  # noqa: F401
-from .transformer_decoder import TransformerDecoderLayer, TransformerDecoder, Transformer  # noqa: F401
+from .activation import MultiheadAttention  # noqa: F401
+from .transformer import (TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer,  # noqa: F401
+                          TransformerDecoder, Transformer)
 
 # the layer classes only (not the submodules, e.g. .utils, which would shadow nn.utils)
 __all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, Module)]

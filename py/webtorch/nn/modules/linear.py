@@ -81,3 +81,7 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention (a Linear under PyTorch's name)."""

@@ -1,9 +1,9 @@
 """default_collate / default_convert: how a DataLoader turns samples into batches."""
 import collections.abc
-from ..._dtype import float64
-from ..._tensor import Tensor
-from ...ops.creation import as_tensor, tensor
-from ...ops.shape import stack
+from ...._dtype import float64
+from ...._tensor import Tensor
+from ....ops.creation import as_tensor, tensor
+from ....ops.shape import stack
 
 
 def _is_numpy(x):
