@@ -1,6 +1,6 @@
 """torch.nn.modules: every layer class, one file per family."""
 from .module import Module  # noqa: F401
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
+from .container import Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .linear import Identity, Linear, Bilinear  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
@@ -9,7 +9,7 @@ from .pooling import (  # noqa: F401
     AdaptiveMaxPool2d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d,
     MaxUnpool3d, LPPool1d, LPPool2d, LPPool3d,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .normalization import LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, CrossMapLRN2d  # noqa: F401
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
 from .padding import (  # noqa: F401
@@ -22,7 +22,7 @@ from .channelshuffle import ChannelShuffle  # noqa: F401
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
 from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
-from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout  # noqa: F401
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout  # noqa: F401
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .activation import (  # noqa: F401
     Threshold, ReLU, RReLU, Hardtanh, ReLU6, Sigmoid, Hardsigmoid, Tanh, SiLU, Mish, Hardswish, ELU, CELU, SELU,
@@ -30,7 +30,8 @@ from .activation import (  # noqa: F401
     Softmax, Softmax2d, LogSoftmax,
 )
 from .loss import (  # noqa: F401
-    L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, CTCLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss,
+    L1Loss, MSELoss, SmoothL1Loss, HuberLoss, NLLLoss, NLLLoss2d, CTCLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
+    KLDivLoss,
     CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss,
     GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
 )
