@@ -9,7 +9,7 @@ import math
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from ._core.dispatch import norm_dim
-from ._core.inplace import require_float, commit
+from ._core.inplace import require_float, commit, overlaps_itself, write_sequentially
 from .unary_math import sigmoid, tanh, erf
 from .where_clamp import where, clamp
 
@@ -39,6 +39,8 @@ def _unary_node(name, fwd, bwd):
 
 def _run(node, input, params, inplace):
     if inplace:
+        if input._base is not None and overlaps_itself(input):
+            return write_sequentially(lambda piece: _run(node, piece, params, True), input, (), {})
         return commit(input, apply_op(node, input, params, True))
     return apply_op(node, input, params, False)
 

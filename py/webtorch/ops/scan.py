@@ -147,8 +147,10 @@ def logcumsumexp(input, dim, *, out=None):
 
 def _inplace(fn):
     def method(self, dim, *, dtype=None):
-        from ._core.inplace import commit
+        from ._core.inplace import commit, overlaps_itself, write_sequentially
         from ._core.elementwise import keep_original_self
+        if self._base is not None and overlaps_itself(self):
+            return write_sequentially(method, self, (dim,), {"dtype": dtype}, keep_dim=_dim(self, dim))
         r = fn(self, dim, dtype=dtype)
         keep_original_self(r, self)
         return commit(self, r)

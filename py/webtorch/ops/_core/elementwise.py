@@ -11,7 +11,7 @@ from ...autograd.grad_mode import state as _grad_state
 from ..._tensor import Tensor, _wrap
 from .dispatch import operands, wrap
 from ..._dtype import scalar_type_name
-from .inplace import store, check_castable, check_inplace_target, check_overlap
+from .inplace import store, check_castable, check_inplace_target, check_overlap, overlaps_itself, write_sequentially
 from .out_arg import write_out  # noqa: F401 (the elementwise modules import it from here)
 
 NUMBERS = (bool, int, float)
@@ -145,6 +145,8 @@ def inplace_method(fn):
         # PyTorch refuses an overlapping write before computing anything (and after autograd's leaf check)
         check_inplace_target(self)
         check_overlap(self, args + tuple(kwargs.values()) if kwargs else args)
+        if self._base is not None and overlaps_itself(self):
+            return write_sequentially(method, self, args, kwargs)
         r = fn(self, *args, **kwargs)
         check_castable(r.dtype, self.dtype)
         keep_original_self(r, self)
