@@ -25,6 +25,8 @@ _T = {D.float32: "f32", D.int32: "i32", D.int64: T.I64, D.uint32: "u32", D.bool_
 # the value functions of each kernel for int64 (two's complement vec2<u32>): no NaN, signed 64-bit order/arithmetic
 _I64_VALUES = {
     "scan_cumulative": ("""fn is_nan(v: T) -> bool { return false; }
+fn to_f32(v: T) -> f32 { return 0.0; }
+fn from_f32(v: f32) -> T { return T(); }
 fn right_wins(l: T, r: T) -> bool { return select(!wt_i64_lt(l, r), !wt_i64_lt(r, l), OP == 3u); }
 fn combine(l: T, r: T) -> T {
   switch OP {
@@ -79,29 +81,36 @@ def cumulative(rec, op, h, dim, dtype, reverse=False):
         return host_fallback(rec, "cumulative", op, h, dim, dtype, reverse)
     x = h if h.dtype is dtype else cast(rec, h, dtype)
     out = rec.new(h.shape, dtype)
-    idx = rec.new(h.shape, D.int32) if op in ("max", "min") else None
     L = h.shape[dim]
+    # a workgroup scans its row 256 elements per step of 10 loop iterations (limits.py; measured on
+    # lavapipe: the Hillis-Steele loop runs 8 times and counts once more on exit): a longer row is
+    # scanned in segments, each then combined with the running value where the one before it ended
+    seg = L if L <= SEQUENTIAL_MAX else max(256, limits.loop_trips() // 10 * 256)
+    # a float32 sum in segments: each segment starts in the kernel from the float-float pair where the one before
+    # it ended, its low words kept in an int32 buffer bound where max/min bind their indices
+    compensated = op == "sum" and dtype is D.float32
+    paired = compensated and L > seg
+    idx = rec.new(h.shape, D.int32) if op in ("max", "min") or paired else None
     if h.numel:
-        # a workgroup scans its row 256 elements per step of 10 loop iterations (limits.py; measured on
-        # lavapipe: the Hillis-Steele loop runs 8 times and counts once more on exit): a longer row is
-        # scanned in segments, each then combined with the running value where the one before it ended
-        seg = L if L <= SEQUENTIAL_MAX else max(256, limits.loop_trips() // 10 * 256)
         starts = list(range(0, L, seg))
         prev = None
         for s0 in (reversed(starts) if reverse else starts):
             part = [_narrow(v, dim, s0, min(seg, L - s0)) if v is not None else None for v in (x, out, idx)]
-            _scan_dispatch(rec, op, *part, dim, dtype, reverse)
-            if prev is not None:
+            _scan_dispatch(rec, op, *part, dim, dtype, reverse, carry=paired and prev is not None, store_lo=paired)
+            if prev is not None and not compensated:
                 _scan_carry(rec, op, part[1], part[2], prev, s0)
             edge = 0 if reverse else part[1].shape[dim] - 1  # where this segment ends in scan order
             prev = [_narrow(v, dim, edge, 1) if v is not None else None for v in part[1:]]
         if dtype in T.SMALL_INTS and op in ("sum", "prod"):  # the scan ran in i32: wrap
             rec.ew("copy", [out], dtype, dtype, out.shape, out=out)
+    if paired:
+        return out
     return (out, cast(rec, idx, D.int64)) if idx is not None else out
 
 
-def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse):
-    """One scan_cumulative.wgsl dispatch over views x -> out (and idx: positions within these views)."""
+def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse, carry=False, store_lo=False):
+    """One scan_cumulative.wgsl dispatch over views x -> out (and idx: positions within these views, or the low
+    words of a compensated sum: ``store_lo`` writes them, ``carry`` starts from the pair before the segment)."""
     L = x.shape[dim]
     rows = x.numel // L
     geom, rank = _row_geometry(x, out, dim)
@@ -110,7 +119,7 @@ def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse):
     ibuf = (idx if idx is not None else _scan_dummy(rec)).st.buf
     writes = [out.st.buf] + ([idx.st.buf] if idx is not None else [])
     src = kernel_source("scan_cumulative", T=_T[dtype], FLOAT=dtype is D.float32, OP=f"{_OPS[op]}u",
-                        SEQUENTIAL=seq)
+                        SEQUENTIAL=seq, CARRY=carry, STORE_LO=store_lo)
     rec.record_kernel(f"scan_{op}", src, struct.pack("<32I", *words),
                       codegen.grid(-(-rows // 256) if seq else rows),
                       [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
