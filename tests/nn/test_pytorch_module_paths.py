@@ -17,7 +17,6 @@ PUBLIC_MODULES = ["torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.
                   "torch.optim.lr_scheduler", "torch.utils.data"]
 
 _FP8 = "float8 scaled/grouped GEMMs: no float8 dtypes in webtorch"
-_LAZY = "lazy modules (UninitializedParameter) not implemented yet"
 _DATAPIPES = "torchdata's deprecated DataPipes"
 NOT_YET = {
     "torch.nn.functional.ScalingType": _FP8, "torch.nn.functional.SwizzleType": _FP8,
@@ -39,12 +38,6 @@ NOT_YET = {
     "torch.nn.functional.fractional_max_pool3d": "fractional max pooling not implemented yet",
     "torch.nn.functional.fractional_max_pool2d_with_indices": "fractional max pooling not implemented yet",
     "torch.nn.functional.fractional_max_pool3d_with_indices": "fractional max pooling not implemented yet",
-    "torch.nn.factory_kwargs": _LAZY,
-    "torch.nn.parameter.UninitializedParameter": _LAZY, "torch.nn.parameter.UninitializedBuffer": _LAZY,
-    **{f"torch.nn.modules.batchnorm.LazyBatchNorm{d}d": _LAZY for d in (1, 2, 3)},
-    **{f"torch.nn.modules.instancenorm.LazyInstanceNorm{d}d": _LAZY for d in (1, 2, 3)},
-    **{f"torch.nn.modules.conv.Lazy{kind}{d}d": _LAZY for kind in ("Conv", "ConvTranspose") for d in (1, 2, 3)},
-    "torch.nn.modules.linear.LazyLinear": _LAZY,
     "torch.nn.utils.memory_format.convert_conv2d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.nn.utils.memory_format.convert_conv3d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.nn.utils.parametrizations.orthogonal": "the orthogonal parametrization (matrix_exp/cayley/householder) "
@@ -202,3 +195,49 @@ def test_skip_init_builds_on_the_device_and_refuses_non_modules():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         webtorch.nn.utils.skip_init(webtorch.nn.Linear, in_features=6, out_features=1)
+
+
+def test_lazy_modules_infer_shapes_then_become_the_module():
+    m = webtorch.nn.LazyLinear(3)
+    assert repr(m.weight) == "<UninitializedParameter>" and webtorch.nn.parameter.is_lazy(m.weight)
+    opt = webtorch.optim.SGD(m.parameters(), lr=0.1)  # holds the parameters before they have a shape
+    y = m(webtorch.randn(2, 5))
+    assert type(m) is webtorch.nn.Linear and type(m.weight) is webtorch.nn.Parameter
+    assert tuple(m.weight.shape) == (3, 5) and m.in_features == 5 and tuple(y.shape) == (2, 3)
+    y.sum().backward()
+    opt.step()
+    assert opt.param_groups[0]["params"][0] is m.weight
+    for lazy, x, become, weight in [
+            (webtorch.nn.LazyConv2d(4, 3, groups=2), webtorch.randn(1, 2, 5, 5), webtorch.nn.Conv2d, (4, 1, 3, 3)),
+            (webtorch.nn.LazyConvTranspose1d(5, 2), webtorch.randn(3, 7), webtorch.nn.ConvTranspose1d, (3, 5, 2)),
+            (webtorch.nn.LazyBatchNorm1d(), webtorch.randn(4, 3), webtorch.nn.BatchNorm1d, (3,)),
+            (webtorch.nn.LazyInstanceNorm2d(), webtorch.randn(2, 3, 4, 4), webtorch.nn.InstanceNorm2d, (3,))]:
+        want = repr(getattr(torch.nn, type(lazy).__name__)(*([4, 3] if "Conv2d" in type(lazy).__name__ else
+                                                              [5, 2] if "Conv" in type(lazy).__name__ else [])))
+        assert repr(lazy).split("(")[0] == want.split("(")[0]
+        lazy(x)
+        assert type(lazy) is become and tuple(lazy.weight.shape) == weight, type(lazy)
+
+
+def test_lazy_module_state_dict_round_trip():
+    m = webtorch.nn.LazyLinear(3)
+    assert [(k, repr(v)) for k, v in m.state_dict().items()] == [("weight", "<UninitializedParameter>"),
+                                                                 ("bias", "<UninitializedParameter>")]
+    src = webtorch.nn.Linear(4, 3)
+    m.load_state_dict(src.state_dict())  # materializes with the loaded shapes
+    assert tuple(m.weight.shape) == (3, 4) and m.weight.tolist() == src.weight.tolist()
+    m(webtorch.ones(1, 4))
+    assert type(m) is webtorch.nn.Linear
+    bn = webtorch.nn.LazyBatchNorm2d()
+    assert type(bn.running_mean) is webtorch.nn.UninitializedBuffer
+    bn(webtorch.randn(2, 5, 3, 3))
+    assert tuple(bn.running_var.shape) == (5,) and int(bn.num_batches_tracked) == 1
+
+
+def test_factory_kwargs_as_torch():
+    kw = {"device": "cpu", "factory_kwargs": {"dtype": webtorch.float64}}
+    assert webtorch.nn.factory_kwargs(kw) == {"dtype": webtorch.float64, "device": "cpu"}
+    with pytest.raises(TypeError, match="specified twice"):
+        webtorch.nn.factory_kwargs({"dtype": None, "factory_kwargs": {"dtype": None}})
+    with pytest.raises(TypeError, match="unexpected kwargs"):
+        webtorch.nn.factory_kwargs({"layout": None})
