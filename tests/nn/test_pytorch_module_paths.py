@@ -22,8 +22,6 @@ NOT_YET = {
     "torch.nn.functional.ScalingType": _FP8, "torch.nn.functional.SwizzleType": _FP8,
     "torch.nn.functional.scaled_mm": _FP8, "torch.nn.functional.scaled_grouped_mm": _FP8,
     "torch.nn.functional.grouped_mm": _FP8,
-    "torch.nn.functional.affine_grid": "spatial transformers (affine_grid/grid_sample) not implemented yet",
-    "torch.nn.functional.grid_sample": "spatial transformers (affine_grid/grid_sample) not implemented yet",
     "torch.nn.functional.assert_int_or_pair": "TorchScript-era internal helper",
     "torch._jit_internal.boolean_dispatch": "TorchScript internals",
     "torch.overrides.handle_torch_function": "__torch_function__ overrides are not supported",

@@ -63,6 +63,7 @@ adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
 from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, channel_shuffle, interpolate,  # noqa: E402,F401
                               upsample, upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
 from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 
