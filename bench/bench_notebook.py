@@ -25,7 +25,7 @@ from _report import last_json_line, report
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from notebook_ui import KERNEL_BOOT_MS, new_notebook, set_source, wait_done  # noqa: E402
 from webtorch_devtools.chromium import launch  # noqa: E402

@@ -3,12 +3,8 @@ webgpu, no NumPy) with PyTorch's numbers from the same weights; the page's start
 "cpu" error are checked in the same run."""
 import base64
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from compat_harness import PROGRAMS, run_program, differences  # noqa: E402
+from compat_harness import PROGRAMS, run_program, differences
 
 IN_PAGE = ("regression", "vae")
 ARGS = {"regression": ["--epochs", "20"], "vae": ["--epochs", "15"]}  # fewer steps: SwiftShader is slow

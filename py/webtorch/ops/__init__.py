@@ -3,7 +3,7 @@
 imports the FUNCTIONS by name.
 
 To add an op family: write a module here with those dicts, list it in MODULES and import its FUNCTIONS in
-webtorch/__init__.py (tests/test_api_namespace.py fails until the root has them all).
+webtorch/__init__.py (tests/tooling/test_api_namespace.py fails until the root has them all).
 """
 import importlib
 

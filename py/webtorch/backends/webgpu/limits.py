@@ -9,7 +9,7 @@
   loops grow with a dimension (a product's K, a reduced row, a scanned row) are split so that one
   invocation's loops stay within this budget: on every adapter, so the split is the same code everywhere.
 
-``forced(workgroups=..., loop_trips=...)`` sets either limit lower for a test (tests/test_webgpu_size_limits.py),
+``forced(workgroups=..., loop_trips=...)`` sets either limit lower for a test (tests/backends/webgpu/test_size_limits.py),
 so every split path runs at small sizes; it clears the launch plans built under the old limits.
 """
 import contextlib
