@@ -29,7 +29,6 @@ NOT_YET = {
     "torch.nn.modules.loss.LinearCrossEntropyLoss": "new in 2.13: fused linear + cross-entropy not implemented yet",
     "torch.nn.modules.linear_cross_entropy_options.LinearCrossEntropyOptions":
         "new in 2.13: fused linear + cross-entropy not implemented yet",
-    "torch.nn.modules.adaptive.AdaptiveLogSoftmaxWithLoss": "not implemented yet",
     "torch.nn.modules.pooling.FractionalMaxPool2d": "fractional max pooling not implemented yet",
     "torch.nn.modules.pooling.FractionalMaxPool3d": "fractional max pooling not implemented yet",
     "torch.nn.functional.fractional_max_pool2d": "fractional max pooling not implemented yet",
