@@ -39,7 +39,7 @@ NOT_YET = {
     "torch.nn.utils.memory_format.convert_conv3d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.nn.utils.parametrizations.orthogonal": "the orthogonal parametrization (matrix_exp/cayley/householder) "
                                                   "not implemented yet",
-    "torch.optim.Adafactor": "not implemented yet", "torch.optim.Muon": "not implemented yet",
+    "torch.optim.Muon": "not implemented yet",
     "torch.optim.swap_in_optimizer_params_and_state": "not implemented yet",
     "torch.optim.sparse_adam.SparseAdam": "no sparse gradients in webtorch",
     **{f"torch.utils.data.datapipes._decorator.{n}": _DATAPIPES
