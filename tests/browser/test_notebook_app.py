@@ -103,7 +103,7 @@ def test_output_streams_while_the_cell_runs(page):
     new_notebook(page)
     set_source(page, 0, "import time\nfor i in range(6):\n    print('line', i)\n    time.sleep(0.4)\n'end'")
     page.keyboard.press("Control+Enter")
-    page.wait_for_function("document.querySelector('.cell .outputs').innerText.includes('line 1')", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('.cell .outputs').innerText.includes('line 1')", timeout=30_000)
     assert page.evaluate("document.body.dataset.kernel") == "busy"
     assert "end" not in cells(page).nth(0).locator(".outputs").inner_text()
     wait_done(page)
@@ -123,7 +123,7 @@ def _timed_interrupt(page, timeout_ms):
       }).observe(document.body, { attributes: true, attributeFilter: ["data-kernel"] });
     }""")
     page.click("[data-action=interrupt]")
-    page.wait_for_function("window.__interrupt.t1 !== undefined", timeout=timeout_ms)
+    page.wait_for_function("() => window.__interrupt.t1 !== undefined", timeout=timeout_ms)
     return page.evaluate("(window.__interrupt.t1 - window.__interrupt.t0) / 1000")
 
 
@@ -201,7 +201,7 @@ def test_ipynb_round_trip(page, tmp_path):
     assert outs[3].data["text/plain"] == "tensor([1., 1.])"
     # back in: the same cells and outputs
     page.set_input_files("#open-input", str(path))
-    page.wait_for_function("document.getElementById('nb-name').value === 'rt'")
+    page.wait_for_function("() => document.getElementById('nb-name').value === 'rt'")
     assert page.locator(".cell .output img").count() >= 1
     assert "tensor([1., 1.])" in page.inner_text("#notebook")
 
@@ -209,7 +209,7 @@ def test_ipynb_round_trip(page, tmp_path):
 def test_autosave_survives_reload(page):
     new_notebook(page)
     set_source(page, 0, "autosaved_marker = 1")
-    page.wait_for_function("document.getElementById('save-state').textContent === 'autosaved'", timeout=10_000)
+    page.wait_for_function("() => document.getElementById('save-state').textContent === 'autosaved'", timeout=10_000)
     page.reload()
     wait_idle(page, KERNEL_BOOT_MS)
     assert "autosaved_marker = 1" in page.inner_text("#notebook")
@@ -322,7 +322,7 @@ def test_save_writes_the_opened_file_back(browser, tmp_path):
         set_source(pg, 1, "print('edited in the app')")
         pg.keyboard.press("Escape")
         pg.keyboard.press("Control+s")
-        pg.wait_for_function("document.getElementById('save-state').textContent === 'saved to disk'")
+        pg.wait_for_function("() => document.getElementById('save-state').textContent === 'saved to disk'")
         nb = nbformat.read(nb_path, as_version=4)
         nbformat.validate(nb)
         assert nb.cells[1].source == "print('edited in the app')"
