@@ -117,7 +117,7 @@ export function showDevice(app, info, stats) {
       ["Pyodide", escape(info.pyodideVersion || "?")],
       ["kernel ready in", `${(info.readyMs / 1000).toFixed(1)} s`]);
   }
-  document.getElementById("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
+  $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
 }
 
 function escape(s) {
