@@ -54,7 +54,7 @@ def help_lines(source):
 
 
 def _field(name, value):
-    return f"{name + ':':<15}{value}"
+    return f"{name + ':':<16}{value}"
 
 
 def describe(obj, detail=1):
