@@ -79,7 +79,7 @@ def mime_bundle(obj):
     if hasattr(obj, "_repr_mimebundle_") and not isinstance(obj, type):
         out = obj._repr_mimebundle_()
         bundle, metadata = out if isinstance(out, tuple) else (out, {})
-        return {k: _json_value(v) for k, v in bundle.items()}, metadata or {}
+        return {"text/plain": repr(obj), **{k: _json_value(v) for k, v in bundle.items()}}, metadata or {}
     bundle, metadata = {"text/plain": repr(obj)}, {}
     for mime, method in _REPR_METHODS:
         fn = getattr(obj, method, None)

@@ -8,7 +8,7 @@ import re
 import rlcompleter
 
 MAX_MATCHES = 200
-_TOKEN = re.compile(r"[A-Za-z_][\w.]*$|$")
+_TOKEN = re.compile(r"(?<![\w.)\]'\"])[A-Za-z_][\w.]*$|$")  # a dotted name, not an attribute of an expression
 _MISSING = object()
 _HELP_LINE = re.compile(r"^(\s*)(\?{1,2})?([A-Za-z_][\w.]*)(\?{1,2})?\s*$")
 

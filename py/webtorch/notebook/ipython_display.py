@@ -122,7 +122,7 @@ class Image(DisplayObject):
             return {"text/html": self._repr_html_()}, {}
         mime = _MIME[self.format]
         md = self._size_metadata()
-        return {mime: base64.b64encode(self.data).decode("ascii"), "text/plain": repr(self)}, ({mime: md} if md else {})
+        return {mime: base64.b64encode(self.data).decode("ascii")}, ({mime: md} if md else {})
 
     def _repr_html_(self):
         if self.embed:
