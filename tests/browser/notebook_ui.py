@@ -73,3 +73,11 @@ def full_screenshot(page, path):
     page.evaluate("document.body.classList.add('full')")
     page.screenshot(path=str(path), full_page=True)
     page.evaluate("document.body.classList.remove('full')")
+
+
+def screenshot_if_failed(request, shots, page_fixture="page"):
+    """After a test (in an autouse fixture): a full screenshot of its page when its call failed."""
+    rep = getattr(request.node, "rep_call", None)
+    pg = request.node.funcargs.get(page_fixture)
+    if rep is not None and rep.failed and pg is not None:
+        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")

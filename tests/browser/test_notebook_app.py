@@ -14,8 +14,8 @@ import torch
 from webtorch_devtools.chromium import find_chromium, launch
 from webtorch_devtools.notebook_app import NotebookServer, notebooks_dir
 
-from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all, run_code,
-                         set_source, wait_done, wait_idle)
+from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all,
+                         run_code, screenshot_if_failed, set_source, wait_done, wait_idle)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_mlp.ipynb"
 TUTORIALS = sorted(notebooks_dir().glob("*.ipynb")) if notebooks_dir() and notebooks_dir().is_dir() else []
@@ -54,10 +54,7 @@ def page(browser, server, shots):
 @pytest.fixture(autouse=True)
 def screenshot_on_failure(request, shots):
     yield
-    rep = getattr(request.node, "rep_call", None)
-    pg = request.node.funcargs.get("page")
-    if rep is not None and rep.failed and pg is not None:
-        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")
+    screenshot_if_failed(request, shots)
 
 
 def _check_ran_clean(page, name, shots, min_images=0, min_plots=0):

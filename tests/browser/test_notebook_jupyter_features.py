@@ -7,7 +7,7 @@ import pytest
 from webtorch_devtools.chromium import launch
 from webtorch_devtools.notebook_app import NotebookServer
 
-from notebook_ui import cells, full_screenshot, new_notebook, open_app, run_code, set_source, wait_done
+from notebook_ui import cells, full_screenshot, new_notebook, open_app, run_code, screenshot_if_failed, set_source
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +31,7 @@ def page(webtorch_playwright):
 @pytest.fixture(autouse=True)
 def screenshot_on_failure(request, shots):
     yield
-    rep = getattr(request.node, "rep_call", None)
-    pg = request.node.funcargs.get("page")
-    if rep is not None and rep.failed and pg is not None:
-        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")
+    screenshot_if_failed(request, shots)
 
 
 def _outputs(page, index=0):

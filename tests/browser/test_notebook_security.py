@@ -16,7 +16,7 @@ from webtorch_devtools.chromium import launch
 from webtorch_devtools.notebook_app import CSP, NotebookServer
 
 from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_code,
-                         wait_done)
+                         screenshot_if_failed, wait_done)
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgAB4iG8MwAAAABJRU5ErkJggg=="
 
@@ -160,10 +160,7 @@ def _left(requests):
 @pytest.fixture(autouse=True)
 def screenshot_on_failure(request, shots):
     yield
-    rep = getattr(request.node, "rep_call", None)
-    pg = request.node.funcargs.get("watched")
-    if rep is not None and rep.failed and pg is not None:
-        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")
+    screenshot_if_failed(request, shots, "watched")
 
 
 # everything that can run script, load something or navigate; none may survive into the notebook's DOM
