@@ -19,11 +19,13 @@ from .wheel import build_wheel, repo_root
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
                  "package.json")
 APP_PATH = "web/notebook/index.html"
-# The app's Content-Security-Policy, the second wall behind its sanitizer (web/notebook/sanitize.js): scripts,
-# workers and fetches only from this origin, WebAssembly compiled (Pyodide) but no eval; images and fonts also
-# from data:/blob: (outputs, plot snapshots); inline styles (KaTeX, uPlot, CodeMirror set them); no frames,
-# plugins, form posts or <base>. A meta tag cannot carry frame-ancestors, so only the header has it.
-CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; "
+# The app's Content-Security-Policy, the second wall behind its sanitizer (web/notebook/sanitize.js): scripts
+# and workers only from this origin, WebAssembly compiled (Pyodide) but no eval; images and fonts also from
+# data:/blob: (outputs, plot snapshots), so a URL in sanitized markup cannot load anything from elsewhere;
+# inline styles (KaTeX, uPlot, CodeMirror set them); no frames, plugins, form posts or <base>. Fetches may go
+# to https: too: the kernel's worker runs under this policy and a user's cell downloads data (only script can
+# fetch, and no script from a notebook runs). A meta tag cannot carry frame-ancestors: only the header has it.
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' https:; "
        "img-src 'self' data: blob:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; media-src 'self' data:; "
        "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'")
 CSP_HEADER = CSP + "; frame-ancestors 'none'"

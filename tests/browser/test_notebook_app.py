@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from webtorch_devtools.chromium import find_chromium, launch
-from webtorch_devtools.notebook_app import NotebookServer, notebooks_dir
+from webtorch_devtools.notebook_app import CSP, NotebookServer, notebooks_dir
 
 from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all,
                          run_code, screenshot_if_failed, set_source, wait_done, wait_idle)
@@ -283,6 +283,8 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "webtorch_devtools", "notebook", "--build", str(site)], check=True)
     assert (site / "index.html").is_file() and (site / "notebook-config.json").is_file()
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in (site / "web/notebook/index.html").read_text()
+    assert f"/web/*\n  Content-Security-Policy: {CSP}; frame-ancestors 'none'\n" in (site / "_headers").read_text()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SimpleHTTPRequestHandler, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     context = browser[1].new_context()
@@ -290,6 +292,14 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
         pg = context.new_page()
         open_app(pg, f"http://127.0.0.1:{httpd.server_address[1]}/")
         assert pg.evaluate("crossOriginIsolated") is False
+        # the meta tag's policy holds on a host that sends no headers: an inline handler does not run
+        assert pg.evaluate("""() => new Promise((resolve) => {
+          const img = document.createElement('img');
+          img.setAttribute('onerror', 'window.__inline = 1');
+          img.addEventListener('error', () => setTimeout(() => resolve(window.__inline ?? 'blocked'), 100));
+          img.src = 'data:,';
+          document.body.append(img);
+        })""") == "blocked"
         assert "restarts the kernel" in pg.inner_text("#device-info")
         new_notebook(pg)  # a first visit opens the first tutorial, when the site has tutorials
         set_source(pg, 0, "while True:\n    pass")
