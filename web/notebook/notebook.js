@@ -334,7 +334,7 @@ export class Notebook {
     if (status !== "aborted") {
       cell.data.execution_count = count;
       // JupyterLab's recordTiming keys, so Jupyter shows the same time for a saved notebook
-      cell.data.metadata.execution = { "iopub.execute_input": started.toISOString(), "shell.execute_reply": new Date().toISOString() };
+      if (started) cell.data.metadata.execution = { "iopub.execute_input": started.toISOString(), "shell.execute_reply": new Date().toISOString() };
     }
     this.setPrompt(cell);
     this.onChange("output");

@@ -83,12 +83,12 @@ function image(mime, src, data, metadata) {
 const base64 = (v) => text(v).replace(/\n/g, "");
 
 /** The MIME renderers, richest first (JupyterLab's rendermime ranking): an output shows through the first one
- * whose type its bundle holds. `render(box, value, {data, metadata, trusted})` fills `box`; only the live ones
- * (plot, progress) redraw into what they drew before. HTML and SVG are sanitized unless this session's kernel
+ * whose type its bundle holds. `render(box, value, {data, metadata, trusted})` fills `box` (the live ones, plot
+ * and progress, redraw into what they drew before). HTML and SVG are sanitized unless this session's kernel
  * made them; Markdown always is (markdown.js). */
 const RENDERERS = [
-  { mime: PLOT_MIME, live: true, render: (box, spec) => drawPlot(box, spec) },
-  { mime: PROGRESS_MIME, live: true, render: (box, p) => drawProgress(box, p) },
+  { mime: PLOT_MIME, render: (box, spec) => drawPlot(box, spec) },
+  { mime: PROGRESS_MIME, render: (box, p) => drawProgress(box, p) },
   { mime: "text/html", render: (box, v, { trusted }) =>
     box.replaceChildren(htmlBlock("html-output", trusted ? text(v) : sanitizeHTML(text(v)))) },
   { mime: "text/markdown", render: (box, v) => box.replaceChildren(htmlBlock("markdown-output", renderMarkdown(text(v)))) },
