@@ -17,7 +17,7 @@ import os
 import sys
 import traceback
 
-from . import introspect, ipython_display
+from . import ipython_display
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
 
@@ -80,6 +80,7 @@ def _provide_ipython_display():
 
 def complete(text_before_cursor):
     """JSON {"matches", "length"} completing the name that ends ``text_before_cursor`` (the editor's Tab)."""
+    from . import introspect
     return json.dumps(introspect.complete(text_before_cursor, _namespace()))
 
 
@@ -88,6 +89,7 @@ def _parse(source, filename):
     try:
         return ast.parse(source, filename)
     except SyntaxError:
+        from . import introspect
         rewritten = introspect.help_lines(source)
         if rewritten is None:
             raise
