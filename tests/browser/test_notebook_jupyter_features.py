@@ -100,6 +100,10 @@ def test_help_with_question_mark_and_help(page, shots):
     page.keyboard.press("b")
     text = run_code(page, "help(torch.nn.ReLU)", index=2)
     assert "class ReLU" in text and "Help on class ReLU" in text, text
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    text = run_code(page, "help()", index=3)  # pydoc's prompt would need input(): a message, not an OSError
+    assert "this kernel has no input" in text and "Error" not in text, text
     full_screenshot(page, shots / "help.png")
 
 

@@ -1,6 +1,7 @@
 """The app kernel's answers about names (webtorch.notebook.introspect): Tab completion over the kernel's
 namespace, `name?` / `name??` lines of a cell answered as Jupyter does, and valid Python left alone."""
 import asyncio
+import builtins
 import json
 import sys
 
@@ -45,32 +46,52 @@ def test_describe_like_jupyter():
 
 
 @pytest.fixture
-def app_kernel(monkeypatch):
-    sent = []
-    monkeypatch.setattr(sys, "stdout", sys.stdout)
-    monkeypatch.setattr(sys, "stderr", sys.stderr)
+def start_kernel(monkeypatch):
+    """Installs the app's kernel when called (in the test's body: pytest sets sys.stdout again between a
+    fixture and the test); returns the list its messages go to. What it replaces is restored afterwards."""
+    for name in ("stdout", "stderr"):
+        monkeypatch.setattr(sys, name, getattr(sys, name))
     monkeypatch.setattr(host_mod, "_app_host", None)
-    kernel.install(lambda kind, text, did: sent.append((kind, text)))
-    return sent
+    monkeypatch.setattr(builtins, "help", builtins.help)
+
+    def install():
+        sent = []
+        kernel.install(lambda kind, text, did: sent.append((kind, text)))
+        return sent
+    return install
 
 
 def _run(source):
     return asyncio.run(kernel.run_cell(source, 1))
 
 
-def test_question_mark_cells(app_kernel):
+def test_question_mark_cells(start_kernel):
+    sent = start_kernel()
     assert _run("def twice(x):\n    'Double x.'\n    return 2 * x\ntwice?\nnowhere?\nif?") == "ok"
-    shown = [json.loads(t)["data"]["text/plain"] for k, t in app_kernel if k == "display"]
+    shown = [json.loads(t)["data"]["text/plain"] for k, t in sent if k == "display"]
     assert shown[0].startswith("Signature:      twice(x)\nDocstring:\nDouble x.")
     assert shown[1] == "Object `nowhere` not found."
-    assert shown[2] == "if is a Python keyword: help('if') describes it"
-    app_kernel.clear()
+    assert shown[2] == "`if` is a Python keyword, not an object"
+    sent.clear()
     assert _run("s = 'what?'\nlen(s)") == "ok"  # valid Python is never rewritten
-    assert json.loads(next(t for k, t in app_kernel if k == "result"))["data"]["text/plain"] == "5"
+    assert json.loads(next(t for k, t in sent if k == "result"))["data"]["text/plain"] == "5"
     assert _run("x = (1 +\ny?") == "error"  # other syntax errors stay syntax errors
-    assert json.loads(next(t for k, t in app_kernel if k == "error"))["ename"] == "SyntaxError"
+    assert json.loads(next(t for k, t in sent if k == "error"))["ename"] == "SyntaxError"
 
 
-def test_complete_reads_the_kernel_namespace(app_kernel):
+def test_complete_reads_the_kernel_namespace(start_kernel):
+    start_kernel()
     assert _run("kernel_side_value = 3") == "ok"
     assert json.loads(kernel.complete("kernel_side_v")) == {"matches": ["kernel_side_value"], "length": 13}
+
+
+def test_help_alone_says_how_to_ask(start_kernel):
+    """pydoc's interactive help() reads input(), which the kernel has not: a message instead of an I/O error;
+    help(obj) is pydoc's own."""
+    sent = start_kernel()
+    assert _run("help()") == "ok"
+    out = "".join(t for k, t in sent if k == "stdout")
+    assert "this kernel has no input" in out and "help(torch.nn.Linear)" in out
+    sent.clear()
+    assert _run("help(len)") == "ok"
+    assert "Return the number of items in a container." in "".join(t for k, t in sent if k == "stdout")

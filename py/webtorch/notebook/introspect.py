@@ -97,7 +97,7 @@ def pinfo(name, detail=1):
     head, *attrs = name.split(".")
     ns = vars(__main__)
     if keyword.iskeyword(head):
-        return display({"text/plain": f"{head} is a Python keyword: help('{head}') describes it"}, raw=True)
+        return display({"text/plain": f"`{head}` is a Python keyword, not an object"}, raw=True)
     obj = ns[head] if head in ns else getattr(builtins, head, _MISSING)
     for a in attrs:
         obj = getattr(obj, a, _MISSING)

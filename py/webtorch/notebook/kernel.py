@@ -60,6 +60,7 @@ def install(send):
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
     _provide_ipython_display()
+    _help_without_a_prompt()
     _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
 
 
@@ -76,6 +77,21 @@ def _provide_ipython_display():
     ipython.get_ipython = ipython_display.get_ipython
     sys.modules.update({"IPython": ipython, "IPython.core": core, "IPython.display": ipython_display,
                         "IPython.core.display": ipython_display})
+
+
+def _help_without_a_prompt():
+    """``help()`` alone is pydoc's interactive prompt, which reads input(): the kernel has no stdin, so it says
+    how to ask instead of failing with an I/O error. ``help(obj)`` is pydoc's, unchanged."""
+    pydoc_help = builtins.help
+
+    def help(*args, **kwargs):  # noqa: A001 -- it is the builtin, wrapped
+        if args or kwargs:
+            return pydoc_help(*args, **kwargs)
+        print("help() alone opens an interactive prompt, which needs input(), and this kernel has no input: "
+              "ask about one thing instead, help(torch.nn.Linear) or torch.nn.Linear? in a cell")
+        return None
+
+    builtins.help = help
 
 
 def complete(text_before_cursor):
