@@ -76,13 +76,15 @@ def test_ipython_display_module(page, shots):
                    "png = encode_png(bytes(range(0, 256, 4)), 8, 8, 1)\n"
                    "for i in range(3):\n    clear_output(wait=True)\n    display(Markdown(f'**frame {i}**'))\n"
                    "display(Image(data=png, width=64), Markdown('Math: $x^2$ and *emphasis*'))\n"
+                   "from IPython.display import Math\ndisplay(Math(r'\\frac{a}{b}'))\n"
                    "import IPython\nIPython.display.HTML('<u>via the package</u>')")
     out = _outputs(page)
-    assert out.locator(".output").count() == 4, out.inner_text()  # clear_output(wait=True) kept only the last frame
+    assert out.locator(".output").count() == 5, out.inner_text()  # clear_output(wait=True) kept only the last frame
     assert out.locator(".output").nth(0).inner_text() == "frame 2"
     img = out.locator("img.image-output")
     assert img.get_attribute("width") == "64" and img.get_attribute("src").startswith("data:image/png;base64,iVBOR")
-    assert out.locator(".katex").count() == 1 and out.locator("em").inner_text() == "emphasis"
+    assert out.locator(".katex").count() == 2 and out.locator("em").inner_text() == "emphasis"
+    assert out.locator(".latex-output .katex .mfrac").count() == 1
     assert out.locator("u").inner_text() == "via the package"
     page.screenshot(path=str(shots / "ipython-display.png"))
 

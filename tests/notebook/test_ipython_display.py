@@ -30,10 +30,13 @@ def _ipython_bundle(obj):
     lambda m: m.HTML("<b>bold</b>"),
     lambda m: m.HTML("<i>x</i>", metadata={"isolated": True}),
     lambda m: m.Markdown("*emphasis* and $x^2$"),
+    lambda m: m.Math(r"x^2 + \alpha"),
+    lambda m: m.Math("$x$"),
+    lambda m: m.Latex(r"The sum $\sum_i x_i$"),
     lambda m: m.Image(data=PNG),
     lambda m: m.Image(data=PNG, width=40, height=20),
     lambda m: m.Image(url="https://example.org/a.png", width=10),
-], ids=["html", "html-metadata", "markdown", "png", "png-sized", "image-url"])
+], ids=["html", "html-metadata", "markdown", "math", "math-dollars", "latex", "png", "png-sized", "image-url"])
 def test_bundles_equal_ipythons(make):
     ours_data, ours_md = mime_bundle(make(ours))
     theirs_data, theirs_md = _ipython_bundle(make(real))

@@ -92,6 +92,8 @@ const RENDERERS = [
   { mime: "text/html", render: (box, v, { trusted }) =>
     box.replaceChildren(htmlBlock("html-output", trusted ? text(v) : sanitizeHTML(text(v)))) },
   { mime: "text/markdown", render: (box, v) => box.replaceChildren(htmlBlock("markdown-output", renderMarkdown(text(v)))) },
+  // LaTeX outputs (IPython's Math and Latex, sympy) are text with $math$: the Markdown renderer typesets it
+  { mime: "text/latex", render: (box, v) => box.replaceChildren(htmlBlock("latex-output", renderMarkdown(text(v)))) },
   { mime: "image/svg+xml", render: (box, v, { trusted }) =>
     box.replaceChildren(htmlBlock("svg-output", trusted ? text(v) : sanitizeHTML(text(v)))) },
   ...["image/png", "image/jpeg", "image/gif", "image/webp"].map((mime) => ({ mime, render: (box, v, { data, metadata }) =>

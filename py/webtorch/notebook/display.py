@@ -61,7 +61,7 @@ def _table_bundle(header, rows):
 
 
 # IPython's _repr_*_ methods, richest first; a method may return the value or (value, metadata)
-_REPR_METHODS = (("text/html", "_repr_html_"), ("text/markdown", "_repr_markdown_"),
+_REPR_METHODS = (("text/html", "_repr_html_"), ("text/markdown", "_repr_markdown_"), ("text/latex", "_repr_latex_"),
                  ("image/svg+xml", "_repr_svg_"), ("image/png", "_repr_png_"), ("image/jpeg", "_repr_jpeg_"),
                  ("application/json", "_repr_json_"))
 

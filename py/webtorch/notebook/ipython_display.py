@@ -3,7 +3,7 @@
 The app's kernel (kernel.py) registers this module as ``IPython.display`` (and ``IPython.core.display``) when no
 real IPython can be imported, so notebooks written for Jupyter run unchanged::
 
-    from IPython.display import display, HTML, Image, Markdown, SVG, clear_output, update_display
+    from IPython.display import display, HTML, Image, Markdown, Math, SVG, clear_output, update_display
     h = display(HTML("<b>step 0</b>"), display_id=True)
     h.update(HTML("<b>step 1</b>"))
 
@@ -17,7 +17,7 @@ import os
 from .display import DisplayHandle, clear_output, display, update_display
 
 __all__ = ["display", "update_display", "clear_output", "DisplayHandle", "DisplayObject", "HTML", "Markdown",
-           "SVG", "Image", "get_ipython"]
+           "Latex", "Math", "SVG", "Image", "get_ipython"]
 
 
 def get_ipython():
@@ -63,6 +63,21 @@ class HTML(DisplayObject):
 class Markdown(DisplayObject):
     def _repr_markdown_(self):
         return self._data_and_metadata()
+
+
+class Latex(DisplayObject):
+    """LaTeX text with $math$ in it (the app typesets the math with KaTeX)."""
+
+    def _repr_latex_(self):
+        return self._data_and_metadata()
+
+
+class Math(DisplayObject):
+    """One formula, shown in display style."""
+
+    def _repr_latex_(self):
+        s = r"$\displaystyle %s$" % self.data.strip("$")
+        return (s, self.metadata) if self.metadata else s
 
 
 class SVG(DisplayObject):
