@@ -4,8 +4,8 @@
     webtorch notebook --build DIR                 a static site: the app, Pyodide, the webtorch wheel and the
                                                   tutorials (examples/notebooks/), for any static host, offline
 
-The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot; pinned in package.json) are bundled from
-node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
+The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot, DOMPurify; pinned in package.json) are
+bundled from node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
 """
 import json
 import os
