@@ -73,7 +73,7 @@ def bench_notebook(browser, server):
       }).observe(document.getElementById("notebook"), { childList: true, subtree: true, characterData: true });
     }""")
     page.keyboard.press("Control+Enter")
-    page.wait_for_function("window.__first.t1 !== undefined")
+    page.wait_for_function("() => window.__first.t1 !== undefined")
     rows["first_cell_output_ms"] = page.evaluate("window.__first.t1 - window.__first.t0")
     wait_done(page)
     set_source(page, 0, STEPS_SCRIPT.read_text())

@@ -4,8 +4,8 @@
     webtorch notebook --build DIR                 a static site: the app, Pyodide, the webtorch wheel and the
                                                   tutorials (examples/notebooks/), for any static host, offline
 
-The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot; pinned in package.json) are bundled from
-node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
+The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot, DOMPurify; pinned in package.json) are
+bundled from node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
 """
 import json
 import os
@@ -19,6 +19,16 @@ from .wheel import build_wheel, repo_root
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
                  "package.json")
 APP_PATH = "web/notebook/index.html"
+# The app's Content-Security-Policy, the second wall behind its sanitizer (web/notebook/sanitize.js): scripts
+# and workers only from this origin, WebAssembly compiled (Pyodide) but no eval; images and fonts also from
+# data:/blob: (outputs, plot snapshots), so a URL in sanitized markup cannot load anything from elsewhere;
+# inline styles (KaTeX, uPlot, CodeMirror set them); no frames, plugins, form posts or <base>. Fetches may go
+# to https: too: the kernel's worker runs under this policy and a user's cell downloads data (only script can
+# fetch, and no script from a notebook runs). A meta tag cannot carry frame-ancestors: only the header has it.
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' https:; "
+       "img-src 'self' data: blob:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; media-src 'self' data:; "
+       "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'")
+CSP_HEADER = CSP + "; frame-ancestors 'none'"
 
 
 def notebooks_dir():
@@ -100,6 +110,7 @@ class NotebookServer(Server):
             self.open_url, self.open_path = f"/opened/{p.name}", p
         # cross-origin isolated: SharedArrayBuffer, the kernel's interrupt buffer, needs it
         super().__init__(build_wheel(), roots=roots, cross_origin_isolated=True, port=port)
+        self.headers = (*self.headers, ("Content-Security-Policy", CSP_HEADER))
         config = app_config(self.wheel.name, "/")
         if self.open_url:
             config["saveURL"] = self.open_url  # the app's Save writes the opened notebook back (store below)
@@ -162,13 +173,18 @@ def build_site(dest):
     for name in ("bridge.js", "loader.js", "zip_files.js"):
         shutil.copyfile(web / name, dest / "web" / name)
     shutil.copytree(web / "notebook", dest / "web" / "notebook")
+    index = dest / "web" / "notebook" / "index.html"  # the policy travels with the page on any static host
+    index.write_text(index.read_text().replace('<meta charset="utf-8">', '<meta charset="utf-8">\n'
+                                               f'<meta http-equiv="Content-Security-Policy" content="{CSP}">', 1))
     folder = notebooks_dir()
     if folder and folder.is_dir():
         shutil.copytree(folder, dest / "notebooks", ignore=shutil.ignore_patterns(".*"))
     (dest / "notebook-config.json").write_text(json.dumps(app_config(wheel.name, ""), indent=1))
     (dest / "index.html").write_text(_SITE_INDEX)
-    # static hosts rarely send COOP/COEP; where they can (Netlify, Cloudflare Pages) this file asks for them
-    (dest / "_headers").write_text("/*\n" + "".join(f"  {k}: {v}\n" for k, v in ISOLATION_HEADERS))
+    # static hosts rarely send COOP/COEP; where they can (Netlify, Cloudflare Pages) this file asks for them, and
+    # for the policy on the app's files (its kernel worker too; the site's index is only a redirect)
+    (dest / "_headers").write_text("/*\n" + "".join(f"  {k}: {v}\n" for k, v in ISOLATION_HEADERS)
+                                   + f"/web/*\n  Content-Security-Policy: {CSP_HEADER}\n")
     return dest
 
 

@@ -2,6 +2,7 @@
 (JupyterLite, Jupyter: display handles and update_display), PNG images, tables and the app kernel's cell
 runner."""
 import asyncio
+import builtins
 import concurrent.futures
 import json
 import struct
@@ -161,6 +162,7 @@ def test_kernel_runs_cells_like_jupyter(monkeypatch):
     monkeypatch.setattr(sys, "stdout", sys.stdout)
     monkeypatch.setattr(sys, "stderr", sys.stderr)
     monkeypatch.setattr(host_mod, "_app_host", None)
+    monkeypatch.setattr(builtins, "help", builtins.help)  # install wraps help(): restored after the test
     kernel.install(lambda kind, text, did: msgs.append((kind, text)))
 
     async def cells():

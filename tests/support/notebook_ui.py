@@ -1,5 +1,6 @@
 """Driving the notebook app (web/notebook/) through its UI with Playwright: shared by the app's browser tests
-and bench/bench_notebook.py."""
+and bench/bench_notebook.py. Predicates for wait_for_function are written as functions ("() => ..."): the
+app's Content-Security-Policy forbids eval, which Playwright uses to poll a bare expression."""
 import time
 
 KERNEL_BOOT_MS = 180_000   # 2 shared cores: a Pyodide + webtorch boot can take a while
@@ -12,7 +13,7 @@ def wait_idle(page, timeout=CELL_MS):
 
 def wait_done(page, timeout=CELL_MS):
     """Until no cell is queued or running and the kernel is idle."""
-    page.wait_for_function("document.body.dataset.kernel === 'idle' && !document.querySelector('.cell.queued, .cell.running')",
+    page.wait_for_function("() => document.body.dataset.kernel === 'idle' && !document.querySelector('.cell.queued, .cell.running')",
                            timeout=timeout)
 
 
@@ -23,7 +24,7 @@ def open_app(page, url):
 
 def new_notebook(page):
     page.click("[data-action=new]")
-    page.wait_for_function("document.querySelectorAll('#notebook .cell').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#notebook .cell').length === 1")
 
 
 def cells(page):
@@ -72,3 +73,11 @@ def full_screenshot(page, path):
     page.evaluate("document.body.classList.add('full')")
     page.screenshot(path=str(path), full_page=True)
     page.evaluate("document.body.classList.remove('full')")
+
+
+def screenshot_if_failed(request, shots, page_fixture="page"):
+    """After a test (in an autouse fixture): a full screenshot of its page when its call failed."""
+    rep = getattr(request.node, "rep_call", None)
+    pg = request.node.funcargs.get(page_fixture)
+    if rep is not None and rep.failed and pg is not None:
+        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")

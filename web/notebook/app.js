@@ -1,12 +1,12 @@
 // The webtorch notebook app: boots the kernel worker, shows the notebook, wires the toolbar, Jupyter's
 // keyboard shortcuts, autosave (IndexedDB), .ipynb open/download and the sidebar panels.
+import { $ } from "./dom.js";
 import { Kernel } from "./kernel.js";
 import { Notebook } from "./notebook.js";
 import { fromIpynb, newCellId, toIpynb } from "./ipynb.js";
 import { loadNotebook, saveNotebook } from "./store.js";
 import { downloadBlob, setUpFiles, showDevice, showFiles, showNotebookList } from "./panels.js";
 
-const $ = (id) => document.getElementById(id);
 const AUTOSAVE_MS = 800;
 const ALIAS_KEY = "webtorch-notebook-torch-alias", LAST_KEY = "webtorch-notebook-last";
 

@@ -1,12 +1,14 @@
 """The notebook app's kernel, Python side (runs in Pyodide inside web/notebook/kernel_worker.js).
 
 ``install(send)`` routes stdout/stderr and rich output to ``send(kind, text, display_id)`` (a JS function that
-batches messages to the page); ``await run_cell(source, count)`` runs one cell the way Jupyter does: top-level
-``await`` allowed, the last expression's value shown, errors reported with the traceback trimmed to the
-user's code.
+batches messages to the page) and provides ``IPython.display`` when IPython is not installed;
+``await run_cell(source, count)`` runs one cell the way Jupyter does: top-level ``await`` allowed, ``name?``
+lines answered with help, the last expression's value shown, errors reported with the traceback trimmed to the
+user's code. ``complete(text)`` answers the editor's tab completion.
 """
 import ast
 import builtins
+import importlib.util
 import inspect
 import io
 import json
@@ -15,6 +17,7 @@ import os
 import sys
 import traceback
 
+from . import ipython_display
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
 
@@ -56,7 +59,57 @@ def install(send):
         sys.path.insert(0, os.getcwd())
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
+    _provide_ipython_display()
+    _help_without_a_prompt()
     _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
+
+
+def _provide_ipython_display():
+    """``from IPython.display import ...`` works in cells: ipython_display stands in for a missing IPython."""
+    if "IPython" in sys.modules or importlib.util.find_spec("IPython") is not None:
+        return
+    import types
+    ipython = types.ModuleType("IPython", "webtorch's stand-in: only IPython.display (see its docstring)")
+    core = types.ModuleType("IPython.core")
+    ipython.__path__ = core.__path__ = []
+    ipython.display = core.display = ipython_display
+    ipython.core = core
+    ipython.get_ipython = ipython_display.get_ipython
+    sys.modules.update({"IPython": ipython, "IPython.core": core, "IPython.display": ipython_display,
+                        "IPython.core.display": ipython_display})
+
+
+def _help_without_a_prompt():
+    """``help()`` alone is pydoc's interactive prompt, which reads input(): the kernel has no stdin, so it says
+    how to ask instead of failing with an I/O error. ``help(obj)`` is pydoc's, unchanged."""
+    pydoc_help = builtins.help
+
+    def help(*args, **kwargs):  # noqa: A001 -- it is the builtin, wrapped
+        if args or kwargs:
+            return pydoc_help(*args, **kwargs)
+        print("help() alone opens an interactive prompt, which needs input(), and this kernel has no input: "
+              "ask about one thing instead, help(torch.nn.Linear) or torch.nn.Linear? in a cell")
+        return None
+
+    builtins.help = help
+
+
+def complete(text_before_cursor):
+    """JSON {"matches", "length"} completing the name that ends ``text_before_cursor`` (the editor's Tab)."""
+    from . import introspect
+    return json.dumps(introspect.complete(text_before_cursor, _namespace()))
+
+
+def _parse(source, filename):
+    """The cell's syntax tree; a cell that is not Python because of ``name?`` lines is read with them as help."""
+    try:
+        return ast.parse(source, filename)
+    except SyntaxError:
+        from . import introspect
+        rewritten = introspect.help_lines(source)
+        if rewritten is None:
+            raise
+        return ast.parse(rewritten, filename)
 
 
 def _namespace():
@@ -109,7 +162,7 @@ async def run_cell(source, count):
     before = _webgpu_counters()
     status = "ok"
     try:
-        tree = ast.parse(source, filename)
+        tree = _parse(source, filename)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         if tree.body:
