@@ -49,7 +49,8 @@ function writer(sink) {
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs}}>}  (startMs:
+ * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs,
+ *   crossOriginIsolated}}>}  (startMs:
  *   when loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs;
  *   loadMs includes the wait for the warm-up kernels' builds after `import webtorch`)
  */
@@ -91,5 +92,6 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // a kernel compiled before its warm-up build finished would be built twice, and the GPU process (the CPU, on
   // SwiftShader) is the slower side of a cold start: the first step waits here for the builds instead
   await warmed;
-  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0 } };
+  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0,
+    crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
 }
