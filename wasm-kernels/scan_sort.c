@@ -1,0 +1,178 @@
+/* Scans (cumulative sum / prod / logsumexp, running max / min with indices), stable sort and top-k, and
+ * searchsorted, for float32, float64 and int64 (narrower integers run the int64 or float64 instance on a converted
+ * copy: exact).
+ *
+ * A scanned or sorted tensor is viewed as (outer, L, inner) with the dim in the middle. Launch shape: one call,
+ * single thread, one pass per (outer, inner) line. Sums and products carry float32 lines in double (PyTorch's CPU
+ * accumulate type). NaN orders above every number; sorting is a bottom-up merge sort of the line's positions. */
+#ifndef T
+#include "typed.h"
+
+float expf(float);
+double exp(double);
+float log1pf(float);
+double log1p(double);
+
+enum { SUM, PROD, LOGSUMEXP };
+
+#define T float
+#define S(name) name##_f32
+#define ACC double
+#define EXP expf
+#define LOG1P log1pf
+#include __FILE__
+#undef T
+#undef S
+#undef ACC
+#undef EXP
+#undef LOG1P
+#define T double
+#define S(name) name##_f64
+#define ACC double
+#define EXP exp
+#define LOG1P log1p
+#include __FILE__
+#undef T
+#undef S
+#undef ACC
+#define T int64_t
+#define S(name) name##_i64
+#define ACC int64_t
+#define INTEGER 1
+#include __FILE__
+
+#else
+
+#ifdef INTEGER
+#define ISNAN(x) 0
+#else
+#define ISNAN(x) ((x) != (x))
+#endif
+
+/* a orders before b: NaN is larger than every number */
+static inline int S(less)(T a, T b) {
+    return !ISNAN(a) && (ISNAN(b) || a < b);
+}
+
+#ifndef INTEGER
+/* NumPy's logaddexp */
+static inline T S(logaddexp)(T a, T b) {
+    if (a == b) return a + (T)0.693147180559945309417232121458176568;
+    T d = a - b;
+    if (d > 0) return a + LOG1P(EXP(-d));
+    if (d <= 0) return b + LOG1P(EXP(d));
+    return d;
+}
+#endif
+
+/* inclusive scan of op along L (from the end when reverse) */
+void EXPORT(cumulative)(const T *x, T *out, int outer, int L, int inner, int op, int reverse) {
+    int step = reverse ? -inner : inner;
+    for (int o = 0; o < outer; o++)
+        for (int j = 0; j < inner; j++) {
+            int start = o * L * inner + j + (reverse ? (L - 1) * inner : 0);
+            const T *xp = x + start;
+            T *dst = out + start;
+            if (op == LOGSUMEXP) {
+#ifndef INTEGER
+                T r = 0;
+                for (int l = 0; l < L; l++) {
+                    r = l ? S(logaddexp)(r, xp[l * step]) : xp[0];
+                    dst[l * step] = r;
+                }
+#endif
+            } else {
+                ACC r = op == SUM ? 0 : 1;
+                for (int l = 0; l < L; l++) {
+                    if (op == SUM) r += (ACC)xp[l * step];
+                    else r *= (ACC)xp[l * step];
+                    dst[l * step] = (T)r;
+                }
+            }
+        }
+}
+
+/* running max (is_max) or min with the index of the element that set it: the latest on ties, a NaN propagating and
+ * every later NaN taking the index; indices count from the start also when reverse */
+void EXPORT(cumulative_extreme)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int is_max,
+                                int reverse) {
+    for (int o = 0; o < outer; o++)
+        for (int j = 0; j < inner; j++) {
+            int base = o * L * inner + j;
+            T m = 0;
+            int at = 0;
+            for (int t = 0; t < L; t++) {
+                int l = reverse ? L - 1 - t : t;
+                T v = x[base + l * inner];
+                if (t == 0 || ISNAN(v) || (!ISNAN(m) && (is_max ? v >= m : v <= m))) {
+                    m = v;
+                    at = l;
+                }
+                vals[base + l * inner] = m;
+                idx[base + l * inner] = at;
+            }
+        }
+}
+
+/* the first k of each line sorted stably (descending: larger first, equal elements still in their order); out is
+ * (outer, k, inner). scratch: L * (sizeof(T) + 8) bytes. */
+void EXPORT(sort)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int k, int descending,
+                  void *scratch) {
+    T *key = scratch;
+    int32_t *a = (int32_t *)(key + L), *b = a + L;
+    for (int o = 0; o < outer; o++)
+        for (int j = 0; j < inner; j++) {
+            const T *xp = x + o * L * inner + j;
+            for (int l = 0; l < L; l++) {
+                key[l] = xp[l * inner];
+                a[l] = l;
+            }
+            int32_t *src = a, *dst = b;
+            for (int w = 1; w < L; w *= 2) {
+                for (int lo = 0; lo < L; lo += 2 * w) {
+                    int mid = lo + w < L ? lo + w : L, hi = lo + 2 * w < L ? lo + 2 * w : L;
+                    int p = lo, q = mid, r = lo;
+                    while (p < mid && q < hi) {
+                        /* take from the right run only when it orders strictly first: stable */
+                        int right = descending ? S(less)(key[src[p]], key[src[q]]) : S(less)(key[src[q]], key[src[p]]);
+                        dst[r++] = right ? src[q++] : src[p++];
+                    }
+                    while (p < mid) dst[r++] = src[p++];
+                    while (q < hi) dst[r++] = src[q++];
+                }
+                int32_t *t = src;
+                src = dst;
+                dst = t;
+            }
+            T *vp = vals + o * k * inner + j;
+            int64_t *ip = idx + o * k * inner + j;
+            for (int l = 0; l < k; l++) {
+                vp[l * inner] = key[src[l]];
+                ip[l * inner] = src[l];
+            }
+        }
+}
+
+/* insertion points of vals (rows, m) into the rows of seq (rows, n; one shared row when seq_rows == 1): left = the
+ * number of elements ordering before the value, right = the number not ordering after it */
+void EXPORT(searchsorted)(const T *seq, const T *v, void *out, int rows, int n, int m, int seq_rows, int right,
+                          int out_int32) {
+    for (int r = 0; r < rows; r++) {
+        const T *s = seq + (seq_rows == 1 ? 0 : r * n);
+        for (int i = 0; i < m; i++) {
+            T x = v[r * m + i];
+            int lo = 0, hi = n;
+            while (lo < hi) {
+                int mid = (lo + hi) >> 1;
+                int go_right = right ? !S(less)(x, s[mid]) : S(less)(s[mid], x);
+                if (go_right) lo = mid + 1;
+                else hi = mid;
+            }
+            if (out_int32) ((int32_t *)out)[r * m + i] = lo;
+            else ((int64_t *)out)[r * m + i] = lo;
+        }
+    }
+}
+
+#undef ISNAN
+#endif
