@@ -103,7 +103,7 @@ static void S(col2im_one)(const T *cols, T *x, int C, GEOM_PARAMS) {
 }
 
 /* y (N, Cout, P) = w (Cout, Cin/G * kvol) @ cols per sample and group, + bias (0: none) */
-void EXPORT(conv)(const T *x, const T *w, const T *bias, T *y, T *scratch, int N, int Cin, int Cout, int G,
+void EXPORT_T(conv)(const T *x, const T *w, const T *bias, T *y, T *scratch, int N, int Cin, int Cout, int G,
                   GEOM_PARAMS) {
     int kvol = kd * kh * kw, P = od * oh * ow, K = Cin / G * kvol, Cog = Cout / G, pointwise = POINTWISE;
     for (int n = 0; n < N; n++) {
@@ -125,7 +125,7 @@ void EXPORT(conv)(const T *x, const T *w, const T *bias, T *y, T *scratch, int N
 }
 
 /* dx (N, Cin, D, H, W) from g (N, Cout, P): cols = w_g^T @ g_g per sample and group, then col2im */
-void EXPORT(conv_backward_input)(const T *g, const T *w, T *dx, T *scratch, int N, int Cin, int Cout, int G,
+void EXPORT_T(conv_backward_input)(const T *g, const T *w, T *dx, T *scratch, int N, int Cin, int Cout, int G,
                                  GEOM_PARAMS) {
     int kvol = kd * kh * kw, P = od * oh * ow, K = Cin / G * kvol, Cog = Cout / G, pointwise = POINTWISE;
     int vol = D * H * W;
@@ -144,7 +144,7 @@ void EXPORT(conv_backward_input)(const T *g, const T *w, T *dx, T *scratch, int 
 
 /* gw (Cout, Cin/G * kvol) = sum over samples of g_g @ cols_g^T; the output size is g's (a transposed conv's
  * output_padding can leave x longer than g's windows reach) */
-void EXPORT(conv_backward_weight)(const T *g, const T *x, T *gw, T *scratch, int N, int Cin, int Cout, int G,
+void EXPORT_T(conv_backward_weight)(const T *g, const T *x, T *gw, T *scratch, int N, int Cin, int Cout, int G,
                                   GEOM_PARAMS) {
     int kvol = kd * kh * kw, P = od * oh * ow, K = Cin / G * kvol, Cog = Cout / G, pointwise = POINTWISE;
     for (int i = 0; i < Cout * K; i++) gw[i] = 0;
@@ -162,13 +162,13 @@ void EXPORT(conv_backward_weight)(const T *g, const T *x, T *gw, T *scratch, int
 }
 
 /* F.unfold: x (N, C, D, H, W) -> (N, C*kvol, P) */
-void EXPORT(im2col)(const T *x, T *cols, int N, int C, GEOM_PARAMS) {
+void EXPORT_T(im2col)(const T *x, T *cols, int N, int C, GEOM_PARAMS) {
     int kvol = kd * kh * kw, P = od * oh * ow;
     for (int n = 0; n < N; n++) S(im2col_one)(x + n * C * D * H * W, cols + n * C * kvol * P, C, GEOM_ARGS);
 }
 
 /* F.fold: cols (N, C*kvol, P) summed into x (N, C, D, H, W) */
-void EXPORT(col2im)(const T *cols, T *x, int N, int C, GEOM_PARAMS) {
+void EXPORT_T(col2im)(const T *cols, T *x, int N, int C, GEOM_PARAMS) {
     int kvol = kd * kh * kw, P = od * oh * ow, vol = D * H * W;
     for (int i = 0; i < N * C * vol; i++) x[i] = 0;
     for (int n = 0; n < N; n++) S(col2im_one)(cols + n * C * kvol * P, x + n * C * vol, C, GEOM_ARGS);

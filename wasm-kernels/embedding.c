@@ -4,12 +4,12 @@
  * Indices are int64 and already checked to lie in [0, V) by the caller (first_out_of_range). Launch shape: one call,
  * single thread, one pass over the indices. */
 #ifndef T
+#include <math.h>
+
 #include "typed.h"
 
-double pow(double, double);
-
 /* out[i] = w[idx[i]], rows of row_bytes bytes */
-__attribute__((export_name("embedding")))
+EXPORT(embedding)
 void embedding(const uint8_t *w, const int64_t *idx, uint8_t *out, int n, int row_bytes) {
     for (int i = 0; i < n; i++) __builtin_memcpy(out + i * row_bytes, w + (int)idx[i] * row_bytes, row_bytes);
 }
@@ -27,7 +27,7 @@ void embedding(const uint8_t *w, const int64_t *idx, uint8_t *out, int n, int ro
 
 /* gw (V, D), zeroed here: row r sums g[i] where idx[i] == r (each divided, in T, by r's count when counts is
  * non-0: V int32s of scratch); row padding_idx (>= 0) stays zero */
-void EXPORT(embedding_backward)(const T *g, const int64_t *idx, T *gw, int32_t *counts, int n, int V, int D,
+void EXPORT_T(embedding_backward)(const T *g, const int64_t *idx, T *gw, int32_t *counts, int n, int V, int D,
                                 int padding_idx) {
     for (int i = 0; i < V * D; i++) gw[i] = 0;
     if (counts) {
@@ -51,7 +51,7 @@ void EXPORT(embedding_backward)(const T *g, const int64_t *idx, T *gw, int32_t *
 
 /* each row named in idx whose norm_type-norm (computed in double) exceeds max_norm is scaled by
  * max_norm / (norm + 1e-7) rounded to T. A repeated row is left alone: after scaling its norm is below max_norm. */
-void EXPORT(embedding_renorm)(T *w, const int64_t *idx, int n, int D, double max_norm, double norm_type) {
+void EXPORT_T(embedding_renorm)(T *w, const int64_t *idx, int n, int D, double max_norm, double norm_type) {
     for (int i = 0; i < n; i++) {
         T *row = w + (int)idx[i] * D;
         double s = 0;

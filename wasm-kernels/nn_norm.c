@@ -6,12 +6,9 @@
  * `inner` (LANES columns at a time, each walking its L elements). Layer norm: (rows, cols) with cols the normalized
  * trailing dims. Batch norm: (N, C, S), statistics per channel C. All buffers are contiguous. */
 #ifndef T
-#include "typed.h"
+#include <math.h>
 
-float expf(float);
-double exp(double);
-float logf(float);
-double log(double);
+#include "typed.h"
 
 #define T float
 #define S(name) name##_f32
@@ -155,7 +152,7 @@ static void S(softmax_cols)(const T *x, T *y, int L, int inner, int log_) {
     }
 }
 
-void EXPORT(softmax)(const T *x, T *y, int outer, int L, int inner, int log_) {
+void EXPORT_T(softmax)(const T *x, T *y, int outer, int L, int inner, int log_) {
     if (L == 0) return;
     for (int o = 0; o < outer; o++) {
         const T *xo = x + o * L * inner;
@@ -166,7 +163,7 @@ void EXPORT(softmax)(const T *x, T *y, int outer, int L, int inner, int log_) {
 }
 
 /* log: g - exp(y) * sum(g); else y * g - y * sum(y * g) */
-void EXPORT(softmax_backward)(const T *g, const T *y, T *out, int outer, int L, int inner, int log_) {
+void EXPORT_T(softmax_backward)(const T *g, const T *y, T *out, int outer, int L, int inner, int log_) {
     for (int o = 0; o < outer; o++) {
         int base = o * L * inner;
         for (int j = 0; j < inner; j++) {
@@ -190,7 +187,7 @@ void EXPORT(softmax_backward)(const T *g, const T *y, T *out, int outer, int L, 
 }
 
 /* y = (x - mean) * rstd * w + b per row; mean/rstd one per row (NaN for an empty row). w, b may be 0 (none). */
-void EXPORT(layer_norm)(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, int rows, int cols,
+void EXPORT_T(layer_norm)(const T *x, const T *w, const T *b, T *y, T *mean, T *rstd, int rows, int cols,
                         double eps) {
     T e = (T)eps;
     for (int r = 0; r < rows; r++) {
@@ -224,7 +221,7 @@ void EXPORT(layer_norm)(const T *x, const T *w, const T *b, T *y, T *mean, T *rs
 
 /* gx (if non-0) = (gh - mean(gh) - xhat * mean(gh * xhat)) * rstd with gh = g * w; gw += g * xhat, gb += g over
  * rows (each non-0 output is zeroed first). scratch: cols elements (xhat of one row). */
-void EXPORT(layer_norm_backward)(const T *g, const T *x, const T *mean, const T *rstd, const T *w, T *gx, T *gw,
+void EXPORT_T(layer_norm_backward)(const T *g, const T *x, const T *mean, const T *rstd, const T *w, T *gx, T *gw,
                                  T *gb, T *scratch, int rows, int cols) {
     if (gw) for (int i = 0; i < cols; i++) gw[i] = 0;
     if (gb) for (int i = 0; i < cols; i++) gb[i] = 0;
@@ -259,7 +256,7 @@ void EXPORT(layer_norm_backward)(const T *g, const T *x, const T *mean, const T 
 
 /* Training batch norm of x (N, C, S): per channel mean and biased variance (two passes), y = (x - mean) * rstd *
  * w + b; running stats (non-0) r = r * (1 - momentum) + momentum * stat (unbiased variance). */
-void EXPORT(batch_norm)(const T *x, const T *w, const T *b, T *run_mean, T *run_var, T *y, T *mean_out,
+void EXPORT_T(batch_norm)(const T *x, const T *w, const T *b, T *run_mean, T *run_var, T *y, T *mean_out,
                         T *rstd_out, int N, int C, int Sz, double momentum, double eps) {
     int M = N * Sz;
     T e = (T)eps;
@@ -302,7 +299,7 @@ void EXPORT(batch_norm)(const T *x, const T *w, const T *b, T *run_mean, T *run_
 }
 
 /* gx (non-0) = (g - sum(g)/M - xhat * sum(g * xhat)/M) * rstd * w; gw (non-0) = sum(g * xhat); gb = sum(g). */
-void EXPORT(batch_norm_backward)(const T *g, const T *x, const T *mean, const T *rstd, const T *w, T *gx, T *gw,
+void EXPORT_T(batch_norm_backward)(const T *g, const T *x, const T *mean, const T *rstd, const T *w, T *gx, T *gw,
                                  T *gb, int N, int C, int Sz) {
     T M = (T)(N * Sz > 1 ? N * Sz : 1);
     for (int c = 0; c < C; c++) {

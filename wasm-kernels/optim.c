@@ -36,7 +36,7 @@ static inline T S(nanmax)(T a, T b) {
     return (a > b || a != a) ? a : b;
 }
 
-void EXPORT(sgd_update)(T *p, const T *g, T *buf, int n, double lr_neg, double momentum, double keep,
+void EXPORT_T(sgd_update)(T *p, const T *g, T *buf, int n, double lr_neg, double momentum, double keep,
                         double wd, int nesterov, int maximize, int first) {
     T LR = (T)lr_neg, M = (T)momentum, K = (T)keep, W = (T)wd;
     int decay = wd != 0, mom = momentum != 0;
@@ -52,7 +52,7 @@ void EXPORT(sgd_update)(T *p, const T *g, T *buf, int n, double lr_neg, double m
 }
 
 /* Adam/AdamW: p += (m * step_size) / (sqrt(v) / denom_div + denom_add); shrink (AdamW's 1 - lr * wd) first */
-void EXPORT(adam_update)(T *p, const T *g, T *m, T *v, T *vmax, int n, double shrink, double wd, int maximize,
+void EXPORT_T(adam_update)(T *p, const T *g, T *m, T *v, T *vmax, int n, double shrink, double wd, int maximize,
                          double w1, double beta2, double w2, int amsgrad, double denom_div, double denom_add,
                          double step_size) {
     T SH = (T)shrink, W = (T)wd, A = (T)w1, Ac = (T)1 - A, B2 = (T)beta2, B2c = (T)w2, D = (T)denom_div,
@@ -71,7 +71,7 @@ void EXPORT(adam_update)(T *p, const T *g, T *m, T *v, T *vmax, int n, double sh
     }
 }
 
-void EXPORT(rmsprop_update)(T *p, const T *g, T *sq, T *ga, T *buf, int n, double lr_neg, double alpha,
+void EXPORT_T(rmsprop_update)(T *p, const T *g, T *sq, T *ga, T *buf, int n, double lr_neg, double alpha,
                             double w, double eps, double wd, double momentum, int centered, int maximize) {
     T LR = (T)lr_neg, AL = (T)alpha, Wt = (T)w, Wc = (T)1 - Wt, E = (T)eps, W = (T)wd, M = (T)momentum;
     int decay = wd != 0, small = w < 0.5 && w > -0.5, mom = momentum > 0;
@@ -98,7 +98,7 @@ void EXPORT(rmsprop_update)(T *p, const T *g, T *sq, T *ga, T *buf, int n, doubl
     }
 }
 
-void EXPORT(adagrad_update)(T *p, const T *g, T *sum, int n, double clr_neg, double wd, double eps, int maximize) {
+void EXPORT_T(adagrad_update)(T *p, const T *g, T *sum, int n, double clr_neg, double wd, double eps, int maximize) {
     T LR = (T)clr_neg, W = (T)wd, E = (T)eps;
     int decay = wd != 0;
     for (int i = 0; i < n; i++) {
@@ -109,7 +109,7 @@ void EXPORT(adagrad_update)(T *p, const T *g, T *sum, int n, double clr_neg, dou
     }
 }
 
-void EXPORT(adadelta_update)(T *p, const T *g, T *sq, T *acc, int n, double lr_neg, double rho, double w,
+void EXPORT_T(adadelta_update)(T *p, const T *g, T *sq, T *acc, int n, double lr_neg, double rho, double w,
                              double eps, double wd, int maximize) {
     T LR = (T)lr_neg, R = (T)rho, Wt = (T)w, E = (T)eps, W = (T)wd;
     int decay = wd != 0;
@@ -123,7 +123,7 @@ void EXPORT(adadelta_update)(T *p, const T *g, T *sq, T *acc, int n, double lr_n
     }
 }
 
-void EXPORT(adamax_update)(T *p, const T *g, T *m, T *u, int n, double w1, double beta2, double eps, double wd,
+void EXPORT_T(adamax_update)(T *p, const T *g, T *m, T *u, int n, double w1, double beta2, double eps, double wd,
                            double step_size, int maximize) {
     T A = (T)w1, Ac = (T)1 - A, B2 = (T)beta2, E = (T)eps, W = (T)wd, V = (T)step_size;
     int decay = wd != 0, small = w1 < 0.5 && w1 > -0.5;
@@ -139,7 +139,7 @@ void EXPORT(adamax_update)(T *p, const T *g, T *m, T *u, int n, double w1, doubl
 }
 
 /* NAdam: p += (g * cg) / denom, then p += (m * cm) / denom, denom = sqrt(v / bc2) + eps */
-void EXPORT(nadam_update)(T *p, const T *g, T *m, T *v, int n, double shrink, double wd, int maximize, double w1,
+void EXPORT_T(nadam_update)(T *p, const T *g, T *m, T *v, int n, double shrink, double wd, int maximize, double w1,
                           double beta2, double w2, double bc2, double eps, double cg, double cm) {
     T SH = (T)shrink, W = (T)wd, A = (T)w1, Ac = (T)1 - A, B2 = (T)beta2, B2c = (T)w2, BC = (T)bc2, E = (T)eps,
       CG = (T)cg, CM = (T)cm;
@@ -158,7 +158,7 @@ void EXPORT(nadam_update)(T *p, const T *g, T *m, T *v, int n, double shrink, do
 }
 
 /* RAdam: update = (m / bc1) * lr, rectified (rect != 0) by sqrt(bc2) / (sqrt(v) + eps) * rect; p -= update */
-void EXPORT(radam_update)(T *p, const T *g, T *m, T *v, int n, double shrink, double wd, int maximize, double w1,
+void EXPORT_T(radam_update)(T *p, const T *g, T *m, T *v, int n, double shrink, double wd, int maximize, double w1,
                           double beta2, double w2, double bc1, double lr, double eps, double bc2_sqrt, double rect) {
     T SH = (T)shrink, W = (T)wd, A = (T)w1, Ac = (T)1 - A, B2 = (T)beta2, B2c = (T)w2, BC1 = (T)bc1, LR = (T)lr,
       E = (T)eps, BC2 = (T)bc2_sqrt, R = (T)rect;

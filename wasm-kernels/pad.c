@@ -46,7 +46,7 @@ static inline void put_element(void *dst, int i, const void *src, int j, int esi
     }
 }
 
-__attribute__((export_name("pad")))
+EXPORT(pad)
 void pad(const void *x, void *out, const int *dims, int esize, int mode, uint64_t value_bits) {
     int nd = dims[0];
     const int *size = dims + 1, *lo = dims + 1 + nd, *hi = dims + 1 + 2 * nd;
@@ -75,7 +75,7 @@ void pad(const void *x, void *out, const int *dims, int esize, int mode, uint64_
 #else
 
 /* gx (unpadded, zeroed here) += each padded cell of g at the cell it copies (constant cells copy nothing) */
-void EXPORT(pad_backward)(const T *g, T *gx, const int *dims, int mode) {
+void EXPORT_T(pad_backward)(const T *g, T *gx, const int *dims, int mode) {
     int nd = dims[0];
     const int *size = dims + 1, *lo = dims + 1 + nd, *hi = dims + 1 + 2 * nd;
     int W = size[nd - 1], lw = lo[nd - 1], OW = W + lw + hi[nd - 1], rows = 1, total = W;

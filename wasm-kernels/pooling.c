@@ -12,7 +12,7 @@
                      int dd, int dh, int dw, int od, int oh, int ow
 
 /* first position i in [0, n) with idx[i] outside [lo, hi), or -1 */
-__attribute__((export_name("first_out_of_range")))
+EXPORT(first_out_of_range)
 int first_out_of_range(const int64_t *idx, int n, int64_t lo, int64_t hi) {
     for (int i = 0; i < n; i++)
         if (idx[i] < lo || idx[i] >= hi) return i;
@@ -20,7 +20,7 @@ int first_out_of_range(const int64_t *idx, int n, int64_t lo, int64_t hi) {
 }
 
 /* gather_plane for any element size: out[p, i] = src[p, idx[p, i]] (negative indices count from the plane's end) */
-__attribute__((export_name("gather_plane")))
+EXPORT(gather_plane)
 void gather_plane(const void *src, const int64_t *idx, void *out, int planes, int n, int L, int esize) {
     for (int p = 0; p < planes; p++) {
         const int64_t *ip = idx + p * n;
@@ -39,7 +39,7 @@ void gather_plane(const void *src, const int64_t *idx, void *out, int planes, in
 
 /* scatter_plane without accumulation (max_unpool), any element size: out (zeroed by the caller) [p, idx[p, i]] =
  * src[p, i], the later of duplicates winning */
-__attribute__((export_name("scatter_plane_assign")))
+EXPORT(scatter_plane_assign)
 void scatter_plane_assign(const void *src, const int64_t *idx, void *out, int planes, int n, int L, int esize) {
     for (int p = 0; p < planes; p++) {
         const int64_t *ip = idx + p * n;
@@ -95,7 +95,7 @@ static inline int window_count(int start, int k, int size, int pad, int include_
 
 /* max over each window of valid input positions: the first maximum in window order, a NaN winning (the first
  * one); idx: its flat position in the plane (z * H * W + y * W + x) */
-void EXPORT(max_pool)(const T *x, T *vals, int64_t *idx, int planes, PGEOM_PARAMS) {
+void EXPORT_T(max_pool)(const T *x, T *vals, int64_t *idx, int planes, PGEOM_PARAMS) {
     int vol = D * H * W, o = 0;
     for (int p = 0; p < planes; p++) {
         const T *xp = x + p * vol;
@@ -129,7 +129,7 @@ void EXPORT(max_pool)(const T *x, T *vals, int64_t *idx, int planes, PGEOM_PARAM
 }
 
 /* max over PyTorch's adaptive windows [floor(i * S / O), ceil((i + 1) * S / O)) per dim, as max_pool */
-void EXPORT(adaptive_max_pool)(const T *x, T *vals, int64_t *idx, int planes, int D, int H, int W, int od, int oh,
+void EXPORT_T(adaptive_max_pool)(const T *x, T *vals, int64_t *idx, int planes, int D, int H, int W, int od, int oh,
                                int ow) {
     int vol = D * H * W, o = 0;
     for (int p = 0; p < planes; p++) {
@@ -160,7 +160,7 @@ void EXPORT(adaptive_max_pool)(const T *x, T *vals, int64_t *idx, int planes, in
 
 /* window sums over valid positions / divisor (divisor_override if non-0); float division in double rounded once
  * (NumPy's float64 divisor), integer division truncating toward zero */
-void EXPORT(avg_pool)(const T *x, T *out, int planes, int D, int H, int W, int kd, int kh, int kw, int sd, int sh,
+void EXPORT_T(avg_pool)(const T *x, T *out, int planes, int D, int H, int W, int kd, int kh, int kw, int sd, int sh,
                       int sw, int pd, int ph, int pw, int od, int oh, int ow, int include_pad, int divisor_override) {
     int vol = D * H * W, o = 0;
     for (int p = 0; p < planes; p++) {
@@ -191,7 +191,7 @@ void EXPORT(avg_pool)(const T *x, T *out, int planes, int D, int H, int W, int k
 
 #ifndef INTEGER
 /* gradient of avg_pool: each output gradient / its divisor (rounded to T) added over its window's input positions */
-void EXPORT(avg_pool_backward)(const T *g, T *gx, int planes, int D, int H, int W, int kd, int kh, int kw, int sd,
+void EXPORT_T(avg_pool_backward)(const T *g, T *gx, int planes, int D, int H, int W, int kd, int kh, int kw, int sd,
                                int sh, int sw, int pd, int ph, int pw, int od, int oh, int ow, int include_pad,
                                int divisor_override) {
     int vol = D * H * W, o = 0;
@@ -219,7 +219,7 @@ void EXPORT(avg_pool_backward)(const T *g, T *gx, int planes, int D, int H, int 
 #endif
 
 /* max-pool backward: out (zeroed here) [p, idx[p, i]] += src[p, i] (indices checked by the caller) */
-void EXPORT(scatter_plane_add)(const T *src, const int64_t *idx, T *out, int planes, int n, int L) {
+void EXPORT_T(scatter_plane_add)(const T *src, const int64_t *idx, T *out, int planes, int n, int L) {
     for (int i = 0; i < planes * L; i++) out[i] = 0;
     for (int p = 0; p < planes; p++)
         for (int i = 0; i < n; i++) out[p * L + (int)idx[p * n + i]] += src[p * n + i];

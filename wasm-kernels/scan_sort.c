@@ -6,31 +6,24 @@
  * single thread, one pass per (outer, inner) line. Sums and products carry float32 lines in double (PyTorch's CPU
  * accumulate type). NaN orders above every number; sorting is a bottom-up merge sort of the line's positions. */
 #ifndef T
+#include "math_ops.h"
 #include "typed.h"
-
-float expf(float);
-double exp(double);
-float log1pf(float);
-double log1p(double);
 
 enum { SUM, PROD, LOGSUMEXP };
 
 #define T float
 #define S(name) name##_f32
 #define ACC double
-#define EXP expf
-#define LOG1P log1pf
+#define LOGADDEXP wt_logaddexpf
 #include __FILE__
 #undef T
 #undef S
 #undef ACC
-#undef EXP
-#undef LOG1P
+#undef LOGADDEXP
 #define T double
 #define S(name) name##_f64
 #define ACC double
-#define EXP exp
-#define LOG1P log1p
+#define LOGADDEXP wt_logaddexp
 #include __FILE__
 #undef T
 #undef S
@@ -54,19 +47,8 @@ static inline int S(less)(T a, T b) {
     return !ISNAN(a) && (ISNAN(b) || a < b);
 }
 
-#ifndef INTEGER
-/* NumPy's logaddexp */
-static inline T S(logaddexp)(T a, T b) {
-    if (a == b) return a + (T)0.693147180559945309417232121458176568;
-    T d = a - b;
-    if (d > 0) return a + LOG1P(EXP(-d));
-    if (d <= 0) return b + LOG1P(EXP(d));
-    return d;
-}
-#endif
-
 /* inclusive scan of op along L (from the end when reverse) */
-void EXPORT(cumulative)(const T *x, T *out, int outer, int L, int inner, int op, int reverse) {
+void EXPORT_T(cumulative)(const T *x, T *out, int outer, int L, int inner, int op, int reverse) {
     int step = reverse ? -inner : inner;
     for (int o = 0; o < outer; o++)
         for (int j = 0; j < inner; j++) {
@@ -77,7 +59,7 @@ void EXPORT(cumulative)(const T *x, T *out, int outer, int L, int inner, int op,
 #ifndef INTEGER
                 T r = 0;
                 for (int l = 0; l < L; l++) {
-                    r = l ? S(logaddexp)(r, xp[l * step]) : xp[0];
+                    r = l ? LOGADDEXP(r, xp[l * step]) : xp[0];
                     dst[l * step] = r;
                 }
 #endif
@@ -94,7 +76,7 @@ void EXPORT(cumulative)(const T *x, T *out, int outer, int L, int inner, int op,
 
 /* running max (is_max) or min with the index of the element that set it: the latest on ties, a NaN propagating and
  * every later NaN taking the index; indices count from the start also when reverse */
-void EXPORT(cumulative_extreme)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int is_max,
+void EXPORT_T(cumulative_extreme)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int is_max,
                                 int reverse) {
     for (int o = 0; o < outer; o++)
         for (int j = 0; j < inner; j++) {
@@ -116,7 +98,7 @@ void EXPORT(cumulative_extreme)(const T *x, T *vals, int64_t *idx, int outer, in
 
 /* the first k of each line sorted stably (descending: larger first, equal elements still in their order); out is
  * (outer, k, inner). scratch: L * (sizeof(T) + 8) bytes. */
-void EXPORT(sort)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int k, int descending,
+void EXPORT_T(sort)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int k, int descending,
                   void *scratch) {
     T *key = scratch;
     int32_t *a = (int32_t *)(key + L), *b = a + L;
@@ -155,7 +137,7 @@ void EXPORT(sort)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner
 
 /* insertion points of vals (rows, m) into the rows of seq (rows, n; one shared row when seq_rows == 1): left = the
  * number of elements ordering before the value, right = the number not ordering after it */
-void EXPORT(searchsorted)(const T *seq, const T *v, void *out, int rows, int n, int m, int seq_rows, int right,
+void EXPORT_T(searchsorted)(const T *seq, const T *v, void *out, int rows, int n, int m, int seq_rows, int right,
                           int out_int32) {
     for (int r = 0; r < rows; r++) {
         const T *s = seq + (seq_rows == 1 ? 0 : r * n);
