@@ -1,7 +1,21 @@
 """torch.device and the registry that maps a device type to its backend (loaded lazily)."""
+import os
+import sys
+
+_CPU_BACKENDS = {"numpy": "webtorch.backends.numpy", "wasm": "webtorch.backends.wasm"}
+
+
+def _cpu_backend_module():
+    """What serves "cpu": in the page (Pyodide) the WebAssembly kernels; in CPython NumPy, or the WebAssembly kernels
+    when WEBTORCH_CPU_BACKEND=wasm (tests and benchmarks run them through wasmtime)."""
+    choice = os.environ.get("WEBTORCH_CPU_BACKEND", "wasm" if sys.platform == "emscripten" else "numpy")
+    if choice not in _CPU_BACKENDS:
+        raise ValueError(f"WEBTORCH_CPU_BACKEND={choice!r}: expected one of {', '.join(_CPU_BACKENDS)}")
+    return _CPU_BACKENDS[choice]
+
 
 _BACKEND_MODULES = {
-    "cpu": "webtorch.backends.numpy",
+    "cpu": _cpu_backend_module(),
     "webgpu": "webtorch.backends.webgpu",
 }
 _backends = {}
