@@ -47,9 +47,11 @@ def build(force=False):
         raise SystemExit("build_wasm_kernels: clang-14 is missing: apt-get install clang-14 lld-14 wasi-libc "
                          "libclang-rt-14-dev-wasm32 (scripts/setup.d/0-wasm-kernels.sh)")
     objs = [os.path.join(GEN, os.path.basename(s)[:-2] + ".o") for s in srcs]
-    with ThreadPoolExecutor(os.cpu_count()) as pool:  # one clang per file, the generated ones being the largest
-        list(pool.map(lambda so: subprocess.run([clang, *CFLAGS, "-c", so[0], "-o", so[1]], check=True),
-                      zip(srcs, objs)))
+    headers = max((os.path.getmtime(os.path.join(SRC, f)) for f in os.listdir(SRC) if f.endswith(".h")), default=0)
+    stale = [(s, o) for s, o in zip(srcs, objs) if force or not os.path.exists(o)
+             or os.path.getmtime(o) < max(os.path.getmtime(s), headers)]
+    with ThreadPoolExecutor(os.cpu_count()) as pool:  # one clang per stale file, the generated ones the largest
+        list(pool.map(lambda so: subprocess.run([clang, *CFLAGS, "-c", so[0], "-o", so[1]], check=True), stale))
     env = dict(os.environ, PATH=f"{LLVM}/bin:" + os.environ.get("PATH", ""))
     tmp = OUT + ".tmp"
     subprocess.run([clang, *CFLAGS, *objs, *LDFLAGS, "-o", tmp], check=True, env=env)

@@ -2,10 +2,10 @@
 
 The class body lists each primitive: the handle metadata here, every other one a one-line delegation to the plain
 function of the same name in its family module, called with the backend's KernelContext (context.py: runtime,
-heap, geometry scratch) and base.py's parameters. Eager: each primitive runs its kernels before it returns.
+heap, constants arena) and base.py's parameters. Eager: each primitive runs its kernels before it returns.
 """
 from ..base import Backend
-from . import copies, creation, elementwise, transfer
+from . import copies, creation, elementwise, matmul, reduction, rng, transfer
 from .context import KernelContext
 from .views import View
 
@@ -97,3 +97,39 @@ class WasmBackend(Backend):
 
     def elementwise(self, op, args, dtype, out=None):
         return elementwise.elementwise(self._ctx, op, args, dtype, out)
+
+    # ---- reductions ----------------------------------------------------------------------------------------
+    def reduce(self, op, h, dims, keepdim, dtype):
+        return reduction.reduce(self._ctx, op, h, dims, keepdim, dtype)
+
+    def arg_reduce(self, op, h, dim, keepdim):
+        return reduction.arg_reduce(self._ctx, op, h, dim, keepdim)
+
+    # ---- matrix products -----------------------------------------------------------------------------------
+    def matmul(self, a, b):
+        return matmul.matmul(self._ctx, a, b)
+
+    # ---- random: Philox4x32-10 streams, webgpu's (backends/philox.py) ---------------------------------------
+    def rng_new(self, seed):
+        return rng.rng_new(self._ctx, seed)
+
+    def rng_get_state(self, rng_):
+        return rng.rng_get_state(self._ctx, rng_)
+
+    def rng_set_state(self, rng_, state):
+        return rng.rng_set_state(self._ctx, rng_, state)
+
+    def uniform(self, shape, low, high, dtype, rng_):
+        return rng.uniform(self._ctx, shape, low, high, dtype, rng_)
+
+    def normal(self, shape, mean, std, dtype, rng_):
+        return rng.normal(self._ctx, shape, mean, std, dtype, rng_)
+
+    def randint(self, shape, low, high, dtype, rng_):
+        return rng.randint(self._ctx, shape, low, high, dtype, rng_)
+
+    def randperm(self, n, dtype, rng_):
+        return rng.randperm(self._ctx, n, dtype, rng_)
+
+    def bernoulli(self, p, shape, dtype, rng_):
+        return rng.bernoulli(self._ctx, p, shape, dtype, rng_)

@@ -1,10 +1,10 @@
 """KernelContext: what every wasm kernel family works with (the first parameter of their functions).
 
 It holds the runtime (runtime.py) and the heap (memory.py), makes result Views, and lays out a kernel call's
-geometry and scalars in a scratch block: a kernel is called as ``ctx.call(name, addresses..., ctx.geom(shape,
+geometry and scalars in a constants arena: a kernel is called as ``ctx.call(name, addresses..., ctx.geom(shape,
 strides of each operand))`` where addresses are ``View.addr`` (the first element) and the geometry block is the
-int32 layout kernels.h reads, dims coalesced first. Scalars an operand stands for are written to the scratch
-block (``ctx.scalar``) and read through stride 0.
+int32 layout kernels.h reads, dims coalesced first. Scalars an operand stands for live in the arena too
+(``ctx.scalar``), read with stride 0.
 """
 import struct
 
@@ -16,9 +16,7 @@ from .views import View
 # dtype -> struct format of one element (bfloat16: packed by hand from float32's bits)
 FORMAT = {D.bool_: "?", D.uint8: "B", D.int8: "b", D.int16: "h", D.int32: "i", D.int64: "q", D.uint32: "I",
           D.float16: "e", D.float32: "f", D.float64: "d", D.bfloat16: "H"}
-_SCRATCH = 4096
-_GEOM_BYTES = 2048  # nd <= 16 dims x 4 operands fit with room to spare
-_SCALAR_SLOTS = 8  # 16 bytes each, after the geometry
+_ARENA = 1 << 16
 
 
 def float_to_bf16_bits(x):
@@ -53,7 +51,11 @@ class KernelContext:
     def __init__(self, rt):
         self.rt = rt
         self.heap = Heap(rt)
-        self.scratch, _ = self.heap.alloc(_SCRATCH)  # held for the context's life
+        # geometry blocks and scalars, cached by content: a training step's repeated shapes write nothing (a write
+        # is a crossing into JS in the page)
+        self._arena, _ = self.heap.alloc(_ARENA)  # held for the context's life
+        self._arena_used = 0
+        self._geoms, self._scalars = {}, {}
         self._fn = rt.fn
 
     def call(self, name, *args):
@@ -69,22 +71,41 @@ class KernelContext:
 
     def geom(self, shape, *strides):
         """Address of the geometry block of an index space ``shape`` walked by operands with ``strides``."""
-        shape, strides = coalesce(shape, strides)
-        if not shape:
-            shape, strides = (1,), [(0,) for _ in strides]
-        nd = len(shape)
-        if nd > 16:
-            raise RuntimeError(f"a wasm kernel takes at most 16 non-contiguous dims, got {nd}: call .contiguous()")
-        words = [nd, *shape]
-        for st in strides:
-            words.extend(st)
-        self.rt.write(self.scratch, struct.pack(f"<{len(words)}i", *words))
-        return self.scratch
+        key = (shape, strides)
+        addr = self._geoms.get(key)
+        if addr is None:
+            cs, cst = coalesce(shape, strides)
+            if not cs:
+                cs, cst = (1,), [(0,) for _ in strides]
+            if len(cs) > 16:
+                raise RuntimeError(f"a wasm kernel takes at most 16 non-contiguous dims, got {len(cs)}: call "
+                                   ".contiguous() first")
+            words = [len(cs), *cs]
+            for st in cst:
+                words.extend(st)
+            addr = self._geoms[key] = self._place(struct.pack(f"<{len(words)}i", *words))
+        return addr
 
-    def scalar(self, value, dtype, slot=0):
-        """Address of a scratch element of dtype holding value (slot < 8: one per operand of a call)."""
-        addr = self.scratch + _GEOM_BYTES + 16 * slot
-        self.rt.write(addr, pack_value(value, dtype))
+    def scalar(self, value, dtype):
+        """Address of an element of dtype holding the Python number value (read by kernels through stride 0)."""
+        data = pack_value(value, dtype)
+        addr = self._scalars.get(data)
+        if addr is None:
+            addr = self._scalars[data] = self._place(data)
+        return addr
+
+    def _place(self, data):
+        """Copy data into the constants arena (8-byte aligned); when it is full, forget every cached block and
+        start over (kernels run one at a time; the few blocks of one call that straddle a reset sit at the arena's
+        end and at its start, apart)."""
+        n = (len(data) + 7) // 8 * 8
+        if self._arena_used + n > _ARENA:
+            self._geoms.clear()
+            self._scalars.clear()
+            self._arena_used = 0
+        addr = self._arena + self._arena_used
+        self._arena_used += n
+        self.rt.write(addr, data)
         return addr
 
     def write_values(self, view, values):

@@ -46,7 +46,7 @@ def elementwise(ctx, op, args, dtype, out=None):
         else:
             if a is None:  # a missing clamp bound
                 a = _unbounded(ct, k == 1)
-            operands.append((ctx.scalar(a, want, k), (0,) * len(shape), None))
+            operands.append((ctx.scalar(a, want), (0,) * len(shape), None))
     direct = out is not None and out.dtype is rdt and not any(
         v is not None and overlaps(out, v) and not (st == out.strides and v.offset == out.offset)
         for _, st, v in operands)

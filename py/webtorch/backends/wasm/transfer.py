@@ -35,7 +35,7 @@ def from_numpy(ctx, array, copy):
 
     from ..numpy.arrays import FROM_NP
     from ..numpy.transfer import from_numpy as checked
-    a = np.ascontiguousarray(checked(array, False))
+    a = np.require(checked(array, False), requirements="C")  # (ascontiguousarray makes a 0-dim array 1-dim)
     return from_buffer(ctx, a.reshape(-1).view(np.uint8), a.shape, FROM_NP[a.dtype])
 
 
