@@ -6,7 +6,7 @@ heap, constants arena) and base.py's parameters. Eager: each primitive runs its 
 """
 from ..base import Backend
 from . import (convolution, copies, creation, elementwise, embedding, indexing, matmul, nn, optim, padding, pooling,
-               reduction, rng, scan_sort, transfer)
+               reduction, rng, scan_sort, transfer, unique)
 from .context import KernelContext
 from .views import View
 
@@ -153,6 +153,9 @@ class WasmBackend(Backend):
 
     def flip(self, h, dims):
         return indexing.flip(self._ctx, h, dims)
+
+    def unique(self, h, sorted, return_inverse, return_counts, dim):
+        return unique.unique(self._ctx, h, sorted, return_inverse, return_counts, dim)
 
     check_classes = Backend.check_classes  # base.py's check reads the values back: cheap in the linear memory
 
