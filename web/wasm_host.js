@@ -45,6 +45,15 @@ function webtorchWasmHost(module, initialPages) {
     put: (addr, n) => heap().set(stage().subarray(0, n), addr),
     /** Copy `n` bytes at `addr` into the staging buffer. */
     get: (addr, n) => stage().set(heap().subarray(addr, addr + n)),
+    /** The export `name` with its arguments at `positions` (its i64 parameters) made BigInts: Python passes
+     * Numbers (or BigInts past 2**53), and an i64 parameter takes only a BigInt. */
+    withBigInts(name, ...positions) {
+      const f = instance.exports[name];
+      return (...args) => {
+        for (const i of positions) args[i] = BigInt(args[i]);
+        return f(...args);
+      };
+    },
     /** Copy the Python buffer `data` (a PyProxy) to `addr`. */
     write(addr, data) {
       const pb = data.getBuffer("u8");

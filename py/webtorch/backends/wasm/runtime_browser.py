@@ -34,7 +34,8 @@ class RuntimeBrowser(Runtime):
         if compiled_here:
             module = js.WebAssembly.Module.new(_js_bytes(js, data))
         make_host = js.Function.new(_HOST_JS.read_text() + "\nreturn webtorchWasmHost;")()
-        self._host = make_host(module, memory_minimum(data))
+        memory_min, self._i64 = module_facts(data)
+        self._host = make_host(module, memory_min)
         self._exports = self._host.exports
         self._grow, self._write, self._read = self._host.grow, self._host.write, self._host.read
         self._put, self._get = self._host.put, self._host.get
@@ -89,7 +90,9 @@ class RuntimeBrowser(Runtime):
     def fn(self, name):
         f = self._fns.get(name)
         if f is None:
-            f = self._fns[name] = _kernel(name, getattr(self._exports, name))
+            at = self._i64.get(name)
+            export = getattr(self._exports, name) if at is None else self._host.withBigInts(name, *at)
+            f = self._fns[name] = _kernel(name, export)
         return f
 
 
@@ -113,52 +116,80 @@ def _js_bytes(js, data):
     return u8
 
 
-def memory_minimum(data):
-    """The minimum pages of the memory a WebAssembly binary imports (its import section), 1 if it imports none.
-    JS's reflection (WebAssembly.Module.imports) does not give memory limits, and the import is only satisfied by a
-    memory at least that large."""
-    pos = 8  # magic and version
+class _Reader:
+    """Sequential reads of a WebAssembly binary: bytes and LEB128 integers."""
 
-    def leb():
-        nonlocal pos
+    def __init__(self, data, pos=0):
+        self.data, self.pos = data, pos
+
+    def byte(self):
+        self.pos += 1
+        return self.data[self.pos - 1]
+
+    def leb(self):
         result = shift = 0
         while True:
-            b = data[pos]
-            pos += 1
+            b = self.byte()
             result |= (b & 0x7F) << shift
             shift += 7
             if b < 0x80:
                 return result
 
-    def name():
-        nonlocal pos
-        n = leb()
-        pos += n
+    def name(self):
+        n = self.leb()
+        self.pos += n
+        return bytes(self.data[self.pos - n:self.pos]).decode()
 
-    while pos < len(data):
-        section = data[pos]
-        pos += 1
-        size = leb()
-        if section != 2:
-            pos += size
-            continue
-        for _ in range(leb()):
-            name()
-            name()
-            kind = data[pos]
-            pos += 1
-            if kind == 0:  # function: type index
-                leb()
-            elif kind == 1:  # table: element type, limits
-                pos += 1
-                flags = leb()
-                leb()
-                if flags & 1:
-                    leb()
-            elif kind == 2:  # memory: limits (flags, then the minimum)
-                leb()
-                return leb()
-            elif kind == 3:  # global: value type, mutability
-                pos += 2
-        break
-    return 1
+    def limits(self):
+        """The minimum of a table's or memory's limits."""
+        flags = self.leb()
+        minimum = self.leb()
+        if flags & 1:
+            self.leb()
+        return minimum
+
+
+def module_facts(data):
+    """(the minimum pages of the memory the binary imports -- 1 if none --, {export: positions of its i64
+    parameters} for the exported functions that have any). JS's reflection (WebAssembly.Module.imports/exports)
+    gives neither: the memory must be at least the import's minimum, and an i64 parameter takes a BigInt."""
+    r = _Reader(data, 8)  # magic and version
+    types, functions, memory_min, i64 = [], [], 1, {}
+    while r.pos < len(data):
+        section, size = r.byte(), r.leb()
+        end = r.pos + size
+        if section == 1:  # types: 0x60, params, results
+            for _ in range(r.leb()):
+                r.byte()
+                params = [r.byte() for _ in range(r.leb())]
+                results = r.leb()
+                r.pos += results
+                types.append(params)
+        elif section == 2:  # imports: imported functions come first in the function index space
+            for _ in range(r.leb()):
+                r.name()
+                r.name()
+                kind = r.byte()
+                if kind == 0:
+                    functions.append(r.leb())
+                elif kind == 1:
+                    r.byte()
+                    r.limits()
+                elif kind == 2:
+                    memory_min = r.limits()
+                else:  # global: value type, mutability
+                    r.pos += 2
+        elif section == 3:  # the module's own functions' type indices
+            functions += [r.leb() for _ in range(r.leb())]
+        elif section == 7:  # exports: name, kind, index
+            for _ in range(r.leb()):
+                name, kind, index = r.name(), r.byte(), r.leb()
+                if kind == 0:
+                    at = [i for i, t in enumerate(types[functions[index]]) if t == _I64]
+                    if at:
+                        i64[name] = at
+        r.pos = end
+    return memory_min, i64
+
+
+_I64 = 0x7E
