@@ -1,7 +1,7 @@
 /* Embedding: row gather (any element size), its gradient (row scatter-add, optional scaling by frequency) and
  * max_norm renormalisation in place; float32 / float64 for the arithmetic ones.
  *
- * Indices are int64 and already checked to lie in [0, V) by the caller (first_out_of_range). Launch shape: one call,
+ * Indices are int64 and already checked to lie in [0, V) by the caller (check_range). Launch shape: one call,
  * single thread, one pass over the indices. */
 #ifndef T
 #include <math.h>

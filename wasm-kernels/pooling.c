@@ -11,14 +11,6 @@
 #define PGEOM_PARAMS int D, int H, int W, int kd, int kh, int kw, int sd, int sh, int sw, int pd, int ph, int pw, \
                      int dd, int dh, int dw, int od, int oh, int ow
 
-/* first position i in [0, n) with idx[i] outside [lo, hi), or -1 */
-EXPORT(first_out_of_range)
-int first_out_of_range(const int64_t *idx, int n, int64_t lo, int64_t hi) {
-    for (int i = 0; i < n; i++)
-        if (idx[i] < lo || idx[i] >= hi) return i;
-    return -1;
-}
-
 /* gather_plane for any element size: out[p, i] = src[p, idx[p, i]] (negative indices count from the plane's end) */
 EXPORT(gather_plane)
 void gather_plane(const void *src, const int64_t *idx, void *out, int planes, int n, int L, int esize) {

@@ -8,6 +8,7 @@ narrower integer converts exactly, and wrapping arithmetic converts back to the 
 from ... import _dtype as D
 from ..._geometry import numel
 from .copies import cast, contiguous, copy_
+from .transfer import item
 
 SUFFIX = {D.float32: "f32", D.float64: "f64", D.int64: "i64"}
 _INSTANCE = {D.float16: D.float32, D.bfloat16: D.float32, D.float32: D.float32, D.float64: D.float64}
@@ -39,11 +40,13 @@ def result(ctx, r, dtype):
 
 
 def first_out_of_range(ctx, idx, lo, hi):
-    """The first value outside [lo, hi) of the contiguous int64 View idx, or None."""
-    at = ctx.call("first_out_of_range", idx.addr, idx.numel, lo, hi)
-    if at < 0:
+    """The first value of the int64 View idx outside [lo, hi), or None."""
+    if not idx.numel:
         return None
-    return int.from_bytes(ctx.rt.read(idx.addr + 8 * at, 8), "little", signed=True)
+    bad = ctx.new((1,), D.int64)
+    if ctx.call("check_range", idx.addr, ctx.geom(idx.shape, idx.strides), lo, hi, bad.addr):
+        return item(ctx, bad)
+    return None
 
 
 def lines(shape, dim):
