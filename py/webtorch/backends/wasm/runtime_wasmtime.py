@@ -4,6 +4,7 @@ Kernel calls go through wasmtime's unchecked raw-value entry point (wasmtime_fun
 preallocated argument array per kernel: wasmtime-py's checked ``Func.__call__`` costs ~50 us a call, this ~2 us.
 The memory is read and written through a memoryview of its host mapping (zero copy).
 """
+import atexit
 import ctypes
 
 import wasmtime
@@ -25,6 +26,9 @@ class RuntimeWasmtime(Runtime):
         self._ctx = self._store._context()
         self._fns = {}
         self._map()
+        # free the store and engine while wasmtime's module globals still exist (its finalizers need them)
+        atexit.register(engine.close)  # (atexit runs last-registered first: the store goes before its engine)
+        atexit.register(self._store.close)
 
     def _map(self):
         n = self._memory.data_len(self._store)
