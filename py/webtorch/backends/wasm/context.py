@@ -56,6 +56,7 @@ class KernelContext:
         self._arena, _ = self.heap.alloc(_ARENA)  # held for the context's life
         self._arena_used = 0
         self._geoms, self._scalars = {}, {}
+        self._contiguous = {}  # shape -> (numel, C strides): result Views' hot path
         self._fn = rt.fn
 
     def call(self, name, *args):
@@ -67,7 +68,12 @@ class KernelContext:
     def new(self, shape, dtype):
         """A fresh contiguous View (uninitialized)."""
         shape = tuple(shape)
-        return View(Storage(self.heap, numel(shape), dtype), shape, contiguous_strides(shape), 0)
+        known = self._contiguous.get(shape)
+        if known is None:
+            if len(self._contiguous) > 4096:
+                self._contiguous.clear()
+            known = self._contiguous[shape] = (numel(shape), contiguous_strides(shape))
+        return View(Storage(self.heap, known[0], dtype), shape, known[1], 0)
 
     def geom(self, shape, *strides):
         """Address of the geometry block of an index space ``shape`` walked by operands with ``strides``."""

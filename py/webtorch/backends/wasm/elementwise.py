@@ -26,34 +26,46 @@ def _unbounded(ct, low):
     return _INT_LIMITS[ct][0 if low else 1]
 
 
+def _plan(ctx, op, dtype):
+    """(kernel, compute dtype, result dtype) of op computing in dtype."""
+    plan = _PLANS.get((op, dtype))
+    if plan is None:
+        ct = _WIDENED.get(dtype, dtype)
+        name = f"ew_{op}_{ct.name}"
+        if not ctx.has(name):
+            raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')
+        plan = _PLANS[(op, dtype)] = (name, ct, D.bool_ if op in BOOL_RESULT else ct)
+    return plan
+
+
+_PLANS = {}
+
+
 def elementwise(ctx, op, args, dtype, out=None):
-    ct = _WIDENED.get(dtype, dtype)
-    shape = broadcast_shapes(*(a.shape for a in args if isinstance(a, View)))
-    if out is not None:
+    name, ct, rdt = _plan(ctx, op, dtype)
+    if out is None:
+        shapes = [a.shape for a in args if type(a) is View]
+        shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
+    else:
         check_writable(out)
         shape = tuple(out.shape)
-    rdt = D.bool_ if op in BOOL_RESULT else ct
-    name = f"ew_{op}_{ct.name}"
-    if not ctx.has(name):
-        raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')
-    operands = []
+    addrs, strides, views = [], [], []
     for k, a in enumerate(args):
         want = D.bool_ if (op == "where" and k == 0) else ct
-        if isinstance(a, View):
-            if a.dtype is not want:
+        if type(a) is View:
+            if a.st.dtype is not want:
                 a = cast(ctx, a, want)
-            operands.append((a.addr, G.expand_strides(a.shape, a.strides, shape), a))
+            st = a.strides if a.shape == shape else G.expand_strides(a.shape, a.strides, shape)
+            addrs.append(a.addr)
+            strides.append(st)
+            views.append((st, a))
         else:
-            if a is None:  # a missing clamp bound
-                a = _unbounded(ct, k == 1)
-            operands.append((ctx.scalar(a, want), (0,) * len(shape), None))
-    direct = out is not None and out.dtype is rdt and not any(
-        v is not None and overlaps(out, v) and not (st == out.strides and v.offset == out.offset)
-        for _, st, v in operands)
+            addrs.append(ctx.scalar(_unbounded(ct, k == 1) if a is None else a, want))  # None: a missing clamp bound
+            strides.append((0,) * len(shape))
+    direct = out is not None and out.st.dtype is rdt and not any(
+        overlaps(out, v) and not (st == out.strides and v.offset == out.offset) for st, v in views)
     res = out if direct else ctx.new(shape, rdt)
-    rc = ctx.call(name, res.addr, *(addr for addr, _, _ in operands),
-                  ctx.geom(shape, res.strides, *(st for _, st, _ in operands)))
-    if rc:
+    if ctx.call(name, res.addr, *addrs, ctx.geom(shape, res.strides, *strides)):
         raise RuntimeError("ZeroDivisionError")
     if out is not None and not direct:
         convert(ctx, out, res)

@@ -5,6 +5,7 @@ from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
 from .copies import cast
+from .views import View
 
 _KERNEL_TYPE = {D.float32: "f32", D.float64: "f64", D.int64: "i64", D.int32: "i32"}
 _VIA = {D.float16: D.float32, D.bfloat16: D.float32, D.int8: D.int64, D.int16: D.int64, D.uint8: D.int64,
@@ -12,6 +13,22 @@ _VIA = {D.float16: D.float32, D.bfloat16: D.float32, D.int8: D.int64, D.int16: D
 
 
 def matmul(ctx, a, b):
+    """np.matmul's rules: a 1-D operand is a row (a) or column (b) vector whose dim the result drops."""
+    squeeze = []
+    if len(a.shape) == 1:
+        a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)
+        squeeze.append(-2)
+    if len(b.shape) == 1:
+        b = View(b.st, b.shape + (1,), b.strides + (0,), b.offset)
+        squeeze.append(-1)
+    r = _matmul(ctx, a, b)
+    if squeeze:
+        keep = [d for d in range(len(r.shape)) if d - len(r.shape) not in squeeze]
+        r = View(r.st, tuple(r.shape[d] for d in keep), tuple(r.strides[d] for d in keep), r.offset)
+    return r
+
+
+def _matmul(ctx, a, b):
     dtype = a.dtype
     if dtype is D.bool_:
         raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
@@ -22,6 +39,8 @@ def matmul(ctx, a, b):
         b = cast(ctx, b, ct)
     n, k = a.shape[-2:]
     m = b.shape[-1]
+    if b.shape[-2] != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {b.shape[-2]}x{m})")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = ctx.new(batch + (n, m), ct)
     if out.numel:

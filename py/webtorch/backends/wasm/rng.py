@@ -28,9 +28,15 @@ def _draw(ctx, kind, shape, rng, out_dt, lo=0.0, hi=0.0, ilo=0, span=0):
     n = out.numel
     if n:
         base = rng.take(n)
-        ctx.call("philox_draw", out.addr, n, kind, rng.seed & 0xFFFFFFFF, rng.seed >> 32, base & 0xFFFFFFFF,
-                 (base >> 32) & 0xFFFFFFFF, float(lo), float(hi), ilo & 0xFFFFFFFF, span & 0xFFFFFFFF)
+        ctx.call("philox_draw", out.addr, n, kind, _i32(rng.seed), _i32(rng.seed >> 32), _i32(base), _i32(base >> 32),
+                 float(lo), float(hi), _i32(ilo), _i32(span))
     return out
+
+
+def _i32(x):
+    """The low 32 bits of x as a signed int (an i32 kernel argument carrying an unsigned word)."""
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x >= 1 << 31 else x
 
 
 def _as(ctx, h, dtype):

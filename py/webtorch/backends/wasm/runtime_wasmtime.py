@@ -22,6 +22,7 @@ class RuntimeWasmtime(Runtime):
         self._memory = wasmtime.Memory(self._store, wasmtime.MemoryType(wasmtime.Limits(need, 65536)))
         inst = wasmtime.Instance(self._store, module, [self._memory])
         self._exports = inst.exports(self._store)
+        self._names = frozenset(e.name for e in module.exports)
         self.heap_base = self._exports["__heap_base"].value(self._store)
         self._ctx = self._store._context()
         self._fns = {}
@@ -61,7 +62,7 @@ class RuntimeWasmtime(Runtime):
         return buf
 
     def has(self, name):
-        return name in self._exports
+        return name in self._names
 
     def fn(self, name):
         f = self._fns.get(name)
@@ -74,47 +75,30 @@ class RuntimeWasmtime(Runtime):
         ty = func.type(self._store)
         kinds = [str(p) for p in ty.params]
         n_res = len(ty.results)
-        raw = (ffi.wasmtime_val_raw_t * max(len(kinds), n_res, 1))()
-        setters = [_SETTER[k] for k in kinds]
+        nraw = max(len(kinds), n_res, 1)
+        raw = (ffi.wasmtime_val_raw_t * nraw)()
+        # each 16-byte raw slot written through a typed memoryview of the array (no ctypes object per argument);
+        # i32 arguments are signed (wrap unsigned words before passing them)
+        views = {k: memoryview(raw).cast("B").cast(f) for k, f in (("i32", "i"), ("i64", "q"), ("f32", "f"),
+                                                                    ("f64", "d"))}
+        slots = [(views[k], i * 16 // views[k].itemsize) for i, k in enumerate(kinds)]
+        result = views["i32"]
         call, ctx, fref = ffi._wasmtime_func_call_unchecked, self._ctx, ctypes.byref(func._func)
         trap = ctypes.POINTER(ffi.wasm_trap_t)()
         trap_ref = ctypes.byref(trap)
-        nraw = len(raw)
-        slots = list(zip(range(len(kinds)), setters))
 
         def kernel(*args):
-            for (i, setter), a in zip(slots, args):
-                setter(raw[i], a)
-            err = call(ctx, fref, raw, nraw, trap_ref)
-            if err or trap:
-                _raise(name, err, trap)
-            return raw[0].i32 if n_res else None
+            for (mv, j), a in zip(slots, args):
+                mv[j] = a
+            if call(ctx, fref, raw, nraw, trap_ref) or trap:
+                _raise(name, trap)
+            return result[0] if n_res else None
 
         kernel.__name__ = name
         return kernel
 
 
-def _set_i32(r, v):
-    r.i32 = v
-
-
-def _set_i64(r, v):
-    r.i64 = v
-
-
-def _set_f32(r, v):
-    r.f32 = v
-
-
-def _set_f64(r, v):
-    r.f64 = v
-
-
-_SETTER = {"i32": _set_i32, "i64": _set_i64, "f32": _set_f32, "f64": _set_f64}
-
-
-def _raise(name, err, trap):
+def _raise(name, trap):
     if trap:
-        t = wasmtime.Trap._from_ptr(trap)
-        raise KernelTrap(f"wasm kernel {name} trapped: {t.message}")
-    raise KernelTrap(f"wasm kernel {name} failed: {wasmtime.WasmtimeError._from_ptr(err)}")
+        raise KernelTrap(f"wasm kernel {name} trapped: {wasmtime.Trap._from_ptr(trap).message}")
+    raise KernelTrap(f"wasm kernel {name} failed (wasmtime returned an error)")
