@@ -56,7 +56,7 @@ def main():
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--repeat", str(args.repeat),
                               "--steps", str(args.steps)], env=dict(os.environ, WEBTORCH_CPU_BACKEND=backend),
                              cwd=here, check=True, capture_output=True, text=True).stdout
-        runs[backend] = json.loads(last_json_line(out))
+        runs[backend] = last_json_line(out)
     rows = [{"metric": k, "numpy": runs["numpy"][k], "wasm": runs["wasm"][k], "ratio": runs["wasm"][k] / runs["numpy"][k]}
             for k in runs["numpy"]]
     report("wasm", rows, [("metric", "metric", "s"), ("numpy", "cpu numpy", ".2f"), ("wasm", "cpu wasm", ".2f"),

@@ -5,8 +5,8 @@ function of the same name in its family module, called with the backend's Kernel
 heap, constants arena) and base.py's parameters. Eager: each primitive runs its kernels before it returns.
 """
 from ..base import Backend
-from . import (convolution, copies, creation, elementwise, embedding, indexing, matmul, nn, optim, padding, pooling,
-               reduction, rng, scan_sort, transfer, unique)
+from . import (convolution, copies, creation, elementwise, embedding, indexing, linalg, matmul, nn, optim, padding,
+               pooling, reduction, rng, scan_sort, transfer, unique)
 from .context import KernelContext
 from .views import View
 
@@ -279,3 +279,34 @@ class WasmBackend(Backend):
 
     def searchsorted(self, seq, values, right, out_int32):
         return scan_sort.searchsorted(self._ctx, seq, values, right, out_int32)
+
+    # ---- dense linear algebra ------------------------------------------------------------------------------
+    def linalg_inv(self, a):
+        return linalg.linalg_inv(self._ctx, a)
+
+    def linalg_det(self, a):
+        return linalg.linalg_det(self._ctx, a)
+
+    def linalg_solve(self, a, b):
+        return linalg.linalg_solve(self._ctx, a, b)
+
+    def linalg_cholesky(self, a, upper):
+        return linalg.linalg_cholesky(self._ctx, a, upper)
+
+    def linalg_solve_triangular(self, a, b, upper, left, unitriangular):
+        return linalg.linalg_solve_triangular(self._ctx, a, b, upper, left, unitriangular)
+
+    def linalg_slogdet(self, a):
+        return linalg.linalg_slogdet(self._ctx, a)
+
+    def linalg_qr(self, a, mode):
+        return linalg.linalg_qr(self._ctx, a, mode)
+
+    def linalg_eigh(self, a, upper, compute_v):
+        return linalg.linalg_eigh(self._ctx, a, upper, compute_v)
+
+    def linalg_svd(self, a, full_matrices, compute_uv):
+        return linalg.linalg_svd(self._ctx, a, full_matrices, compute_uv)
+
+    def linalg_lstsq(self, a, b, rcond):
+        return linalg.linalg_lstsq(self._ctx, a, b, rcond)
