@@ -8,21 +8,25 @@
 #ifndef T
 #include <math.h>
 
+#include "simd_math.h"
 #include "typed.h"
 
 #define T float
 #define S(name) name##_f32
 #define EXP expf
 #define LOG logf
+#define VEXP(v) ((VT)wt_exp_f32x4((v128_t)(v)))
 #include __FILE__
 #undef T
 #undef S
 #undef EXP
 #undef LOG
+#undef VEXP
 #define T double
 #define S(name) name##_f64
 #define EXP exp
 #define LOG log
+#define VEXP(v) S(exp_lanes)(v)
 #include __FILE__
 
 #else
@@ -110,29 +114,63 @@ static T S(row_max)(const T *a, int n) {
     return m;
 }
 
+/* a vector's lanes through the scalar exp (float64's VEXP: no SIMD exp) */
+static inline VT S(exp_lanes)(VT v) {
+    for (int i = 0; i < LANES; i++) v[i] = EXP(v[i]);
+    return v;
+}
+
 static void S(softmax_row)(const T *x, T *y, int n, int log_) {
     T m = S(row_max)(x, n);
-    T s = 0;
+    VT mv = S(splat)(m), acc = S(splat)(0);
+    int i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        VT e = VEXP(*(const VT *)(x + i) - mv);
+        if (!log_) *(VT *)(y + i) = e;
+        acc += e;
+    }
+    T s = S(hsum)(acc);
+    for (int j = i; j < n; j++) {
+        T e = EXP(x[j] - m);
+        if (!log_) y[j] = e;
+        s += e;
+    }
     if (log_) {
-        for (int i = 0; i < n; i++) s += EXP(x[i] - m);
         T ls = LOG(s);
-        for (int i = 0; i < n; i++) y[i] = (x[i] - m) - ls;
+        for (i = 0; i < n; i++) y[i] = (x[i] - m) - ls;
     } else {
-        for (int i = 0; i < n; i++) {
-            T e = EXP(x[i] - m);
-            y[i] = e;
-        }
-        s = S(row_sum)(y, n);
         VT sv = S(splat)(s);
-        int i = 0;
-        for (; i + LANES <= n; i += LANES) *(VT *)(y + i) = *(VT *)(y + i) / sv;
+        for (i = 0; i + LANES <= n; i += LANES) *(VT *)(y + i) = *(VT *)(y + i) / sv;
         for (; i < n; i++) y[i] = y[i] / s;
     }
 }
 
-/* softmax over the middle dim of (outer, L, inner), inner > 1: columns j..j+w walk L together */
+/* softmax over the middle dim of (outer, L, inner), inner > 1: LANES columns at a time walk L together */
 static void S(softmax_cols)(const T *x, T *y, int L, int inner, int log_) {
-    for (int j = 0; j < inner; j++) {
+    int j = 0;
+    for (; j + LANES <= inner; j += LANES) {
+        const T *xc = x + j;
+        T *yc = y + j;
+        VT m = *(const VT *)xc, s = S(splat)(0);
+        for (int l = 1; l < L; l++) {
+            VT v = *(const VT *)(xc + l * inner);
+            MT k = m >= v;
+            m = (VT)(((MT)m & k) | ((MT)v & ~k));
+        }
+        for (int l = 0; l < L; l++) {
+            VT e = VEXP(*(const VT *)(xc + l * inner) - m);
+            if (!log_) *(VT *)(yc + l * inner) = e;
+            s += e;
+        }
+        if (log_) {
+            VT ls = S(splat)(0);
+            for (int c = 0; c < LANES; c++) ls[c] = LOG(s[c]);
+            for (int l = 0; l < L; l++) *(VT *)(yc + l * inner) = (*(const VT *)(xc + l * inner) - m) - ls;
+        } else {
+            for (int l = 0; l < L; l++) *(VT *)(yc + l * inner) = *(VT *)(yc + l * inner) / s;
+        }
+    }
+    for (; j < inner; j++) {
         const T *xc = x + j;
         T *yc = y + j;
         T m = xc[0];
@@ -171,8 +209,16 @@ void EXPORT_T(softmax_backward)(const T *g, const T *y, T *out, int outer, int L
             T *oc = out + base + j;
             T s = 0;
             if (log_) {
-                if (inner == 1) s = S(row_sum)(gc, L);
-                else for (int l = 0; l < L; l++) s += gc[l * inner];
+                if (inner == 1) {
+                    s = S(row_sum)(gc, L);
+                    VT sv = S(splat)(s);
+                    int l = 0;
+                    for (; l + LANES <= L; l += LANES)
+                        *(VT *)(oc + l) = *(const VT *)(gc + l) - VEXP(*(const VT *)(yc + l)) * sv;
+                    for (; l < L; l++) oc[l] = gc[l] - EXP(yc[l]) * s;
+                    continue;
+                }
+                for (int l = 0; l < L; l++) s += gc[l * inner];
                 for (int l = 0; l < L; l++) oc[l * inner] = gc[l * inner] - EXP(yc[l * inner]) * s;
             } else {
                 if (inner == 1) s = S(row_dot)(gc, yc, L);

@@ -96,44 +96,73 @@ void EXPORT_T(cumulative_extreme)(const T *x, T *vals, int64_t *idx, int outer, 
         }
 }
 
+/* whether the entry with key b must move before the entry with key a that precedes it (stable: only when it
+ * orders strictly first) */
+#define BEFORE(b, a) (descending ? S(less)(a, b) : S(less)(b, a))
+
 /* the first k of each line sorted stably (descending: larger first, equal elements still in their order); out is
- * (outer, k, inner). scratch: L * (sizeof(T) + 8) bytes. */
+ * (outer, k, inner). Keys move with their positions: insertion sort of runs of 16, then bottom-up merges between
+ * two buffers. scratch: L * (2 * sizeof(T) + 8) bytes. */
 void EXPORT_T(sort)(const T *x, T *vals, int64_t *idx, int outer, int L, int inner, int k, int descending,
-                  void *scratch) {
-    T *key = scratch;
-    int32_t *a = (int32_t *)(key + L), *b = a + L;
+                    void *scratch) {
+    T *ka = scratch, *kb = ka + L;
+    int32_t *ia = (int32_t *)(kb + L), *ib = ia + L;
     for (int o = 0; o < outer; o++)
         for (int j = 0; j < inner; j++) {
             const T *xp = x + o * L * inner + j;
+            T *ks = ka, *kd = kb;
+            int32_t *is = ia, *id = ib;
             for (int l = 0; l < L; l++) {
-                key[l] = xp[l * inner];
-                a[l] = l;
+                ks[l] = xp[l * inner];
+                is[l] = l;
             }
-            int32_t *src = a, *dst = b;
-            for (int w = 1; w < L; w *= 2) {
+            for (int lo = 0; lo < L; lo += 16) {
+                int hi = lo + 16 < L ? lo + 16 : L;
+                for (int i = lo + 1; i < hi; i++) {
+                    T key = ks[i];
+                    int32_t at = is[i], p = i;
+                    for (; p > lo && BEFORE(key, ks[p - 1]); p--) {
+                        ks[p] = ks[p - 1];
+                        is[p] = is[p - 1];
+                    }
+                    ks[p] = key;
+                    is[p] = at;
+                }
+            }
+            for (int w = 16; w < L; w *= 2) {
                 for (int lo = 0; lo < L; lo += 2 * w) {
                     int mid = lo + w < L ? lo + w : L, hi = lo + 2 * w < L ? lo + 2 * w : L;
                     int p = lo, q = mid, r = lo;
                     while (p < mid && q < hi) {
-                        /* take from the right run only when it orders strictly first: stable */
-                        int right = descending ? S(less)(key[src[p]], key[src[q]]) : S(less)(key[src[q]], key[src[p]]);
-                        dst[r++] = right ? src[q++] : src[p++];
+                        int right = BEFORE(ks[q], ks[p]);
+                        kd[r] = right ? ks[q] : ks[p];
+                        id[r++] = right ? is[q++] : is[p++];
                     }
-                    while (p < mid) dst[r++] = src[p++];
-                    while (q < hi) dst[r++] = src[q++];
+                    for (; p < mid; p++, r++) {
+                        kd[r] = ks[p];
+                        id[r] = is[p];
+                    }
+                    for (; q < hi; q++, r++) {
+                        kd[r] = ks[q];
+                        id[r] = is[q];
+                    }
                 }
-                int32_t *t = src;
-                src = dst;
-                dst = t;
+                T *tk = ks;
+                ks = kd;
+                kd = tk;
+                int32_t *ti = is;
+                is = id;
+                id = ti;
             }
             T *vp = vals + o * k * inner + j;
             int64_t *ip = idx + o * k * inner + j;
             for (int l = 0; l < k; l++) {
-                vp[l * inner] = key[src[l]];
-                ip[l * inner] = src[l];
+                vp[l * inner] = ks[l];
+                ip[l * inner] = is[l];
             }
         }
 }
+#undef BEFORE
 
 /* insertion points of vals (rows, m) into the rows of seq (rows, n; one shared row when seq_rows == 1): left = the
  * number of elements ordering before the value, right = the number not ordering after it */

@@ -32,7 +32,7 @@ def _sorted(ctx, h, k, dim, descending):
     outer, L, inner = lines(h.shape, dim)
     shape = tuple(h.shape[:dim]) + (k,) + tuple(h.shape[dim + 1:]) if h.shape else ()
     vals, idx = ctx.new(shape, kt), ctx.new(shape, D.int64)
-    scratch = ctx.new((L * (kt.itemsize + 8),), D.uint8)
+    scratch = ctx.new((L * (2 * kt.itemsize + 8),), D.uint8)
     ctx.call("sort_" + SUFFIX[kt], x.addr, vals.addr, idx.addr, outer, L, inner, k, int(descending), scratch.addr)
     return result(ctx, vals, h.dtype), idx
 
