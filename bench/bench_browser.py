@@ -291,7 +291,9 @@ def markdown(data):
               f"Pyodide booted at {f['pyodide_booted_at_ms']:.0f}, `import webtorch` done at "
               f"{f['webtorch_imported_at_ms']:.0f}, first step done at {f['first_step_at_ms']:.0f} (its own "
               f"duration {f['first_step_ms']:.0f}): {f['cold_start_overhead_ms']:.0f} ms after Pyodide's boot. "
-              f"Wheel: {f['wheel_kib']:.0f} KiB. Python cost per op: " +
+              f"Wheel: {f['wheel_kib']:.0f} KiB" + (f"; kernels.wasm {f['wasm_kib']:.0f} KiB, instantiated in "
+                                                  f"{f['wasm_instantiate_ms']:.0f} ms (compiled while Pyodide booted)"
+                                                  if "wasm_kib" in f else "") + ". Python cost per op: " +
               "; ".join(f"{d} {f[f'op_us_no_grad_{d}']:.1f} us (no_grad), {f[f'op_us_autograd_{d}']:.1f} us "
                         "(autograd)" for d in devices if f"op_us_no_grad_{d}" in f) + ".", ""]
     return "\n".join(lines)
@@ -322,6 +324,9 @@ def browser_main(args, cfg):
         "first_step_ms": ours["first_step_duration_ms"], "first_step_at_ms": ours["first_step_ms"],
         "cold_start_overhead_ms": ours["first_step_ms"] - booted_ms, "wheel_kib": os.path.getsize(wheel) / 1024,
     }
+    if "wasm_runtime" in ours:
+        figures.update(wasm_kib=ours["wasm_runtime"]["module_bytes"] / 1024,
+                       wasm_instantiate_ms=ours["wasm_runtime"]["instantiate_ms"])
     if "op_us_no_grad_webgpu" in figures:  # the goal's name: recording an op on webgpu
         figures["record_us_no_grad"] = figures["op_us_no_grad_webgpu"]
     shown = [{"figure": k, "value": float(v), "goal": (f"<= {GOALS[k]}" if k in GOALS else "")}

@@ -24,6 +24,7 @@ from pyodide.ffi import run_sync
 import webtorch as torch
 import webtorch.nn.functional as F
 from webtorch import nn
+from webtorch._device import backend_for
 from webtorch.browser.runner import report
 
 import models
@@ -155,6 +156,8 @@ def main():
     if "webgpu" in devices:
         out["first_step_kernels"] = torch.webgpu.stats()["kernels_compiled"]
         out["adapter"] = torch.webgpu.stats()["adapter"]
+    if "cpu" in devices:  # kernels.wasm: its size, and the page's compile (loader) + instantiate (first use) time
+        out["wasm_runtime"] = backend_for("cpu").rt.stats
     for device in devices:
         got = out["devices"][device] = {"ms": {}, "errors": {}, "models": {}}
         try:
