@@ -142,3 +142,13 @@ def test_philox_stream_equals_webgpu():
         assert BE.tolist(draw(BE, rw)) == g.tolist(draw(g, rg))
     normal = BE.tolist(BE.normal((1001,), 0.5, 2.0, D.float32, BE.rng_new(7)))
     np.testing.assert_allclose(normal, g.tolist(g.normal((1001,), 0.5, 2.0, D.float32, g.rng_new(7))), atol=2e-5)
+
+
+def test_gemm_folds_batch_rows_through_a_size_one_row_dim():
+    """(2, 3, 1, 8) with its size-1 row dim's stride 1 (a permuted view) times a shared (8, 2): the batch folds into
+    rows whose stride is the batch's, not the size-1 dim's."""
+    x = torch.randn(2, 3, 8, 1)
+    a = x.permute(0, 1, 3, 2)
+    m = torch.randn(8, 2)
+    ha = BE.permute(_upload(x), (0, 1, 3, 2))
+    torch.testing.assert_close(_download(BE.matmul(ha, _upload(m))), a @ m)

@@ -47,9 +47,12 @@ def _matmul(ctx, a, b):
         sa = G.expand_strides(a.shape[:-2], a.strides[:-2], batch)
         sb = G.expand_strides(b.shape[:-2], b.strides[:-2], batch)
         rows, sa_row = n, a.strides[-2]
-        # b shared by every batch entry and a's batch dims walking in step with its rows: one taller GEMM
-        if batch and not any(sb) and len(G.coalesce(batch + (n,), [sa + (sa_row,)])[0]) <= 1:
-            rows, batch, sa, sb = G.numel(batch) * n, (), (), ()
+        # b shared by every batch entry and a's batch dims walking in step with its rows: one taller GEMM whose
+        # row stride is the merged dims' (a size-1 row dim's own stride means nothing)
+        if batch and not any(sb):
+            merged, (mst,) = G.coalesce(batch + (n,), [sa + (sa_row,)])
+            if len(merged) == 1:
+                rows, sa_row, batch, sa, sb = merged[0], mst[0], (), (), ()
         ctx.call(f"gemm_batched_{_KERNEL_TYPE[ct]}", rows, m, k, a.addr, sa_row, a.strides[-1], b.addr,
                  b.strides[-2], b.strides[-1], out.addr,
                  ctx.geom(batch, G.contiguous_strides(batch + (n, m))[:-2], sa, sb))
