@@ -21,10 +21,15 @@ class Heap:
         self.free_lists = {}
         self.allocated = 0
         self.peak = 0
+        self._classes = {}  # nbytes -> size class (the allocation hot path)
 
     def alloc(self, nbytes):
         """(address, size class) of a block of at least nbytes, 64-byte aligned."""
-        cls = size_class(nbytes)
+        cls = self._classes.get(nbytes)
+        if cls is None:
+            if len(self._classes) > 4096:
+                self._classes.clear()
+            cls = self._classes[nbytes] = size_class(nbytes)
         lst = self.free_lists.get(cls)
         if lst:
             addr = lst.pop()
