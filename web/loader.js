@@ -1,11 +1,13 @@
-// loadWebtorch: boot Pyodide from local files, install the webtorch wheel, acquire WebGPU.
-// Works in a page and in a module Web Worker. Never touches a CDN: every URL is one the caller serves.
+// loadWebtorch: boot Pyodide from local files, install the webtorch wheel, acquire WebGPU, compile device "cpu"'s
+// WebAssembly kernels. Works in a page and in a module Web Worker. Never touches a CDN: every URL is one the caller
+// serves.
 //
 //   const { pyodide } = await loadWebtorch({ indexURL: "/pyodide/", wheelURL: "/wheel/webtorch-0.1.0-py3-none-any.whl" });
 //   await pyodide.runPythonAsync("import webtorch as torch; print(torch.ones(3, device='webgpu') * 2)");
 //
-// Pyodide, the wheels and the WebGPU device are fetched/requested concurrently; webtorch's default
-// device is then "webgpu". Without WebGPU a message says so and "cpu" is used (it needs NumPy).
+// Pyodide, the wheels and the WebGPU device are fetched/requested concurrently, and the wheel's kernels.wasm
+// compiles meanwhile (py/webtorch/backends/wasm/runtime_browser.py takes the module from
+// globalThis.webtorchWasmModule). Without WebGPU a message says so; device "cpu" (WebAssembly) runs everything.
 import { createBridge } from "./bridge.js";
 import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
 
@@ -18,6 +20,7 @@ async function fetchBytes(url) {
 // The webgpu warm-up manifest (webtorch_devtools/warmup.py; the wheel's build writes it; bridge.warm picks the
 // adapter class's kernels) from a zipEntries map, as soon as it is inflated; null when the wheel lacks one.
 const MANIFEST = "webtorch/backends/webgpu/warmup.json";
+const KERNELS = "webtorch/backends/wasm/kernels.wasm";
 async function manifestOf(entries) {
   const bytes = entries.get(MANIFEST);
   return bytes ? JSON.parse(new TextDecoder().decode(await bytes)) : null;
@@ -49,7 +52,8 @@ function writer(sink) {
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs}}>}  (startMs:
+ * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs,
+ *   crossOriginIsolated}}>}  (startMs:
  *   when loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs;
  *   loadMs includes the wait for the warm-up kernels' builds after `import webtorch`)
  */
@@ -61,7 +65,10 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
   // fetched and inflated while Pyodide boots; written into its file system after (no Python unzip)
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)
-    .then((bytes) => zipEntries(bytes, [MANIFEST]))));
+    .then((bytes) => zipEntries(bytes, [MANIFEST, KERNELS]))));
+  // device "cpu"'s kernels compile off the main thread while Pyodide boots (null: a wheel without them)
+  const kernels = wheels.then(async ([entries]) => (entries.has(KERNELS) ? WebAssembly.compile(await entries.get(KERNELS))
+    : null)).catch((error) => ({ error }));
   // the first step's kernels compile in the GPU process while Pyodide boots and webtorch imports here
   const warmed = Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
     && bridge.warm(await manifestOf(entries)))
@@ -83,13 +90,17 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   } else {
     if (requireWebGPU) throw error;
     webgpuError = error.message;
-    (stderr || console.warn)(`webtorch: ${webgpuError}; using device "cpu" (it needs NumPy: `
-      + "await pyodide.loadPackage('numpy'))\n");
+    (stderr || console.warn)(`webtorch: ${webgpuError}; no accelerator: device "cpu" (WebAssembly) runs everything\n`);
   }
+  const compiled = await kernels;
+  if (compiled?.error) (stderr || console.warn)(`webtorch: kernels.wasm did not compile here (${compiled.error}); `
+    + "device \"cpu\" will try again on first use\n");
+  else if (compiled) globalThis.webtorchWasmModule = compiled;
   pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
   const importMs = performance.now() - t0;
   // a kernel compiled before its warm-up build finished would be built twice, and the GPU process (the CPU, on
   // SwiftShader) is the slower side of a cold start: the first step waits here for the builds instead
   await warmed;
-  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0 } };
+  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0,
+    crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
 }

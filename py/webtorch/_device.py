@@ -1,7 +1,21 @@
 """torch.device and the registry that maps a device type to its backend (loaded lazily)."""
+import os
+import sys
+
+_CPU_BACKENDS = {"numpy": "webtorch.backends.numpy", "wasm": "webtorch.backends.wasm"}
+
+
+def _cpu_backend_module():
+    """What serves "cpu": in the page (Pyodide) the WebAssembly kernels; in CPython NumPy, or the WebAssembly kernels
+    when WEBTORCH_CPU_BACKEND=wasm (tests and benchmarks run them through wasmtime)."""
+    choice = os.environ.get("WEBTORCH_CPU_BACKEND", "wasm" if sys.platform == "emscripten" else "numpy")
+    if choice not in _CPU_BACKENDS:
+        raise ValueError(f"WEBTORCH_CPU_BACKEND={choice!r}: expected one of {', '.join(_CPU_BACKENDS)}")
+    return _CPU_BACKENDS[choice]
+
 
 _BACKEND_MODULES = {
-    "cpu": "webtorch.backends.numpy",
+    "cpu": _cpu_backend_module(),
     "webgpu": "webtorch.backends.webgpu",
 }
 _backends = {}
@@ -72,27 +86,17 @@ def backend_for(dev):
 
 
 def _import_backend(t):
-    """The backend module of device type ``t``; device "cpu" without NumPy loads it in the page where it can,
-    else raises an error naming the cause and the way out."""
+    """The backend module of device type ``t``; "cpu" served by the NumPy backend (CPython, or the page with
+    WEBTORCH_CPU_BACKEND=numpy) loads NumPy in the page where it can, else raises an error naming the way out."""
     import importlib
-    import sys
     try:
         return importlib.import_module(_BACKEND_MODULES[t])
     except ModuleNotFoundError as e:
         if e.name != "numpy":
             raise
-        if sys.platform != "emscripten":
-            raise ModuleNotFoundError(f"device '{t}' is webtorch's NumPy backend and NumPy is not installed: "
-                                      "pip install numpy (or use device 'webgpu')", name="numpy") from e
-        from .browser.numpy_on_demand import load_numpy
-        why = load_numpy()
-        if why is None:
-            return importlib.import_module(_BACKEND_MODULES[t])
-        raise ModuleNotFoundError(
-            f"device '{t}' is webtorch's NumPy backend, and this Pyodide has no NumPy ({why}). Load it before the "
-            "script (loadWebtorch({..., packages: ['numpy']}) or await pyodide.loadPackage('numpy'), from a site "
-            "that carries Pyodide's numpy wheel or online), or keep the work on 'webgpu': print(t), t.tolist() "
-            "and t.item() read webgpu tensors without .cpu()", name="numpy") from e
+        from ._numpy_interop import require_numpy
+        require_numpy(f"device '{t}' (webtorch's NumPy backend; WEBTORCH_CPU_BACKEND=wasm needs none)")
+        return importlib.import_module(_BACKEND_MODULES[t])
 
 
 class _DefaultDevice:
@@ -103,11 +107,10 @@ _default_device = _DefaultDevice()
 
 
 def get_default_device():
-    """"cpu" in CPython; in Pyodide "webgpu" when the browser grants a WebGPU device. Decided once the
-    device question has an answer: where Python cannot wait for the browser yet, the error asks for
-    ``await webtorch.webgpu.init_async()`` and nothing is cached."""
+    """"cpu" in CPython; in Pyodide "webgpu" when the browser grants a WebGPU device, else "cpu" (the WebAssembly
+    backend). Decided once the device question has an answer: where Python cannot wait for the browser yet, the
+    error asks for ``await webtorch.webgpu.init_async()`` and nothing is cached."""
     if _default_device.value is None:
-        import sys
         d = _CPU
         if sys.platform == "emscripten":
             from .backends import webgpu  # its emscripten path: no adapter is "not available"

@@ -170,3 +170,18 @@ def extent(shape, strides, offset):
     if not all(shape):
         return 0
     return offset + 1 + sum((s - 1) * st for s, st in zip(shape, strides))
+
+
+def coalesce(shape, stride_lists):
+    """Merge dims that all operands walk contiguously; drop size-1 dims. Returns (shape, stride_lists)."""
+    dims = [(s, [st[d] for st in stride_lists]) for d, s in enumerate(shape) if s != 1]
+    if not dims:
+        return (), [() for _ in stride_lists]
+    out = [dims[0]]
+    for s, sts in dims[1:]:
+        ps, psts = out[-1]
+        if all(p == q * s for p, q in zip(psts, sts)):
+            out[-1] = (ps * s, sts)
+        else:
+            out.append((s, sts))
+    return tuple(s for s, _ in out), [tuple(o[1][k] for o in out) for k in range(len(stride_lists))]

@@ -7,6 +7,7 @@ methods; this file holds only metadata, conversions and the autograd entry point
 from . import _dtype as D
 from . import _geometry as G
 from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
+from ._numpy_interop import require_numpy
 from .autograd import graph as _graph
 from . import autograd as _autograd
 from .autograd.grad_mode import state as _grad_state
@@ -321,6 +322,7 @@ class Tensor:
         if self._device.type != "cpu" and not force:
             raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
+        require_numpy("Tensor.numpy()")
         return self._be.to_numpy(self._data)
 
     # Async readback: Pyodide code entered without stack switching (runPython, a JS callback) cannot block
@@ -341,6 +343,7 @@ class Tensor:
         """The values as a NumPy array, read back from any device (``t.detach().cpu().numpy()``, awaited)."""
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        require_numpy("Tensor.numpy_async()")
         return self._be.to_numpy(await self._host_handle_async())
 
     def __array__(self, dtype=None, copy=None):

@@ -45,11 +45,13 @@ class RunResult:
 class BrowserSession:
     """A local server and a headless Chromium. ``playwright``: a started Playwright to launch it with (one thread
     can hold only one sync Playwright, so a test session shares one); by default the session starts and stops its
-    own."""
+    own. ``cross_origin_isolated``: the server sends COOP/COEP, so pages get SharedArrayBuffer (WebAssembly
+    threads)."""
 
-    def __init__(self, chromium=None, headless=True, playwright=None):
+    def __init__(self, chromium=None, headless=True, playwright=None, cross_origin_isolated=False):
         wheels_dir = extra_wheels_dir()
-        self.server = Server(build_wheel(), wheels_dir=wheels_dir if wheels_dir and wheels_dir.is_dir() else None)
+        self.server = Server(build_wheel(), wheels_dir=wheels_dir if wheels_dir and wheels_dir.is_dir() else None,
+                             cross_origin_isolated=cross_origin_isolated)
         self._names = itertools.count(1)
         if playwright is None:
             from playwright.sync_api import sync_playwright

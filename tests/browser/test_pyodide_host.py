@@ -101,3 +101,18 @@ def test_synchronous_entry_asks_for_init_async_then_works(host):
         assert dev["value"] == "webgpu", dev
     finally:
         page.close()
+
+
+def test_cpu_from_the_wheel_even_when_entered_synchronously(host):
+    """Device "cpu" (WebAssembly) needs nothing from web/loader.js and no await: webtorch compiles the wheel's
+    kernels.wasm itself, even under a synchronous entry (runPython)."""
+    page = _boot(host)
+    try:
+        r = page.evaluate("hostRun(`import js, webtorch as torch\n"
+                          "from webtorch._device import backend_for\n"
+                          "assert not hasattr(js.globalThis, 'webtorchWasmModule')\n"
+                          "x = torch.arange(6.0, device='cpu').reshape(2, 3)\n"
+                          "f'{(x @ x.t()).tolist()} {backend_for(\"cpu\").rt.stats[\"compiled_in_python\"]}'`, 'sync')")
+        assert r["ok"] and r["value"] == "[[5.0, 14.0], [14.0, 50.0]] True", r
+    finally:
+        page.close()

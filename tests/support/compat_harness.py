@@ -34,13 +34,14 @@ def _run(path, argv):
 
 
 @contextlib.contextmanager
-def _webtorch_as_torch(default_device):
+def _webtorch_as_torch(default_device, accelerator=None):
     import webtorch
     import webtorch.compat
     prev_device = webtorch.get_default_device()
     prev_choice = webtorch.accelerator._choice["webgpu"]
     webtorch.set_default_device(default_device)
-    webtorch.accelerator.use_webgpu(default_device == "webgpu")  # scripts probing for an accelerator find it
+    # scripts probing for an accelerator find webgpu (by default when it is the default device)
+    webtorch.accelerator.use_webgpu(default_device == "webgpu" if accelerator is None else accelerator == "webgpu")
     try:
         with webtorch.compat.torch_alias():
             yield
@@ -49,13 +50,14 @@ def _webtorch_as_torch(default_device):
         webtorch.accelerator._choice["webgpu"] = prev_choice
 
 
-def run_program(name, mode, init_path, argv=()):
+def run_program(name, mode, init_path, argv=(), accelerator=None):
     """The RESULTS dict of program ``name`` in ``mode``; mode "torch" writes the initial weights to
-    ``init_path``, the webtorch modes start from them."""
+    ``init_path``, the webtorch modes (the default device) start from them. ``accelerator``: "webgpu" or None,
+    what torch.accelerator reports (by default webgpu exactly when it is the default device)."""
     path = PROGRAMS / f"{name}.py"
     if mode == "torch":
         return _run(path, [*argv, "--save-init", str(init_path)])
-    with _webtorch_as_torch(mode):
+    with _webtorch_as_torch(mode, accelerator):
         return _run(path, [*argv, "--init", str(init_path)])
 
 

@@ -49,9 +49,9 @@ class App {
     this.copyTutorialFiles();
     showDevice(this, info, this.stats);
     if (info.webgpuError) {
-      this.banner(`WebGPU is not available in this browser (${info.webgpuError}). Cells run on device "cpu", which `
-        + "needs NumPy, and this offline Pyodide has none: tensor code will fail. Use a browser with WebGPU "
-        + "(Chrome or Edge 113+, Safari 26, Firefox 141+ on Windows) to train here.", true);
+      this.banner(`WebGPU is not available in this browser (${info.webgpuError}). Cells run on device "cpu" `
+        + "(WebAssembly, this machine's CPU); for the GPU use a browser with WebGPU (Chrome or Edge 113+, Safari 26, "
+        + "Firefox 141+ on Windows).");
     }
   }
 

@@ -58,9 +58,13 @@ async function init({ config, interruptBuffer, torchAlias }) {
   if (torchAlias) pyodide.runPython("import webtorch.compat; webtorch.compat.alias_torch()");
   runCell = pyodide.runPython("from webtorch.notebook.kernel import run_cell; run_cell");
   complete = kernel.complete;
+  // which device serves the kernel and why (the device panel); async: without an installed bridge, asking for
+  // WebGPU waits for the browser's answer
+  const devices = JSON.parse(await pyodide.runPythonAsync(
+    "import json; from webtorch.browser.devices import page_devices; json.dumps(page_devices())"));
   flush();
   return {
-    adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
+    devices, adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
     webgpuError, pyodideVersion: pyodide.version, interrupt: Boolean(interruptBuffer), torchAlias: Boolean(torchAlias),
     timings,
   };

@@ -97,10 +97,13 @@ const fmtBytes = (n) => (n == null ? "–" : size(n));
 
 /** The device panel; `info` from the kernel's ready message, `stats` from the last cell (may be null). */
 export function showDevice(app, info, stats) {
-  const rows = [];
-  if (!info) {
-    rows.push(["kernel", "starting…"]);
-  } else if (info.webgpuError) {
+  const render = (rows) => {
+    $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
+  };
+  if (!info) return render([["kernel", "starting…"]]);
+  const rows = [["default device", `<b>${escape(info.devices.default)}</b>`], ["because", escape(info.devices.why)],
+    ["cpu", escape(info.devices.cpu)]];
+  if (info.webgpuError) {
     rows.push(["WebGPU", `<span class="warn">not available</span>`], ["why", escape(info.webgpuError)]);
   } else {
     rows.push(["adapter", escape(info.adapter || "?")],
@@ -111,13 +114,11 @@ export function showDevice(app, info, stats) {
     rows.push(["memory in use", fmtBytes(w.memory_allocated)], ["kernels compiled", String(w.kernels_compiled)],
       ["dispatches, last cell", String(w.dispatches_last_cell)]);
   }
-  if (info) {
-    rows.push(["import torch", info.torchAlias ? "→ webtorch (alias on)" : "off"],
-      ["interrupt", info.interrupt ? "yes (cross-origin isolated)" : `<span class="warn">restarts the kernel</span> (page not cross-origin isolated)`],
-      ["Pyodide", escape(info.pyodideVersion || "?")],
-      ["kernel ready in", `${(info.readyMs / 1000).toFixed(1)} s`]);
-  }
-  $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
+  rows.push(["import torch", info.torchAlias ? "→ webtorch (alias on)" : "off"],
+    ["interrupt", info.interrupt ? "yes (cross-origin isolated)" : `<span class="warn">restarts the kernel</span> (page not cross-origin isolated)`],
+    ["Pyodide", escape(info.pyodideVersion || "?")],
+    ["kernel ready in", `${(info.readyMs / 1000).toFixed(1)} s`]);
+  render(rows);
 }
 
 function escape(s) {

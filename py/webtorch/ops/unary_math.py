@@ -85,6 +85,9 @@ def _make_unary(op, node_name, kind, bwd):
                                      "_operands": (0,)})
 
     def fn(input, *, out=None):
+        if op == "neg" and input.dtype is D.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.")
         # rounding an integer is the identity (a copy, as PyTorch)
         r = input.clone() if rounding and not input.dtype.is_floating_point else apply_op(node, input)
         return r if out is None else write_out(r, out, (input,), op)

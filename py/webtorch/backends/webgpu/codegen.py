@@ -14,6 +14,7 @@ import math
 import struct
 
 from ... import _dtype as D
+from ..._geometry import coalesce  # noqa: F401 (the kernel families import it from here)
 from ..op_facts import BOOL_RESULT, INT_DIVISIONS  # an integer division by zero: reported (device_checks.py)
 from . import device_checks, dtypes as T, limits, subgroup_reduce, wgsl_int64 as I64
 from .runtime import OutOfMemoryError
@@ -33,21 +34,6 @@ def reports(node, inl):
             return True
         stack.extend(c for c in (inl.get((id(q), k)) for k in range(len(q.srcs))) if c is not None)
     return False
-
-
-def coalesce(shape, stride_lists):
-    """Merge dims that all operands walk contiguously; drop size-1 dims. Returns (shape, stride_lists)."""
-    dims = [(s, [st[d] for st in stride_lists]) for d, s in enumerate(shape) if s != 1]
-    if not dims:
-        return (), [() for _ in stride_lists]
-    out = [dims[0]]
-    for s, sts in dims[1:]:
-        ps, psts = out[-1]
-        if all(p == q * s for p, q in zip(psts, sts)):
-            out[-1] = (ps * s, sts)
-        else:
-            out.append((s, sts))
-    return tuple(s for s, _ in out), [tuple(o[1][k] for o in out) for k in range(len(stride_lists))]
 
 
 def grid(n_groups):

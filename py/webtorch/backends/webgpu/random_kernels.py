@@ -3,6 +3,7 @@ words per 4 values; uniform, normal, randint (32-bit draws, or two words for a s
 import struct
 
 from ... import _dtype as D
+from ..philox import PhiloxState
 from . import capture, codegen, dtypes as T, views
 from .elementwise_kernels import cast
 from .graph import DeviceOp, Src
@@ -15,11 +16,11 @@ def rng_new(rec, seed):
 
 
 def rng_get_state(rec, rng):
-    return struct.pack("<QQ", rng.seed, rng.offset)
+    return rng.get_state()
 
 
 def rng_set_state(rec, rng, state):
-    rng.seed, rng.offset = struct.unpack("<QQ", bytes(state)[:16])
+    rng.set_state(state)
 
 
 def draw(rec, kind, shape, a, b, rng, out_dt):
@@ -32,8 +33,7 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
     if not n:
         return out
     blocks = (n + 3) // 4
-    base = rng.offset
-    rng.offset += blocks
+    base = rng.take(n)
     if kind >= 2:
         lo_bits, hi_bits, rng_range = int(a) & 0xFFFFFFFF, 0, int(b - a) & 0xFFFFFFFF
     else:
@@ -92,15 +92,6 @@ def bernoulli(rec, p, shape, dtype, rng):
     """p: a handle (broadcast to shape) or a float; result of dtype with 1 where u < p."""
     u = draw(rec, 0, tuple(shape), 0.0, 1.0, rng, D.float32)
     return rec.ew("lt", [u, p], D.float32, dtype, tuple(shape))
-
-
-class PhiloxState:
-    """A webgpu random stream: Philox key (the seed) and the next unused counter block."""
-    __slots__ = ("seed", "offset")
-
-    def __init__(self, seed):
-        self.seed = seed & ((1 << 64) - 1)
-        self.offset = 0
 
 
 def philox_source(kind, out_dt):

@@ -31,8 +31,8 @@ def from_flat(rec, values, shape, dtype):
 def from_buffer(rec, buf, shape, dtype):
     T.check(dtype)
     mv = memoryview(buf).cast("B")
-    if dtype is D.bool_:
-        data = array.array("I", bytes(mv)).tobytes() if mv else b""
+    if dtype is D.bool_:  # one u32 per element (0 or 1)
+        data = _pack([1 if b else 0 for b in mv], D.uint32)
     elif dtype in T.SMALL_INTS:  # widened to the device's one i32 per element
         vals = array.array(T.HOST_CODES[dtype])
         vals.frombytes(bytes(mv))
@@ -125,7 +125,8 @@ def known_range(rec, h):
 
 
 def to_other(rec, h, target):
-    return target.from_numpy(to_numpy(rec, h), copy=False)
+    # bytes, not NumPy: the page's cpu (WebAssembly) has no NumPy to meet
+    return target.from_buffer(to_bytes(rec, h), h.shape, h.dtype)
 
 
 _NP_DEVICE = {}  # device element layout of each dtype as a NumPy dtype

@@ -6,8 +6,7 @@ process group, which torch.distributed cannot provide here); with ``num_replicas
 """
 import math
 
-from .sampler import Sampler, _host_or
-from ..._device import get_default_device
+from .sampler import Sampler
 from ...ops.creation import Generator, randperm
 
 
@@ -35,7 +34,7 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            g = Generator(_host_or(get_default_device())).manual_seed(self.seed + self.epoch)
+            g = Generator().manual_seed(self.seed + self.epoch)
             indices = randperm(n, generator=g, device=g.device).tolist()
         else:
             indices = list(range(n))

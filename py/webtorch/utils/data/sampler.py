@@ -26,18 +26,12 @@ class SequentialSampler(Sampler):
 
 def _generator_or_fresh(generator):
     """The generator a sampler draws from: the given one, or (as PyTorch) a fresh CPU generator seeded from the
-    default device's default generator. Without NumPy (a page that has not loaded it) the fresh generator lives
-    on the default device, so shuffling works there too."""
+    default device's default generator."""
     if generator is not None:
         return generator
     # two 30-bit draws: a 60-bit seed from any device's integer randint (no 64-bit integers needed)
     hi, lo = randint(0, 1 << 30, (2,), dtype=int32).tolist()
-    return Generator(_host_or(get_default_device())).manual_seed((hi << 30) | lo)
-
-
-def _host_or(dev):
-    import importlib.util
-    return "cpu" if importlib.util.find_spec("numpy") is not None else dev
+    return Generator().manual_seed((hi << 30) | lo)
 
 
 class RandomSampler(Sampler):

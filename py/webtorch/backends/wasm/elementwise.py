@@ -1,0 +1,75 @@
+"""The elementwise primitive on the wasm backend: one generated kernel ``ew_<op>_<compute type>`` per call
+(wasm-kernels/generate.py, from op_facts.ELEMENTWISE_OPS), broadcasting through stride-0 operands.
+
+Operands not of the compute type are converted first (a cast kernel into a temporary); float16 and bfloat16 compute
+in float32 and round the result back per op (PyTorch's CPU). Python scalars are written to the context's scratch
+block and read with stride 0. A result goes straight into ``out`` when it has the result dtype and overlaps no
+operand differently; else through a temporary and a copy (cast) into it.
+"""
+from ... import _dtype as D
+from ... import _geometry as G
+from ..._broadcast import broadcast_shapes
+from ..op_facts import BOOL_RESULT
+from .copies import cast, check_writable, convert, overlaps
+from .views import View
+
+_WIDENED = {D.float16: D.float32, D.bfloat16: D.float32}
+_INT_LIMITS = {dt: (-(1 << (8 * dt.itemsize - 1)), (1 << (8 * dt.itemsize - 1)) - 1)
+               for dt in (D.int8, D.int16, D.int32, D.int64)}
+_INT_LIMITS.update({D.uint8: (0, 255), D.uint32: (0, (1 << 32) - 1), D.bool_: (0, 1)})
+
+
+def _unbounded(ct, low):
+    """The clamp bound that clamps nothing (a missing bound)."""
+    if ct.is_floating_point:
+        return float("-inf") if low else float("inf")
+    return _INT_LIMITS[ct][0 if low else 1]
+
+
+def _plan(ctx, op, dtype):
+    """(kernel, compute dtype, result dtype) of op computing in dtype."""
+    plan = _PLANS.get((op, dtype))
+    if plan is None:
+        ct = _WIDENED.get(dtype, dtype)
+        name = f"ew_{op}_{ct.name}"
+        if not ctx.has(name):
+            raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')
+        plan = _PLANS[(op, dtype)] = (name, ct, D.bool_ if op in BOOL_RESULT else ct)
+    return plan
+
+
+_PLANS = {}
+
+
+def elementwise(ctx, op, args, dtype, out=None):
+    name, ct, rdt = _plan(ctx, op, dtype)
+    if out is None:
+        shapes = [a.shape for a in args if type(a) is View]
+        shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
+    else:
+        check_writable(out)
+        shape = tuple(out.shape)
+    addrs, strides, views = [], [], []
+    for k, a in enumerate(args):
+        want = D.bool_ if (op == "where" and k == 0) else ct
+        if type(a) is View:
+            if a.st.dtype is not want:
+                a = cast(ctx, a, want)
+            st = a.strides if a.shape == shape else G.expand_strides(a.shape, a.strides, shape)
+            addrs.append(a.addr)
+            strides.append(st)
+            views.append((st, a))
+        else:
+            addrs.append(ctx.scalar(_unbounded(ct, k == 1) if a is None else a, want))  # None: a missing clamp bound
+            strides.append((0,) * len(shape))
+    direct = out is not None and out.st.dtype is rdt and not any(
+        overlaps(out, v) and not (st == out.strides and v.offset == out.offset) for st, v in views)
+    res = out if direct else ctx.new(shape, rdt)
+    if ctx.call(name, res.addr, *addrs, ctx.geom(shape, res.strides, *strides)):
+        raise RuntimeError("ZeroDivisionError")
+    if out is not None and not direct:
+        convert(ctx, out, res)
+        return out
+    if rdt is not D.bool_ and dtype is not ct:
+        return cast(ctx, res, dtype)
+    return res

@@ -1,0 +1,66 @@
+"""The reduce and arg_reduce primitives of base.py on the wasm backend (wasm-kernels/reduce.c).
+
+Kernels reduce a contiguous (outer, red, inner) block: a contiguous input whose reduced dims are adjacent is read in
+place; any other is permuted (kept dims first) into a contiguous copy, red last. float16/bfloat16 reduce in float32.
+"""
+from ... import _dtype as D
+from ... import _geometry as G
+from .copies import cast, contiguous
+from .elementwise import elementwise
+from .views import View
+
+_WIDENED = {D.float16: D.float32, D.bfloat16: D.float32}
+
+
+def _blocks(ctx, h, dims):
+    """(contiguous view, outer, red, inner) of h with ``dims`` (sorted, non-empty) as the red block."""
+    shape = h.shape
+    d0, d1 = dims[0], dims[-1]
+    if d1 - d0 + 1 == len(dims) and G.is_contiguous(shape, h.strides):
+        return h, G.numel(shape[:d0]), G.numel(shape[d0:d1 + 1]), G.numel(shape[d1 + 1:])
+    kept = [d for d in range(len(shape)) if d not in dims]
+    p = contiguous(ctx, View(h.st, *G.permute(h.shape, h.strides, h.offset, kept + list(dims))))
+    return p, G.numel([shape[d] for d in kept]), G.numel([shape[d] for d in dims]), 1
+
+
+def _out_shape(shape, dims, keepdim):
+    return tuple(1 if d in dims else s for d, s in enumerate(shape)) if keepdim else tuple(
+        s for d, s in enumerate(shape) if d not in dims)
+
+
+def reduce(ctx, op, h, dims, keepdim, dtype):
+    nd = len(h.shape)
+    dims = tuple(sorted(set(dims))) if dims else tuple(range(nd))
+    oshape = _out_shape(h.shape, dims, keepdim)
+    if op in ("all", "any"):
+        ct = D.bool_
+    else:
+        ct = _WIDENED.get(dtype, dtype)
+    x = h if h.dtype is ct else cast(ctx, h, ct)
+    if not nd:
+        x, outer, red, inner = contiguous(ctx, x), 1, 1, 1
+    else:
+        x, outer, red, inner = _blocks(ctx, x, dims)
+    out = ctx.new(oshape, ct)
+    kernel = "sum" if op == "mean" else op
+    ctx.call(f"reduce_{kernel}_{ct.name}", out.addr, x.addr, outer, red, inner)
+    if op == "mean":
+        out = elementwise(ctx, "div", [out, float(red)], ct)
+    return out if ct is dtype or op in ("all", "any") else cast(ctx, out, dtype)
+
+
+def arg_reduce(ctx, op, h, dim, keepdim):
+    x = h if h.dtype not in _WIDENED else cast(ctx, h, D.float32)
+    if dim is None:
+        x = contiguous(ctx, x) if not G.is_contiguous(x.shape, x.strides) else x
+        outer, red, inner = 1, x.numel, 1
+        oshape = (1,) * len(h.shape) if keepdim else ()
+    elif not h.shape:
+        x, outer, red, inner = contiguous(ctx, x), 1, 1, 1
+        oshape = ()
+    else:
+        x, outer, red, inner = _blocks(ctx, x, (dim,))
+        oshape = _out_shape(h.shape, (dim,), keepdim)
+    out = ctx.new(oshape, D.int64)
+    ctx.call(f"{op}_{x.dtype.name}", out.addr, x.addr, outer, red, inner)
+    return out

@@ -1,0 +1,1 @@
+../../../../web/wasm_host.js

@@ -1,0 +1,64 @@
+"""Builds py/webtorch/backends/wasm/kernels.wasm: every wasm-kernels/*.c plus the generated C (wasm-kernels/
+generate.py), compiled by clang-14 for wasm32 with SIMD128 and linked by wasm-ld-14 into one module.
+
+The module imports its memory (the host provides it: wasmtime in CPython, JS in the page) and links only libm
+from Debian's wasi-libc (pure functions: the module imports nothing else). Run by scripts/setup.d/0-wasm-kernels.sh;
+rebuilds only when a source is newer than the module.
+"""
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(ROOT, "wasm-kernels")
+GEN = os.path.join(ROOT, "build", "wasm-kernels")
+OUT = os.path.join(ROOT, "py", "webtorch", "backends", "wasm", "kernels.wasm")
+LLVM = "/usr/lib/llvm-14"
+CFLAGS = ["--target=wasm32-wasi", "-O3", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-mmutable-globals",
+          "-msign-ext", "-fno-math-errno", "-ffp-contract=off", "-Wall", "-Wno-unused-variable", "-I", SRC]
+LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--export=__heap_base",
+           "-Wl,-z,stack-size=1048576", "-Wl,--strip-debug", "-lm",
+           f"{LLVM}/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a"]
+
+
+def sources():
+    sys.path.insert(0, SRC)
+    from generate import generated_sources
+    os.makedirs(GEN, exist_ok=True)
+    paths = []
+    for name, text in generated_sources().items():
+        p = os.path.join(GEN, name)
+        old = open(p).read() if os.path.exists(p) else None
+        if old != text:
+            with open(p, "w") as f:
+                f.write(text)
+        paths.append(p)
+    return sorted(os.path.join(SRC, f) for f in os.listdir(SRC) if f.endswith(".c")) + paths
+
+
+def build(force=False):
+    srcs = sources()
+    deps = srcs + [os.path.join(SRC, f) for f in os.listdir(SRC) if f.endswith((".h", ".py"))]
+    if not force and os.path.exists(OUT) and os.path.getmtime(OUT) >= max(os.path.getmtime(p) for p in deps):
+        return OUT
+    clang = os.path.join(LLVM, "bin", "clang")
+    if not os.path.exists(clang):
+        raise SystemExit("build_wasm_kernels: clang-14 is missing: apt-get install clang-14 lld-14 wasi-libc "
+                         "libclang-rt-14-dev-wasm32 (scripts/setup.d/0-wasm-kernels.sh)")
+    objs = [os.path.join(GEN, os.path.basename(s)[:-2] + ".o") for s in srcs]
+    headers = max((os.path.getmtime(os.path.join(SRC, f)) for f in os.listdir(SRC) if f.endswith(".h")), default=0)
+    stale = [(s, o) for s, o in zip(srcs, objs) if force or not os.path.exists(o)
+             or os.path.getmtime(o) < max(os.path.getmtime(s), headers)]
+    with ThreadPoolExecutor(os.cpu_count()) as pool:  # one clang per stale file, the generated ones the largest
+        list(pool.map(lambda so: subprocess.run([clang, *CFLAGS, "-c", so[0], "-o", so[1]], check=True), stale))
+    env = dict(os.environ, PATH=f"{LLVM}/bin:" + os.environ.get("PATH", ""))
+    tmp = OUT + ".tmp"
+    subprocess.run([clang, *CFLAGS, *objs, *LDFLAGS, "-o", tmp], check=True, env=env)
+    os.replace(tmp, OUT)
+    return OUT
+
+
+if __name__ == "__main__":
+    path = build(force="--force" in sys.argv)
+    print(f"wasm kernels: {os.path.relpath(path, ROOT)} ({os.path.getsize(path) // 1024} KiB)")
