@@ -8,7 +8,6 @@ so that second derivatives see their dependence on x.
 """
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
-from ..backends.base import Backend
 from ..autograd.grad_mode import state, no_grad
 from ._core.dispatch import wrap, broadcast_shapes
 from ._core.inplace import commit, require_float
@@ -137,11 +136,6 @@ def _affine(xhat, weight, bias):
     return xhat
 
 
-def _fused(be, name):
-    """Whether backend ``be`` implements the primitive ``name`` (else the op composes other ops)."""
-    return getattr(type(be), name, None) is not getattr(Backend, name)
-
-
 def _handle(t):
     return None if t is None else t._data
 
@@ -151,7 +145,7 @@ class NativeBatchNormBackward0(Node):
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
         nd = x.dim()
         dims = (0,) + tuple(range(2, nd))
-        fused = training and x.numel() > 0 and _fused(x._be, "batch_norm")
+        fused = training and x.numel() > 0
         if fused:  # one kernel: statistics, running-stat updates and the normalized output
             y, mean, rstd = x._be.batch_norm(x._data, _handle(weight), _handle(bias), _handle(running_mean),
                                              _handle(running_var), momentum, eps)

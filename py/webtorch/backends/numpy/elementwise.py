@@ -1,4 +1,5 @@
-"""The elementwise primitive on NumPy: one call of the op's NumPy function (ufuncs.py) in the result dtype.
+"""The elementwise family on NumPy: copy_, contiguous, cast, and the elementwise primitive -- one call of the op's
+NumPy function (ufuncs.py) in the result dtype.
 
 Per-op overhead matters here (every small op of a model comes through): two hot paths serve a ufunc on operands
 already of the result dtype before the general path converts operands, checks integer division by zero and
@@ -9,6 +10,7 @@ import numpy as np
 from ..._broadcast import broadcast_shapes
 from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY
 from .arrays import TO_NP, npdtype
+from .indexing import check_writable
 from .ufuncs import UFUNC
 
 # ufuncs called directly (hot paths, out=); reciprocal takes the general path (NumPy's integer reciprocal truncates)
@@ -86,3 +88,19 @@ def elementwise(op, args, dtype, out=None):
     if op not in BOOL_RESULT and r.dtype != nd:
         r = r.astype(nd)
     return r
+
+
+def copy_(dst, src):
+    check_writable(dst)
+    np.copyto(dst, src, casting="unsafe")
+
+
+def contiguous(h):
+    return np.array(h, order="C", copy=True)
+
+
+def cast(h, dtype):
+    nd = npdtype(dtype)
+    if h.dtype.kind == "f" and nd.kind in "iub" and nd.kind != "b":
+        return np.trunc(h).astype(nd)
+    return h.astype(nd, order="C")

@@ -1,6 +1,7 @@
-"""NumPy implementations of the fused nn primitives of backends/base.py (softmax, layer norm, batch norm).
+"""NumPy implementations of the fused nn primitives of backends/contract.py (softmax, layer norm, batch norm).
 
-Plain functions NumpyBackend delegates to. float16 inputs accumulate in float32 and are rounded once at the end.
+Plain functions NumpyBackend is built from (backends/base.py).
+float16 inputs accumulate in float32 and are rounded once at the end.
 """
 import numpy as np
 

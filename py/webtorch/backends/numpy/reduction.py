@@ -1,4 +1,4 @@
-"""NumPy implementations of the reduce and arg_reduce primitives of base.py."""
+"""NumPy implementations of the reduce and arg_reduce primitives of backends/contract.py."""
 import numpy as np
 
 from ... import _dtype as D
