@@ -165,3 +165,20 @@ def test_builder_binds_a_runtime_context_first():
     assert be.unique(1, True, False, False, None) == ("host", "RT", "unique", (1, True, False, False, None))
     assert be.matmul("big", 1) == ("host", "RT", "matmul", ("big", 1))
     assert be.matmul("small", 1) == ("kernel", "RT", "matmul", ("small", 1))
+
+
+def test_numpy_fresh_results_are_c_contiguous_whatever_the_input_layout():
+    # the op layer gives every fresh result C-contiguous geometry without asking the backend (contract.py): NumPy
+    # lays ufunc and reduction results out as their inputs, so a transposed input must not leak through
+    import numpy as np
+    from webtorch import _dtype as D
+    be = NumpyBackend
+    t = np.arange(12, dtype=np.float32).reshape(3, 4).T
+    results = [be.elementwise("add", [t, t], D.float32), be.elementwise("mul", [t, 2.0], D.float32),
+               be.elementwise("relu", [t], D.float32), be.elementwise("exp", [t], D.float32),
+               be.elementwise("lt", [t, t], D.float32), be.elementwise("add", [t, t], D.float64),
+               be.reduce("sum", t[None], (0,), True, D.float32), be.reduce("amax", t[..., None], (2,), True,
+                                                                           D.float32),
+               be.arg_reduce("argmax", t[..., None], 2, True)]
+    assert all(r.flags.c_contiguous for r in results)
+    np.testing.assert_array_equal(results[0], 2 * t)

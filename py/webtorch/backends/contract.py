@@ -10,8 +10,9 @@ Conventions
 - shapes and strides are tuples of Python ints, strides in elements;
 - ``dtype`` arguments are webtorch dtypes (webtorch._dtype);
 - an ``args`` entry of ``elementwise`` is a handle or a Python scalar;
-- every primitive returns a *new* handle with a fresh contiguous storage, unless it is a view primitive
-  (documented as such) or takes ``out``, a handle it writes into;
+- every primitive returns a *new* handle with a fresh storage, C-contiguous from offset 0 (the op layer gives
+  the Tensor that geometry without asking: a transposed input must not give a transposed result), unless it is
+  a view primitive (documented as such) or takes ``out``, a handle it writes into;
 - dims passed to primitives are already normalized (non-negative, validated by the op layer).
 
 Elementwise op names (``elementwise``) and their arity: ELEMENTWISE_OPS in op_facts.py. The op layer computes
@@ -142,7 +143,9 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
     # ---- handle ------------------------------------------------------------------------------------------------------
     # the handle's metadata and the one view primitive: defined in each backend class's own body (no device work)
     ("handle", "geometry(h)",
-     '(shape, strides, storage offset) of the handle, in elements.'),
+     "(shape, strides, storage offset) of the handle, in elements. The op layer knows every fresh result's geometry "
+     "(C-contiguous of the shape it computes, offset 0); it asks this only of handles it did not shape itself: "
+     "views made on handles, memory shared from NumPy, results of data-dependent size (nonzero, unique)."),
     ("handle", "dtype(h)",
      'webtorch dtype of the handle.'),
     ("handle", "data_ptr(h)",
@@ -153,8 +156,6 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
     ("handle", "as_strided(h, shape, stride, offset)",
      "View of h's storage with the given geometry (offset absolute, in elements). The only view primitive: "
      "webtorch._geometry decides every view's geometry, for all devices."),
-    ("handle", "shape(h)",
-     "The handle's shape, a tuple of ints."),
 
     # ---- creation ----------------------------------------------------------------------------------------------------
     # fresh handles of a given shape and dtype

@@ -5,7 +5,7 @@ It groups the tensors by device and dtype, hands each group's handles and the up
 (backends/contract.py's HYPER) to the backend primitive, and bumps the version counter of every tensor the
 primitive wrote, as an in-place op would.
 """
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, fresh_geometry
 from ..backends.contract import HYPER
 
 
@@ -43,7 +43,7 @@ def fused_update(name, params, grads, *lists, **hyper):
             for j, i in enumerate(idx):
                 old = lists[0][i]
                 results[i] = old if isinstance(old, Tensor) and old._data is out[j] else \
-                    _wrap(out[j], be, params[i]._device)
+                    _wrap(out[j], be, params[i]._device, fresh_geometry(tuple(params[i].shape)))
     for lst in written:
         for t in lst:
             if isinstance(t, Tensor):

@@ -46,11 +46,12 @@ class NativeLayerNormBackward0(Node):
         be = x._be
         y, mean, rstd = be.layer_norm(x._data, None if weight is None else weight._data,
                                       None if bias is None else bias._data, n, eps)
-        mean, rstd = wrap(mean, x), wrap(rstd, x)
+        stat = x.shape[:x.dim() - n] + (1,) * n
+        mean, rstd = wrap(mean, x, stat), wrap(rstd, x, stat)
         if recording(ctx):
             ctx.save_for_backward(x, weight, mean, rstd)
             ctx.meta = (n, eps, weight is not None, bias is not None)
-        return wrap(y, x)
+        return wrap(y, x, x.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -68,7 +69,8 @@ class NativeLayerNormBackward0(Node):
         else:
             hs = x._be.layer_norm_backward(g._data, x._data, mean._data, rstd._data,
                                            weight._data if has_w else None, n, need)
-            gx, gw, gb = (wrap(h, x) if h is not None else None for h in hs)
+            gx, gw, gb = (wrap(h, x, s) if h is not None else None
+                          for h, s in zip(hs, (x.shape, x.shape[x.dim() - n:], x.shape[x.dim() - n:])))
         out = [gx]
         if has_w:
             out.append(gw)
@@ -152,7 +154,7 @@ class NativeBatchNormBackward0(Node):
             for r in (running_mean, running_var):
                 if r is not None:
                     r._version[0] += 1
-            y, mean, rstd = wrap(y, x), wrap(mean, x), wrap(rstd, x)
+            y, mean, rstd = wrap(y, x, x.shape), wrap(mean, x, x.shape[1:2]), wrap(rstd, x, x.shape[1:2])
             if recording(ctx):
                 ctx.save_for_backward(x, weight)
                 ctx.stats = (_channel_view(mean, nd), _channel_view(rstd, nd))
@@ -191,7 +193,8 @@ class NativeBatchNormBackward0(Node):
             need = (nig[0], has_w and nig[1], has_b and nig[1 + has_w])
             hs = x._be.batch_norm_backward(g._data, x._data, ctx.flat_stats[0]._data, ctx.flat_stats[1]._data,
                                            _handle(weight), need)
-            gx, gw, gb = (wrap(h, x) if h is not None else None for h in hs)
+            gx, gw, gb = (wrap(h, x, s) if h is not None else None
+                          for h, s in zip(hs, (x.shape, x.shape[1:2], x.shape[1:2])))
             return (gx,) + ((gw,) if has_w else ()) + ((gb,) if has_b else ()) + (None,) * ctx.n_running
         gh = g * _channel_view(weight, nd) if has_w else g
         if training:

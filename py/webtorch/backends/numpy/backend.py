@@ -41,9 +41,6 @@ class NumpyBackend(Backend):
                 "optim": optim, "norm": nn, "scan_sort": scan_sort, "linalg": linalg}
 
     # ---- the handle family: metadata and the view primitive ------------------------------------------------------
-    def shape(self, h):
-        return h.shape
-
     def geometry(self, h):
         isz = h.itemsize
         off = 0 if h.base is None else (h.__array_interface__["data"][0] - self.storage_ptr(h)) // isz

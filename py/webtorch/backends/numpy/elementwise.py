@@ -9,7 +9,7 @@ import numpy as np
 
 from ..._broadcast import broadcast_shapes
 from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY
-from .arrays import TO_NP, npdtype
+from .arrays import TO_NP, c_order, npdtype
 from .indexing import check_writable
 from .ufuncs import UFUNC
 
@@ -42,20 +42,20 @@ def elementwise(op, args, dtype, out=None):
         if fn is not None and type(a) is _NDARRAY and a.dtype is nd:
             if type(b) is _NDARRAY and b.dtype is nd and (a.ndim or b.ndim):
                 try:
-                    return fn(a, b)
+                    return fn(a, b, order="C")
                 except ValueError:
                     broadcast_shapes(a.shape, b.shape)
                     raise
             # a float array and a Python number: NumPy keeps the array's dtype (NEP 50), as PyTorch does
             if type(b) in _PY_REAL and a.ndim and nd.kind == "f":
-                return fn(a, b)
+                return fn(a, b, order="C")
     elif out is None and len(args) == 1:
         fn = _FAST_UNARY.get(op)
         a = args[0]
         if fn is not None and type(a) is _NDARRAY and a.dtype is nd and a.ndim:
             r = fn(a)
             if r.dtype is nd:
-                return r
+                return c_order(r)
     fn = UFUNC[op]
     conv = []
     for a in args:
@@ -86,8 +86,8 @@ def elementwise(op, args, dtype, out=None):
     if type(r) is not np.ndarray:
         r = np.asarray(r)
     if op not in BOOL_RESULT and r.dtype != nd:
-        r = r.astype(nd)
-    return r
+        r = r.astype(nd, order="C")
+    return c_order(r)
 
 
 def copy_(dst, src):

@@ -23,7 +23,7 @@ def from_numpy(array, copy):
                             "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
-    return np.array(array) if copy else array
+    return np.array(array, order="C") if copy else array
 
 
 def to_numpy(h):

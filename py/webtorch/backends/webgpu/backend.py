@@ -48,9 +48,6 @@ class WebGPUBackend(Backend):
         return await transfer.prefetch_async(self._rec, h)
 
     # ---- the handle family: metadata and the view primitive (the geometry of handles; no device work) -----------
-    def shape(self, h):
-        return h.shape
-
     def geometry(self, h):
         return h.shape, h.strides, h.offset
 
