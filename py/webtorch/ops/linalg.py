@@ -63,6 +63,8 @@ def _transposed(x):
 def product_shape(sa, sb):
     """The shape of the matmul primitive's result for operands of shapes sa and sb (a 1-D operand is a row /
     column vector whose dim is dropped, batch dims broadcast)."""
+    if len(sa) == 2 == len(sb):
+        return sa[0], sb[1]
     a = sa if len(sa) > 1 else (1,) + tuple(sa)
     b = sb if len(sb) > 1 else tuple(sb) + (1,)
     out = broadcast_shapes(a[:-2], b[:-2]) + (a[-2], b[-1])
