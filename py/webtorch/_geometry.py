@@ -15,6 +15,16 @@ def numel(shape):
     return n
 
 
+def reduced(shape, dims, keepdim):
+    """The shape of a reduction of ``shape`` over ``dims`` (distinct dims; empty: every dim), those kept as size 1
+    with ``keepdim``."""
+    if not dims or len(dims) == len(shape):  # every dim (the common full reduction, answered first)
+        return (1,) * len(shape) if keepdim else ()
+    if keepdim:
+        return tuple([1 if d in dims else s for d, s in enumerate(shape)])
+    return tuple([s for d, s in enumerate(shape) if d not in dims])
+
+
 def contiguous_strides(shape):
     """C-order strides of shape (a size-0 or size-1 dim still advances by the product of the dims after it)."""
     st, acc = [], 1

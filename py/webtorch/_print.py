@@ -161,7 +161,7 @@ def _nested_str(vals, cuts, indent, fmt):
 
 def _tensor_str(t, indent):
     be, h = t._be, t._data
-    shape = tuple(be.shape(h))
+    shape = tuple(t.shape)
     numel = 1
     for s in shape:
         numel *= s

@@ -4,6 +4,8 @@ The bytes belong to the backend: ``_data`` is the backend's handle of this view 
 ndarray view; for "webgpu" a lazy buffer view). Ops are defined in webtorch.ops and attached here as
 methods; this file holds only metadata, conversions and the autograd entry points.
 """
+import functools
+
 from . import _dtype as D
 from . import _geometry as G
 from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
@@ -56,15 +58,11 @@ class Tensor:
         return _as_subclass(t, cls)
 
     # -- metadata ----------------------------------------------------------------------------------
-    # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor: set by the view
-    # ops that decide it (_geometry), else read once from the handle a backend op returned (``_geometry_of``).
-    # Whatever replaces ``_data`` replaces ``_geom`` with it (``_set_handle``).
+    # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor, given with the
+    # handle: a fresh op result is C-contiguous of the shape the op computed (``fresh_geometry``), a view's is
+    # decided by _geometry. Whatever replaces ``_data`` replaces ``_geom`` with it (``_set_handle``).
     def _geometry_of(self):
-        g = self._geom
-        if g is None:
-            shape, strides, offset = self._be.geometry(self._data)
-            g = self._geom = (Size(shape), strides, offset)
-        return g
+        return self._geom
 
     def _set_handle(self, h, geom):
         """Point this tensor at handle h, whose (shape, strides, offset) is geom."""
@@ -73,8 +71,7 @@ class Tensor:
 
     @property
     def shape(self):
-        g = self._geom
-        return (g if g is not None else self._geometry_of())[0]
+        return self._geom[0]
 
     def size(self, dim=None):
         s = self.shape
@@ -252,7 +249,7 @@ class Tensor:
         return self._inference
 
     def detach(self):
-        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
+        t = _wrap(self._data, self._be, self._device, self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -265,7 +262,7 @@ class Tensor:
 
     @property
     def data(self):
-        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
+        t = _wrap(self._data, self._be, self._device, self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -493,9 +490,23 @@ def _no_grad():
     return no_grad()
 
 
-def _wrap(h, be, dev, cls=Tensor, geom=None, dtype=None):
-    """A new Tensor (no autograd history) around backend handle h; geom: h's (Size shape, strides, offset)
-    when the caller knows it (else read from the handle on first use); dtype: h's, when the caller knows it."""
+@functools.lru_cache(maxsize=4096)  # a program's ops make few distinct shapes; a bound keeps odd ones from piling up
+def fresh_geometry(shape):
+    """The geometry of a fresh op result of ``shape`` (a tuple): C-contiguous from storage offset 0 (the backend
+    contract, backends/contract.py)."""
+    return Size(shape), G.contiguous_strides(shape), 0
+
+
+def handle_geometry(be, h):
+    """The geometry of handle h as its backend records it: for a handle Python did not shape itself (a view made
+    on handles, memory shared from NumPy, a result of data-dependent size)."""
+    shape, strides, offset = be.geometry(h)
+    return Size(shape), tuple(strides), offset
+
+
+def _wrap(h, be, dev, geom, cls=Tensor, dtype=None):
+    """A new Tensor (no autograd history) around backend handle h of geometry ``geom`` ((Size shape, strides,
+    offset): ``fresh_geometry(shape)`` for an op's fresh result); dtype: h's, when the caller knows it."""
     t = object.__new__(cls)
     t._data = h
     t._geom = geom
@@ -516,7 +527,7 @@ def _wrap(h, be, dev, cls=Tensor, geom=None, dtype=None):
 
 
 def _as_subclass(t, cls):
-    new = _wrap(t._data, t._be, t._device, cls, t._geom, t.dtype)
+    new = _wrap(t._data, t._be, t._device, t._geom, cls, t.dtype)
     new._version = t._version
     new._base = t._base
     new.requires_grad = t.requires_grad

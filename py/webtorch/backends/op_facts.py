@@ -1,6 +1,6 @@
 """Facts about the elementwise and reduction ops every backend implements, defined once for all of them.
 
-``ELEMENTWISE_OPS`` names the ops of the ``elementwise`` primitive (backends/base.py) with their number of
+``ELEMENTWISE_OPS`` names the ops of the ``elementwise`` primitive (backends/contract.py) with their number of
 operands; the sets below classify them by what a backend must do differently: a bool result, an integer
 division whose zero divisor PyTorch reports.
 """

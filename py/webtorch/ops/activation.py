@@ -284,7 +284,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         from .creation import rng_for
         from ._core.dispatch import wrap
         u = wrap(input._be.uniform(tuple(input.shape), float(lower), float(upper), input.dtype,
-                                   rng_for(None, input._device)), input)
+                                   rng_for(None, input._device)), input, input.shape)
         noise = where(input > 0, 1.0, u)
     else:
         noise = where(input > 0, 1.0, (lower + upper) / 2)
@@ -345,11 +345,11 @@ def _halves(x, dim):
     shape = tuple(x.shape)
     split = shape[:dim] + (2, shape[dim] // 2) + shape[dim + 1:]
     r = x.reshape(split)
-    from ._core.dispatch import wrap
+    from ._core.dispatch import wrap_view
     lead = (slice(None),) * dim
     tail = (slice(None),) * (len(split) - dim - 1)
     be = r._be
-    return wrap(be.slice(r._data, lead + (0,) + tail), r), wrap(be.slice(r._data, lead + (1,) + tail), r)
+    return wrap_view(be.slice(r._data, lead + (0,) + tail), r), wrap_view(be.slice(r._data, lead + (1,) + tail), r)
 
 
 class GluBackward0(Node):

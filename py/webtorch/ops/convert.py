@@ -1,7 +1,7 @@
 """Copies between devices and dtypes, clone and contiguous (each differentiable)."""
 from ..autograd.graph import Node, apply_op
 from .._device import backend_for
-from .._tensor import _wrap
+from .._tensor import _wrap, fresh_geometry
 
 
 class ToCopyBackward0(Node):
@@ -18,7 +18,7 @@ class ToCopyBackward0(Node):
             be = target
         elif h is x._data:
             h = be.contiguous(h)
-        return _wrap(h, be, dev if dev is not None else x._device)
+        return _wrap(h, be, dev if dev is not None else x._device, fresh_geometry(tuple(x.shape)))
 
     @staticmethod
     def backward(ctx, g):
@@ -35,7 +35,7 @@ def to_device_dtype(x, dev, dt):
 class CloneBackward0(Node):
     @staticmethod
     def forward(ctx, x):
-        return _wrap(x._be.contiguous(x._data), x._be, x._device)
+        return _wrap(x._be.contiguous(x._data), x._be, x._device, fresh_geometry(tuple(x.shape)))
 
     @staticmethod
     def backward(ctx, g):

@@ -271,7 +271,8 @@ def _host_reduce(t, op):
 def _check_target_range(target, c, ignore_index=None, op="nll_loss"):
     """target, its class indices checked to lie in [0, c) or equal ignore_index (the backend raises PyTorch's
     IndexError; webgpu checks on the device, raising at the next read, with no readback of its own)."""
-    return wrap(target._be.check_classes(target._data, c, ignore_index, op), target)
+    h = target._be.check_classes(target._data, c, ignore_index, op)
+    return target if h is target._data else wrap(h, target, target.shape)
 
 
 class NllLossBackward0(Node):

@@ -10,7 +10,7 @@ from .._dtype import scalar_type_name
 
 def _softmax_node(log):
     def forward(ctx, x, dim, dtype):
-        y = wrap(x._be.softmax(x._data, dim, log, dtype), x)
+        y = wrap(x._be.softmax(x._data, dim, log, dtype), x, x.shape)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -22,7 +22,7 @@ def _softmax_node(log):
                 return g - y.exp() * g.sum(ctx.dim, keepdim=True)
             gy = g * y
             return gy - y * gy.sum(ctx.dim, keepdim=True)
-        return wrap(y._be.softmax_backward(g._data, y._data, ctx.dim, log, y.dtype), y)
+        return wrap(y._be.softmax_backward(g._data, y._data, ctx.dim, log, y.dtype), y, y.shape)
 
     name = "LogSoftmaxBackward0" if log else "SoftmaxBackward0"
     return type(name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})

@@ -205,14 +205,9 @@ def test_fused_producer_read_through_different_views_is_not_a_cache_hit():
     np.testing.assert_allclose(sliced.cpu().numpy(), z[1:, :3] * np.exp((a + b)[:4, 2:]), rtol=1e-5, atol=1e-6)
 
 
-def test_backend_class_lists_every_primitive_and_its_fallbacks():
-    # WebGPUBackend's own body defines every primitive of base.py; host_fallbacks names the ones that run on the
-    # host, and exactly those are counted when used
-    from webtorch.backends.base import Backend
+def test_declared_host_fallbacks_are_the_ones_counted():
+    # host_rules.HOST_FALLBACKS always run on the host, and exactly those are counted when used
     from webtorch.backends.webgpu.backend import WebGPUBackend
-    primitives = {n for n, v in vars(Backend).items() if callable(v) and not n.startswith("_")}
-    assert primitives <= set(vars(WebGPUBackend))
-    assert WebGPUBackend.host_fallbacks <= primitives
     assert webtorch.webgpu.host_fallback_primitives() == sorted(WebGPUBackend.host_fallbacks)
     a = webtorch.tensor([[2.0, 1.0], [1.0, 3.0]], device="webgpu")
     before = dict(webtorch.webgpu.stats()["host_fallback_ops"])
@@ -224,3 +219,31 @@ def test_backend_class_lists_every_primitive_and_its_fallbacks():
     webtorch.linalg.lstsq(a, a)
     after = webtorch.webgpu.stats()["host_fallback_ops"]
     assert {n for n in after if after[n] > before.get(n, 0)} == WebGPUBackend.host_fallbacks
+
+
+def _fallbacks_of(fn):
+    before = dict(webtorch.webgpu.stats()["host_fallback_ops"])
+    fn()
+    after = webtorch.webgpu.stats()["host_fallback_ops"]
+    return {n for n in after if after[n] > before.get(n, 0)}
+
+
+def test_host_when_rules_send_exactly_their_calls_to_the_host():
+    # spot checks of host_rules.HOST_WHEN: the dtype or size a kernel does not serve reaches the host fallback of
+    # that primitive (and only of it), the served case does not
+    ints = webtorch.arange(9, device="webgpu").reshape(3, 3)
+    assert _fallbacks_of(lambda: (ints @ ints).tolist()) == {"matmul"}
+    assert _fallbacks_of(lambda: (ints.float() @ ints.float()).tolist()) == set()
+    long_row = webtorch.rand(3000, device="webgpu")
+    assert _fallbacks_of(lambda: webtorch.sort(long_row).values.tolist()) == {"sort"}
+    assert _fallbacks_of(lambda: webtorch.sort(long_row[:100]).values.tolist()) == set()
+    table = webtorch.arange(12, device="webgpu").reshape(4, 3)
+    idx = webtorch.tensor([0, 3], device="webgpu")
+    assert _fallbacks_of(lambda: webtorch.nn.functional.embedding(idx, table).tolist()) == {"embedding"}
+    assert _fallbacks_of(lambda: webtorch.nn.functional.embedding(idx, table.float()).tolist()) == set()
+    half = webtorch.ones(4, device="webgpu", dtype=webtorch.float16, requires_grad=True)
+    opt = webtorch.optim.SGD([half], lr=0.1)
+    half.grad = webtorch.ones_like(half)
+    assert _fallbacks_of(lambda: (opt.step(), half.tolist())) == {"sgd_update"}
+    deep = webtorch.ones((1,) * 9, device="webgpu")
+    assert _fallbacks_of(lambda: webtorch.nonzero(deep).tolist()) == {"nonzero"}

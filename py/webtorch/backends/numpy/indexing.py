@@ -1,5 +1,5 @@
-"""NumPy implementations of the indexing primitives of base.py: index, index_put_, gather, scatter_,
-nonzero, flip; plain functions NumpyBackend delegates to.
+"""NumPy implementations of the indexing family of backends/contract.py: index, index_put_, gather, scatter_,
+nonzero, flip, check_classes.
 
 Every index array is range-checked (two reductions) before anything is read or written, so a bad index
 raises IndexOutOfRange with PyTorch's wording and leaves the destination untouched.
@@ -125,3 +125,14 @@ def nonzero(h):
 
 def flip(h, dims):
     return np.flip(h, dims).copy(order="C")
+
+
+def check_classes(h, n, ignore, op):
+    bad = (h < 0) | (h >= n)
+    if ignore is not None:
+        bad &= h != ignore
+    if bad.any():
+        value = np.where(bad, h, 0)
+        hi, lo = int(value.max()), int(value.min())
+        raise IndexError(f"Target {hi if hi >= n else lo} is out of bounds.")
+    return h

@@ -1,4 +1,5 @@
-"""The one host fallback: run a primitive that has no WGSL kernel yet on the NumPy backend.
+"""The one host fallback: run a primitive call the WGSL kernels do not serve on the NumPy backend (which calls:
+host_rules.py, the table WebGPUBackend is built with).
 
 Inputs are read back (flushing the queue), the NumPy backend computes, results are uploaded; an input
 the primitive wrote in place (in-place primitives, optimizer updates) is written back to its view.

@@ -6,7 +6,6 @@ from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from . import limits, views
 from .elementwise_kernels import cast, contiguous
-from .fallback import host_fallback
 from .graph import DeviceOp, Src, View, contiguous_strides
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
@@ -17,11 +16,8 @@ _MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel)
 
 
 def matmul(rec, a, b):
-    if a.dtype is not D.float32 or b.dtype is not D.float32:
-        if a.dtype is D.float16 and b.dtype is D.float16:
-            return cast(rec, matmul(rec, cast(rec, a, D.float32),
-                                                        cast(rec, b, D.float32)), D.float16)
-        return host_fallback(rec, "matmul", a, b)
+    if a.dtype is D.float16:  # (both float16: host_rules.not_float)
+        return cast(rec, matmul(rec, cast(rec, a, D.float32), cast(rec, b, D.float32)), D.float16)
     squeeze = []
     if len(a.shape) == 1:
         a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)

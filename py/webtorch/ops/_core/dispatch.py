@@ -2,13 +2,25 @@
 import operator
 
 from ... import _dtype as D
-from ..._tensor import Tensor, _wrap
+from ..._tensor import Tensor, _wrap, fresh_geometry, handle_geometry
 from ..._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
 
 
-def wrap(h, like, dtype=None):
-    """A fresh Tensor around handle h, on like's device; dtype: h's, when the caller knows it."""
-    return _wrap(h, like._be, like._device, dtype=dtype)
+def wrap(h, like, shape, dtype=None):
+    """A Tensor around the fresh op result h of ``shape`` (a tuple or Size), on like's device; dtype: h's, when
+    the caller knows it."""
+    return _wrap(h, like._be, like._device, fresh_geometry(shape), dtype=dtype)
+
+
+def wrap_target(h, x, inplace):
+    """The result of an op that wrote handle h: x's own handle (``inplace``: x's geometry) or a fresh copy of x."""
+    return _wrap(h, x._be, x._device, x._geom, dtype=x.dtype) if inplace else wrap(h, x, x.shape)
+
+
+def wrap_view(h, like):
+    """A Tensor around handle h whose geometry only the backend knows: a view made on handles (reshape_view,
+    permute, slice of a handle) or a result of data-dependent shape (nonzero, unique)."""
+    return _wrap(h, like._be, like._device, handle_geometry(like._be, h))
 
 
 _SCALAR_TYPES = (bool, int, float)

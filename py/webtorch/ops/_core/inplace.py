@@ -192,7 +192,7 @@ def view_at(src, shape, strides, offset=None):
     if offset is None:
         offset = src.storage_offset()
     t = _wrap(src._be.as_strided(src._data, shape, strides, offset), src._be, src._device,
-              geom=(Size(shape), strides, offset), dtype=src.dtype)
+              (Size(shape), strides, offset), dtype=src.dtype)
     t._version = src._version
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]
