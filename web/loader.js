@@ -46,6 +46,10 @@ function writer(sink) {
  * @param {(text: string) => void} [o.stdout]  receives Python's stdout as it is written
  * @param {(text: string) => void} [o.stderr]
  * @param {boolean} [o.requireWebGPU]  reject instead of falling back to "cpu"
+ * @param {string} [o.packagesURL]  where Pyodide packages not in indexURL's folder are fetched from (Pyodide's package
+ *   host for this version, https://cdn.jsdelivr.net/pyodide/v<version>/full/, or a mirror); off by default.
+ *   Code run through webtorch.browser.packages.load_imports (the notebook kernel, run --browser) gets its
+ *   imports loaded from indexURL first, then from here
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
@@ -54,7 +58,7 @@ function writer(sink) {
  *   loadMs includes the wait for the warm-up kernels' builds after `import webtorch`)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
-  packages = [], pyodideOptions = {} } = {}) {
+  packages = [], packagesURL = null, pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
@@ -87,6 +91,8 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
       + "await pyodide.loadPackage('numpy'))\n");
   }
   pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
+  pyodide.pyimport("webtorch.browser.packages").configure(index,
+    packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;
   // a kernel compiled before its warm-up build finished would be built twice, and the GPU process (the CPU, on
   // SwiftShader) is the slower side of a cold start: the first step waits here for the builds instead

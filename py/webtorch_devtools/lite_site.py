@@ -44,12 +44,13 @@ def default_contents():
 
 
 def site_config():
-    """jupyter-lite.json: the Pyodide kernel loads everything from the site, webtorch at boot."""
+    """jupyter-lite.json: the Pyodide kernel loads everything from the site, webtorch and the libraries users
+    import (tqdm) at boot."""
     # exposeAppInBrowser: window.jupyterapp, so automation (the tests) drives JupyterLab's own commands
     return {"jupyter-lite-schema-version": 0, "jupyter-config-data": {"exposeAppInBrowser": "true",
                                                                        "litePluginSettings": {PLUGIN: {
         "pyodideUrl": PYODIDE_URL, "disablePyPIFallback": True,
-        "loadPyodideOptions": {"packages": ["webtorch"]}}}}}
+        "loadPyodideOptions": {"packages": ["webtorch", *lite_wheels.USER_LOCK_PACKAGES]}}}}}
 
 
 def _copy_item(src, dest_dir):

@@ -42,7 +42,8 @@ function push(kind, text, displayId) {
 
 async function init({ config, interruptBuffer, torchAlias }) {
   const { pyodide: py, bridge, webgpuError, timings } = await loadWebtorch({
-    indexURL: config.indexURL, wheelURL: config.wheelURL,
+    indexURL: config.indexURL, wheelURL: config.wheelURL, wheelURLs: config.wheelURLs || [],
+    packagesURL: config.packagesURL,
     stdout: (s) => push("stdout", s), stderr: (s) => push("stderr", s),
   });
   pyodide = py;

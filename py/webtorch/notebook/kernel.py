@@ -15,10 +15,14 @@ import os
 import sys
 import traceback
 
+from ..browser.packages import UnavailableFinder
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
+from . import tqdm_hook
 
 _host = None
+# the file of the import hook that explains an unavailable Pyodide package: its frame is not the user's code
+_PACKAGES_FINDER = UnavailableFinder.find_spec.__code__.co_filename
 
 
 class _Stream(io.TextIOBase):
@@ -56,6 +60,7 @@ def install(send):
         sys.path.insert(0, os.getcwd())
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
+    tqdm_hook.install()  # `import tqdm` (shipped with the app) draws the app's progress bars
     _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
 
 
@@ -74,7 +79,15 @@ def _trimmed_traceback(exc, filename_prefix):
     if isinstance(exc, SyntaxError):
         tb = None
     text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
-    return [line for line in text.split("\n") if not line.startswith('  File "<frozen ')]
+    out, skipping = [], False
+    for line in text.split("\n"):
+        if line.startswith("  File "):  # a frame: the import system's and its hook's are not the user's code
+            skipping = line.startswith(('  File "<frozen ', f'  File "{_PACKAGES_FINDER}"'))
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return out
 
 
 def _send(kind, payload):
@@ -100,9 +113,31 @@ async def _run(code, ns):
     return value
 
 
+class _LoadingBar:
+    """The progress line of the Pyodide packages a cell's imports load before it runs."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, done, total, names):
+        from .progress import tqdm
+        if self.bar is None:
+            self.bar = tqdm(total=total, desc=f"loading {', '.join(names)}", unit="pkg")
+        self.bar.update(done - self.bar.n)
+        if done == total:
+            self.bar.close()
+
+
+async def _load_imports(source):
+    """Load the Pyodide packages the cell imports (webtorch.browser.packages; none outside a page)."""
+    from ..browser import packages
+    if packages.current() is not None:
+        await packages.current().load_imports(source, progress=_LoadingBar())
+
+
 async def run_cell(source, count):
-    """Run one cell; sends "result" or "error" and then "stats" (device counters for the device panel).
-    Returns "ok" or "error"."""
+    """Run one cell, after loading the Pyodide packages it imports; sends "result" or "error" and then "stats"
+    (device counters for the device panel). Returns "ok" or "error"."""
     filename = f"<cell {count}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = _namespace()
@@ -110,6 +145,7 @@ async def run_cell(source, count):
     status = "ok"
     try:
         tree = ast.parse(source, filename)
+        await _load_imports(source)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         if tree.body:

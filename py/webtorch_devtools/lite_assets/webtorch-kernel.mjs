@@ -7,6 +7,8 @@
 // It also does for webtorch what web/loader.js does in its pages: the WebGPU device is requested and the
 // kernels of a first training step (the wheel's warm-up manifest) start compiling while Pyodide boots, so
 // `import webtorch` finds its bridge ready and the first training step does not wait for ~100 pipeline builds.
+// And `import tqdm` (loaded at boot, jupyter-lite.json) draws webtorch's notebook progress bars instead of
+// looking for Jupyter's widgets (webtorch.notebook.tqdm_hook).
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
@@ -24,6 +26,7 @@ export async function loadPyodide(options) {
   const bridge = webtorchBridge().catch(() => {});
   const pyodide = await loadPyodideCore(options);
   await bridge;
+  if (pyodide.loadedPackages.webtorch) pyodide.runPython("import webtorch.notebook.tqdm_hook as h; h.install(); del h");
   if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
     const buffer = new Int32Array(new SharedArrayBuffer(4));
     pyodide.setInterruptBuffer(buffer);
