@@ -118,3 +118,30 @@ def _interrupt_then_run(lite):
     after = lite.run_cell('print("after", step > 3, (torch.ones(3, device="webgpu") * 2).sum().item())')
     lite.wait_output(after, "after True 6.0", timeout_s=60)
     assert lite.status() in ("idle", "busy")
+
+
+TQDM_CELL = """import time
+from tqdm.auto import tqdm, trange
+from tqdm import tqdm as std_import
+for epoch in trange(2, desc="epochs"):
+    for batch in tqdm(range(3), desc=f"epoch {epoch}"):
+        time.sleep(0.2)
+with std_import(total=4, desc="manual") as bar:
+    bar.update(4)
+print("done", type(bar).__mro__[1].__module__)"""
+
+
+def test_tqdm_bars_in_jupyterlite(site):
+    """PyPI's tqdm (loaded at the kernel's boot) draws one HTML progress bar per bar, updated in place."""
+    with lite_page(site, "tqdm") as lite:
+        lite.open(FIXTURE.name)
+        index = lite.run_cell(TQDM_CELL)
+        lite.wait_output(index, "done tqdm.asyncio", timeout_s=180)
+        lite.wait_done(timeout_s=60)
+        outputs = lite.cell_outputs(index)
+        bars = [o["data"] for o in outputs if o["output_type"] == "display_data"]
+        assert [b["text/plain"].split(":")[0] for b in bars] == ["epochs", "epoch 0", "epoch 1", "manual"], outputs
+        assert '<progress value="2" max="2"' in bars[0]["text/html"]
+        assert all("100%" in b["text/plain"] for b in bars)
+        assert not [o for o in outputs if o.get("name") == "stderr"], outputs  # no terminal bar, no warning
+        lite.page.locator(".jp-OutputArea-output progress").last.scroll_into_view_if_needed()
