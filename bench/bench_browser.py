@@ -264,7 +264,7 @@ def browser_main(args, cfg):
         **{f"{k}_per_step": v for k, v in mlp["per_step"].items()},
         "pyodide_boot_ms": timings["pyodideBootMs"], "pyodide_booted_at_ms": booted_ms,
         "webtorch_imported_at_ms": timings["startMs"] + timings.get("importMs", timings["loadMs"]),
-        "webtorch_loaded_at_ms": timings["startMs"] + timings["loadMs"],  # + the wait for the warm-up builds
+        "webtorch_loaded_at_ms": timings["startMs"] + timings["loadMs"],
         "first_step_ms": ours["first_step_duration_ms"], "first_step_kernels_compiled": ours["first_step_kernels"],
         "first_step_at_ms": ours["first_step_ms"], "cold_start_overhead_ms": ours["first_step_ms"] - booted_ms,
         "wheel_kib": os.path.getsize(wheel) / 1024,

@@ -53,9 +53,10 @@ function writer(sink) {
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs}}>}  (startMs:
- *   when loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs;
- *   loadMs includes the wait for the warm-up kernels' builds after `import webtorch`)
+ * @returns {Promise<{pyodide, bridge, webgpuError, warmed, timings: {startMs, pyodideBootMs, importMs, loadMs}}>}
+ *   (startMs: when loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from
+ *   startMs. warmed: resolves when the warm-up kernels are built; they go on building in the background, and a
+ *   kernel the code needs first is built at once: bridge.warm)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
   packages = [], packagesURL = null, pyodideOptions = {} } = {}) {
@@ -66,7 +67,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // fetched and inflated while Pyodide boots; written into its file system after (no Python unzip)
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)
     .then((bytes) => zipEntries(bytes, [MANIFEST]))));
-  // the first step's kernels compile in the GPU process while Pyodide boots and webtorch imports here
+  // the first step's kernels compile in the GPU process while Pyodide boots, webtorch imports and code runs
   const warmed = Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
     && bridge.warm(await manifestOf(entries)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
@@ -94,8 +95,6 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   pyodide.pyimport("webtorch.browser.packages").configure(index,
     packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;
-  // a kernel compiled before its warm-up build finished would be built twice, and the GPU process (the CPU, on
-  // SwiftShader) is the slower side of a cold start: the first step waits here for the builds instead
-  await warmed;
-  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0 } };
+  return { pyodide, bridge, webgpuError, warmed,
+    timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0 } };
 }

@@ -56,6 +56,7 @@ async function init({ config, interruptBuffer, torchAlias }) {
   if (torchAlias) pyodide.runPython("import webtorch.compat; webtorch.compat.alias_torch()");
   runCell = pyodide.runPython("from webtorch.notebook.kernel import run_cell; run_cell");
   flush();
+  timings.kernelMs = performance.now() - timings.startMs;  // + the kernel's set-up (after loadMs)
   return {
     adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
     webgpuError, pyodideVersion: pyodide.version, interrupt: Boolean(interruptBuffer), torchAlias: Boolean(torchAlias),

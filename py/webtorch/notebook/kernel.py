@@ -61,7 +61,6 @@ def install(send):
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
     tqdm_hook.install()  # `import tqdm` (shipped with the app) draws the app's progress bars
-    _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
 
 
 def _namespace():
@@ -95,9 +94,11 @@ def _send(kind, payload):
 
 
 def _webgpu_counters():
+    """The device panel's counters; None until a cell has used the webgpu device (the kernel does not set the
+    device up itself: a cell that needs it does, so the kernel is ready as soon as Python is)."""
     try:
         from .. import webgpu
-        if not webgpu.is_available():
+        if not webgpu.is_initialized():
             return None
         s = webgpu.stats()
         return {"dispatches": s.get("dispatches", 0), "kernels_compiled": s.get("kernels_compiled", 0),
