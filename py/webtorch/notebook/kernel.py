@@ -61,6 +61,8 @@ def install(send):
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
     tqdm_hook.install()  # `import tqdm` (shipped with the app) draws the app's progress bars
+    # matplotlib (where a package URL makes it loadable) draws into the cell's output as PNG images
+    os.environ.setdefault("MPLBACKEND", f"module://{__package__}.matplotlib_backend")
 
 
 def _namespace():
@@ -136,6 +138,12 @@ async def _load_imports(source):
         await packages.current().load_imports(source, progress=_LoadingBar())
 
 
+def _flush_figures():
+    if "matplotlib.pyplot" in sys.modules:
+        from .matplotlib_backend import flush_figures
+        flush_figures()
+
+
 async def run_cell(source, count):
     """Run one cell, after loading the Pyodide packages it imports; sends "result" or "error" and then "stats"
     (device counters for the device panel). Returns "ok" or "error"."""
@@ -163,6 +171,7 @@ async def run_cell(source, count):
                         "traceback": _trimmed_traceback(exc, "<cell ")})
     finally:
         try:
+            _flush_figures()
             _host.flush()
         except BaseException as exc:  # noqa: BLE001 -- a failing live output must not hide the cell's status
             _send("error", {"ename": type(exc).__name__, "evalue": str(exc), "traceback": [repr(exc)]})
