@@ -4,6 +4,9 @@ folder, then from the package URL (here a local server standing in for Pyodide's
 pure-Python package of Pyodide's lock), with a clear error for a package neither has.
 Screenshots go to the test run's tmp folder."""
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +17,7 @@ from webtorch_devtools.server import Server
 
 from notebook_ui import cells, full_screenshot, new_notebook, open_app, run_code, set_source, wait_done
 
+ROOT = Path(__file__).resolve().parents[2]
 STAND_IN_PACKAGE = "six==1.17.0"  # in Pyodide 314's lock (pure Python), downloaded at set-up (lite.sh)
 
 
@@ -103,3 +107,16 @@ def test_a_package_nowhere_gives_an_error_naming_it_and_the_way_out(page, packag
     assert "webtorch.notebook.LinePlot" in err and "show_image" in err
     # asked again: the same error at once, without fetching again
     assert "No module named 'numpy'" in run_code(page, "import numpy", index=0)
+
+
+def test_run_browser_takes_a_package_url(package_host, tmp_path):
+    """`webtorch run --browser --packages-url URL`: the script's imports are loaded before it runs."""
+    script = tmp_path / "uses_packages.py"
+    script.write_text("import six\nprint('six', six.__version__)\nimport numpy\n")
+    r = subprocess.run([sys.executable, "-m", "webtorch_devtools", "run", "--browser", "--packages-url",
+                        package_host.url + "/", str(script)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 1 and r.stdout == "six 1.17.0\n", (r.stdout, r.stderr)
+    assert "webtorch: loading Pyodide packages numpy, six: 1/2" in r.stderr, r.stderr
+    last = r.stderr.rstrip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: No module named 'numpy': it is Pyodide's package 'numpy'"), last
+    assert package_host.url in last and "LinePlot" in last
