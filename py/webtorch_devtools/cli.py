@@ -8,7 +8,8 @@
     webtorch notebook --build DIR                 write the notebook app as a static site
                  [--packages-url [URL]]           ... whose kernel loads Pyodide packages it lacks (NumPy,
                                                   matplotlib) from URL (default: Pyodide's package host)
-    webtorch lite build DIR                       an offline JupyterLite site with webtorch (needs a checkout)
+    webtorch lite build DIR [--packages-url [URL]]  a JupyterLite site with webtorch (needs a checkout);
+                                                  offline, or loading Pyodide packages from URL once online
     webtorch lite serve DIR [--port N]            serve it with COOP/COEP
 """
 import argparse
@@ -26,7 +27,7 @@ def _parser():
                    help="with --browser: stop the run after SECONDS (boot included) and exit 124")
     r.add_argument("--chromium", default=None, metavar="PATH", help="Chromium executable (default: $WEBTORCH_CHROMIUM, "
                    "then the system's chromium, then Playwright's)")
-    _packages_url_option(r)
+    add_packages_url_option(r)
     r.add_argument("script", help="the Python script")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
     n = sub.add_parser("notebook", help="the notebook app: serve it locally, or --build a static site")
@@ -34,20 +35,20 @@ def _parser():
     n.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     n.add_argument("--build", metavar="DIR", default=None, help="write a static site into DIR instead of serving")
     n.add_argument("--no-open", action="store_true", help="do not open a browser (none is opened without a display)")
-    _packages_url_option(n)
+    add_packages_url_option(n)
     from .lite_cli import add_parser as add_lite
     add_lite(sub)
     return p
 
 
-def _packages_url_option(parser):
+def add_packages_url_option(parser):
     parser.add_argument("--packages-url", nargs="?", const="pyodide", default=None, metavar="URL",
                         help="fetch Pyodide packages the code imports and the site lacks (NumPy, matplotlib, ...) from "
                         "URL once online; without a value, Pyodide's own package host for its version (default: off, "
                         "only the site's own packages)")
 
 
-def _packages_url(ns):
+def packages_url_of(ns):
     if ns.packages_url == "pyodide":
         from .server import pyodide_packages_url
         return pyodide_packages_url()
@@ -89,17 +90,17 @@ def main(argv=None):
         if (ns.worker or ns.timeout is not None or ns.chromium or ns.packages_url) and not ns.browser:
             _parser().error("--worker, --timeout, --chromium and --packages-url need --browser")
         if ns.browser:
-            return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium, _packages_url(ns))
+            return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium, packages_url_of(ns))
         return run_cpython(ns.script, ns.args)
     if ns.command == "notebook":
         from . import notebook_app
         if ns.build:
             if ns.path:
                 _parser().error("--build writes the app with the tutorials; open a notebook in it with ?open=URL")
-            site = notebook_app.build_site(ns.build, packages_url=_packages_url(ns))
+            site = notebook_app.build_site(ns.build, packages_url=packages_url_of(ns))
             print(f"webtorch notebook: site written to {site}")
             return 0
-        return notebook_app.serve(ns.path, ns.port, open_browser=not ns.no_open, packages_url=_packages_url(ns))
+        return notebook_app.serve(ns.path, ns.port, open_browser=not ns.no_open, packages_url=packages_url_of(ns))
     if ns.command == "lite":
         from .lite_cli import main as lite_main
         return lite_main(ns)

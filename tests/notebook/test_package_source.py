@@ -52,3 +52,14 @@ def test_the_kernel_shows_the_error_without_the_hook_frame(monkeypatch):
         lines = kernel._trimmed_traceback(e, "<cell ")
     assert lines == ["Traceback (most recent call last):", '  File "<cell 1>", line 2, in <module>',
                      "ModuleNotFoundError: No module named 'no_such_pkg_xyz': because"], lines
+
+
+def test_loading_on_import_only_for_the_users_own_imports(monkeypatch):
+    asked = []
+    finder = packages.UnavailableFinder(load=lambda name: asked.append(name) or False)
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder])
+    with pytest.raises(ModuleNotFoundError):
+        exec("import no_such_pkg_main", {"__name__": "__main__"})
+    with pytest.raises(ModuleNotFoundError):
+        exec("import no_such_pkg_library", {"__name__": "some_library"})  # a library's optional import
+    assert asked == ["no_such_pkg_main"]

@@ -2,7 +2,9 @@
 ``loadPackagesFromImports`` does), from the site's own Pyodide folder first, then from an opt-in package URL.
 
 web/loader.js calls ``configure(index_url, packages_url)`` once webtorch is imported; the notebook app's
-kernel and ``webtorch run --browser`` call ``await load_imports(source)`` before running code. The package URL
+kernel and ``webtorch run --browser`` call ``await load_imports(source)`` before running code. Hosts that run
+code webtorch does not see first (the JupyterLite kernel) configure ``on_import``: an import nothing else finds
+loads its package right then (through ``run_sync``, where Python may wait for the browser). The package URL
 (Pyodide's package host for this Pyodide version, or a mirror) is off unless the site asked for it: an
 offline site cannot fetch compiled packages (NumPy, matplotlib, ...). An import of a Pyodide package that
 could not be loaded then raises ModuleNotFoundError naming the package, where it was looked for, and what works
@@ -10,6 +12,8 @@ instead.
 """
 import importlib
 import importlib.abc
+import importlib.machinery
+import importlib.util
 import re
 import sys
 
@@ -62,26 +66,52 @@ def unavailable_message(module, package, version, looked):
 
 class UnavailableFinder(importlib.abc.MetaPathFinder):
     """Last on sys.meta_path: an import nothing else found, of a package that could not be loaded, raises
-    ModuleNotFoundError with the reason (instead of Python's bare "No module named ...")."""
+    ModuleNotFoundError with the reason (instead of Python's bare "No module named ..."). With ``load`` (an
+    ``(import name) -> bool`` that loads its package), a top-level import nothing found that the user's own code
+    wrote (a cell or a script: the ``__main__`` namespace) is loaded first; a library probing for an optional
+    package does not start a download."""
 
-    def __init__(self):
+    def __init__(self, load=None):
         self.reasons = {}  # top-level import name -> message
+        self.load = load
+        self._loading = False  # load() looks modules up itself: those lookups are not loads
 
     def find_spec(self, name, path=None, target=None):
-        reason = self.reasons.get(name.partition(".")[0])
+        top = name.partition(".")[0]
+        if self.load is not None and name == top and top not in self.reasons and not self._loading \
+                and _imported_by_main():
+            self._loading = True
+            try:
+                loaded = self.load(top)
+            finally:
+                self._loading = False
+            if loaded:
+                return importlib.machinery.PathFinder.find_spec(name, path)
+        reason = self.reasons.get(top)
         if reason is not None:
             raise ModuleNotFoundError(reason, name=name)
         return None
+
+
+def _imported_by_main():
+    """Whether the import being resolved is a statement of the ``__main__`` namespace (the import system's frozen
+    frames and this module's skipped)."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen ")
+                                 or frame.f_code.co_filename == __file__ or frame.f_globals.get("__name__") == __name__):
+        frame = frame.f_back
+    return frame is not None and frame.f_globals.get("__name__") == "__main__"
 
 
 class PackageSource:
     """Where Pyodide packages come from: ``index_url`` (the site's Pyodide folder and its lock), then
     ``packages_url`` (None: off)."""
 
-    def __init__(self, index_url, packages_url=None):
+    def __init__(self, index_url, packages_url=None, on_import=None):
         self.index_url = index_url
         self.packages_url = packages_url
-        self.finder = UnavailableFinder()
+        self.on_import = on_import
+        self.finder = UnavailableFinder(self._load_now if on_import is not None else None)
         self._index = None
         self._failed = set()  # lock packages not loadable from anywhere: not fetched again
 
@@ -100,7 +130,8 @@ class PackageSource:
 
     async def load_imports(self, source, progress=None):
         """Load the packages ``source``'s imports need that are not importable yet. ``progress(done, total,
-        names)`` is told before and after (only when something is loaded). Returns the packages loaded."""
+        names)`` is called when a load begins (done 0) and when it ended (done: how many were loaded), only when
+        something is to be loaded. Returns the packages loaded."""
         from pyodide.code import find_imports
         missing = [m for m in find_imports(source) if m not in sys.modules and importlib.util.find_spec(m) is None]
         if not missing:
@@ -125,6 +156,13 @@ class PackageSource:
                 self.finder.reasons[m] = unavailable_message(m, entry["name"], entry["version"], self.looked())
         return [p for p in todo if p not in self._failed]
 
+    def _load_now(self, module):
+        """Load ``module``'s package while its import waits (the finder's ``load``); whether it was loaded."""
+        from pyodide.ffi import can_run_sync, run_sync
+        if not can_run_sync():
+            return False
+        return bool(run_sync(self.load_imports(f"import {module}", progress=self.on_import)))
+
     async def _load(self, names, urls):
         """Load lock packages ``names`` (by name from the site's folder, or from ``urls``); the ones that failed."""
         import pyodide_js
@@ -144,12 +182,13 @@ def _loaded():
     return {canonical(name) for name in pyodide_js.loadedPackages.object_keys()}
 
 
-def configure(index_url, packages_url=None):
-    """Set the package source (web/loader.js does, after ``import webtorch``)."""
+def configure(index_url, packages_url=None, on_import=None):
+    """Set the package source (web/loader.js does, after ``import webtorch``). ``on_import``: load a package
+    when an import needs it, telling this progress callback (see ``load_imports``)."""
     global _source
     if _source is not None and _source.finder in sys.meta_path:
         sys.meta_path.remove(_source.finder)
-    _source = PackageSource(index_url, packages_url or None)
+    _source = PackageSource(index_url, packages_url or None, on_import)
     sys.meta_path.append(_source.finder)
 
 

@@ -18,6 +18,7 @@ import traceback
 from ..browser.packages import UnavailableFinder
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
+from .progress import LoadingLine
 from . import tqdm_hook
 
 _host = None
@@ -116,26 +117,11 @@ async def _run(code, ns):
     return value
 
 
-class _LoadingBar:
-    """The progress line of the Pyodide packages a cell's imports load before it runs."""
-
-    def __init__(self):
-        self.bar = None
-
-    def __call__(self, done, total, names):
-        from .progress import tqdm
-        if self.bar is None:
-            self.bar = tqdm(total=total, desc=f"loading {', '.join(names)}", unit="pkg")
-        self.bar.update(done - self.bar.n)
-        if done == total:
-            self.bar.close()
-
-
 async def _load_imports(source):
     """Load the Pyodide packages the cell imports (webtorch.browser.packages; none outside a page)."""
     from ..browser import packages
     if packages.current() is not None:
-        await packages.current().load_imports(source, progress=_LoadingBar())
+        await packages.current().load_imports(source, progress=LoadingLine())
 
 
 def _flush_figures():

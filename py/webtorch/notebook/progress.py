@@ -138,3 +138,18 @@ class tqdm(ProgressOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.
             return (f"{head}{frac * 100:3.0f}%|{bar}| {self.n}/{self.total} "
                     f"[{_clock(s['elapsed'])}<{_clock(s['eta'])}, {rate}{tail}]")
         return f"{head}{self.n}{self.unit} [{_clock(s['elapsed'])}, {rate}{tail}]"
+
+
+class LoadingLine:
+    """A ``progress(done, total, names)`` callback (webtorch.browser.packages) drawn as a progress bar: the
+    line of the Pyodide packages a cell's imports load."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, done, total, names):
+        if self.bar is None or self.bar.closed:  # a load begins
+            self.bar = tqdm(total=total, desc=f"loading {', '.join(names)}", unit="pkg")
+        else:  # it ended: ``done`` of them loaded
+            self.bar.update(done - self.bar.n)
+            self.bar.close()
