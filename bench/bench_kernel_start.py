@@ -28,9 +28,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from notebook_ui import CELL_MS, KERNEL_BOOT_MS, new_notebook, run_code, wait_done, wait_idle  # noqa: E402
-from webtorch_devtools.chromium import launch  # noqa: E402
-from webtorch_devtools.notebook_app import NotebookServer  # noqa: E402
+from notebook_ui import (CELL_MS, KERNEL_BOOT_MS, new_notebook, run_code, wait_done, wait_idle,  # noqa: E402
+                         with_app_and_browser)
 from webtorch_devtools.wheel import build_wheel  # noqa: E402
 
 GOALS = {"kernel_share_ms": 500}
@@ -102,16 +101,8 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=3, help="cold and warm starts measured (medians reported)")
     p.add_argument("--out", default=None, help="JSON path (default bench/results/kernel_start.json)")
     args = p.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-    server = NotebookServer()
-    try:
-        with sync_playwright() as pw:
-            browser = launch(pw)
-            cold, warm = bench_start(browser, server, args.runs)
-            tutorial = bench_tutorial(browser, server)
-            browser.close()
-    finally:
-        server.close()
+    (cold, warm), tutorial = with_app_and_browser(lambda browser, server: bench_start(browser, server, args.runs),
+                                                  bench_tutorial)
 
     def med(runs, key):
         return statistics.median(r[key] for r in runs)

@@ -1,5 +1,5 @@
 """Driving the notebook app (web/notebook/) through its UI with Playwright: shared by the app's browser tests
-and bench/bench_notebook.py."""
+and bench/bench_notebook.py, bench/bench_kernel_start.py."""
 import time
 
 KERNEL_BOOT_MS = 180_000   # 2 shared cores: a Pyodide + webtorch boot can take a while
@@ -72,3 +72,22 @@ def full_screenshot(page, path):
     page.evaluate("document.body.classList.add('full')")
     page.screenshot(path=str(path), full_page=True)
     page.evaluate("document.body.classList.remove('full')")
+
+
+def with_app_and_browser(*steps):
+    """Each ``step(browser, server)`` run against one NotebookServer and one launched Chromium (both closed
+    after); returns their results."""
+    from playwright.sync_api import sync_playwright
+
+    from webtorch_devtools.chromium import launch
+    from webtorch_devtools.notebook_app import NotebookServer
+    server = NotebookServer()
+    try:
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            try:
+                return [step(browser, server) for step in steps]
+            finally:
+                browser.close()
+    finally:
+        server.close()
