@@ -21,9 +21,6 @@ const LIMITS = [
 ];
 const FEATURES = ["shader-f16", "subgroups"]; // subgroups: py/webtorch/backends/webgpu/subgroup_reduce.py
 const BIND_CACHE_MAX = 8192;
-// warm-up pipeline builds in flight at once: enough to keep the GPU process's compiler busy while Pyodide boots,
-// few enough that a kernel needed now (compiled at once by compile()) is not queued behind many
-const WARM_AT_ONCE = 4;
 
 export class WebGPUUnavailableError extends Error {}
 
@@ -60,7 +57,6 @@ export class Bridge {
     this.nextId = 1;
     this.pipelines = []; // pipeline id -> GPUComputePipeline
     this.warmed = new Map(); // kernel id + "\n" + WGSL -> GPUComputePipeline built ahead by warm()
-    this.toWarm = new Map(); // the same keys -> [kernel id, WGSL] warm() has not started building yet
     this.warmDoneAt = null;
     this.compileErrors = []; // pipeline id -> Promise<string|null>
     this.unchecked = []; // pipeline ids whose compile errors no read/wait has reported yet
@@ -160,33 +156,26 @@ export class Bridge {
     return this.device.queue.onSubmittedWorkDone().then(() => this.pendingError());
   }
 
-  /** Build, in the background, the pipelines webtorch's warm-up manifest ({kernels: [[kernel id, WGSL], ...],
-   * cpu: [indices], gpu: [indices]}; webtorch_devtools/warmup.py) lists for this adapter's class (cpu: runs shaders
-   * on the CPU), WARM_AT_ONCE at a time, so that a kernel the user's code needs now is not queued behind the rest:
-   * compile() of a listed kernel takes its finished pipeline, or takes a kernel not started yet off the list and
-   * builds it at once. Resolves when the list is done (warmDoneAt: when, on the epoch's clock). */
+  /** Start building, in the background, the pipelines webtorch's warm-up manifest ({kernels: [[kernel id, WGSL],
+   * ...], cpu: [indices], gpu: [indices]}; webtorch_devtools/warmup.py) lists for this adapter's class (cpu: runs
+   * shaders on the CPU); compile() of the same kernel id and source takes a finished one instead of compiling.
+   * All are requested at once, so the GPU process builds them while Pyodide boots and the first cells run,
+   * whether or not this thread is busy with Python. Resolves when every one is built or failed (warmDoneAt:
+   * when, on the epoch's clock); a compile() before that builds its kernel itself (a second time). */
   warm(manifest) {
-    const kernels = manifest ? (manifest[this.cpu ? "cpu" : "gpu"] || []).map((i) => manifest.kernels[i]) : [];
-    for (const [kernelId, wgsl] of kernels) this.toWarm.set(`${kernelId}\n${wgsl}`, [kernelId, wgsl]);
-    const next = () => {
-      const [key, item] = this.toWarm.entries().next().value || [];
-      if (!key) return null;
-      this.toWarm.delete(key);
-      const [kernelId, wgsl] = item;
+    if (!manifest) return Promise.resolve();
+    return Promise.all((manifest[this.cpu ? "cpu" : "gpu"] || []).map((i) => {
+      const [kernelId, wgsl] = manifest.kernels[i];
       const module = this.device.createShaderModule({ label: kernelId, code: wgsl });
       return this.device.createComputePipelineAsync({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } })
-        .then((pipe) => { this.warmed.set(key, pipe); }, () => {}) // a failure: compile() reports it
-        .then(next);
-    };
-    return Promise.all(Array.from({ length: WARM_AT_ONCE }, next))
-      .then(() => { this.warmDoneAt = performance.timeOrigin + performance.now(); });
+        .then((pipe) => { this.warmed.set(`${kernelId}\n${wgsl}`, pipe); }, () => {}); // a failure: compile() reports it
+    })).then(() => { this.warmDoneAt = performance.timeOrigin + performance.now(); });
   }
 
   /** Compile a WGSL module (entry point `main`); returns a pipeline id at once. Its compile error is reported
    * by compileError(id), and by the next read or wait (as "compile <id>: message"), so nobody waits per compile. */
   compile(kernelId, wgsl) {
     const ready = this.warmed.get(`${kernelId}\n${wgsl}`);
-    this.toWarm.delete(`${kernelId}\n${wgsl}`); // needed now: built below, not again by warm()
     if (ready) {
       this.warmed.delete(`${kernelId}\n${wgsl}`);
       this.pipelines.push(ready);
