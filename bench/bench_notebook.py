@@ -27,9 +27,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from notebook_ui import KERNEL_BOOT_MS, new_notebook, set_source, wait_done  # noqa: E402
-from webtorch_devtools.chromium import launch  # noqa: E402
-from webtorch_devtools.notebook_app import NotebookServer  # noqa: E402
+from notebook_ui import KERNEL_BOOT_MS, new_notebook, set_source, wait_done, with_app_and_browser  # noqa: E402
 from webtorch_devtools.session import BrowserSession  # noqa: E402
 
 STEPS_SCRIPT = HERE / "browser" / "digits_mlp_steps.py"
@@ -105,15 +103,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=None, help="JSON path (default bench/results/notebook.json)")
     args = p.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-    server = NotebookServer()
-    try:
-        with sync_playwright() as pw:
-            browser = launch(pw)
-            nb = bench_notebook(browser, server)
-            browser.close()
-    finally:
-        server.close()
+    nb, = with_app_and_browser(bench_notebook)
     page_sps, worker_sps = bench_run_browser(False), bench_run_browser(True)
     t = time.strftime("%H:%M")
     rows = [

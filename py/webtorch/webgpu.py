@@ -28,6 +28,12 @@ def is_available():
         return False
 
 
+def is_initialized():
+    """Whether the webgpu device has been set up in this process (as ``torch.cuda.is_initialized()``)."""
+    from .backends import webgpu
+    return webgpu.is_initialized()
+
+
 async def init_async():
     """Set up the webgpu device without blocking; returns ``is_available()``.
 

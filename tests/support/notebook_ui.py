@@ -1,6 +1,6 @@
 """Driving the notebook app (web/notebook/) through its UI with Playwright: shared by the app's browser tests
-and bench/bench_notebook.py. Predicates for wait_for_function are written as functions ("() => ..."): the
-app's Content-Security-Policy forbids eval, which Playwright uses to poll a bare expression."""
+and bench/bench_notebook.py, bench/bench_kernel_start.py. Predicates for wait_for_function are written as functions
+("() => ..."): the app's Content-Security-Policy forbids eval, which Playwright uses to poll a bare expression."""
 import time
 
 KERNEL_BOOT_MS = 180_000   # 2 shared cores: a Pyodide + webtorch boot can take a while
@@ -81,3 +81,22 @@ def screenshot_if_failed(request, shots, page_fixture="page"):
     pg = request.node.funcargs.get(page_fixture)
     if rep is not None and rep.failed and pg is not None:
         full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")
+
+
+def with_app_and_browser(*steps):
+    """Each ``step(browser, server)`` run against one NotebookServer and one launched Chromium (both closed
+    after); returns their results."""
+    from playwright.sync_api import sync_playwright
+
+    from webtorch_devtools.chromium import launch
+    from webtorch_devtools.notebook_app import NotebookServer
+    server = NotebookServer()
+    try:
+        with sync_playwright() as pw:
+            browser = launch(pw)
+            try:
+                return [step(browser, server) for step in steps]
+            finally:
+                browser.close()
+    finally:
+        server.close()

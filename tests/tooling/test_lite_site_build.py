@@ -43,7 +43,10 @@ def test_site_config_keeps_the_kernel_offline():
     settings = site_config()["jupyter-config-data"]["litePluginSettings"][PLUGIN]
     assert settings["pyodideUrl"] == PYODIDE_URL and PYODIDE_URL.startswith("./")
     assert settings["disablePyPIFallback"] is True
-    assert settings["loadPyodideOptions"]["packages"] == ["webtorch"]
+    assert settings["loadPyodideOptions"]["packages"] == ["webtorch", "tqdm"]  # tqdm: what notebook users import
+    assert settings["loadPyodideOptions"]["webtorchPackagesURL"] is None  # no package URL unless asked for
+    online = site_config("https://cdn.example/pyodide/")["jupyter-config-data"]["litePluginSettings"][PLUGIN]
+    assert online["loadPyodideOptions"]["webtorchPackagesURL"] == "https://cdn.example/pyodide/"
 
 
 def test_lite_serve_refuses_a_folder_that_is_not_a_site(tmp_path, capsys):

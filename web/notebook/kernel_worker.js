@@ -45,7 +45,8 @@ function push(kind, text, displayId) {
 
 async function init({ config, interruptBuffer, torchAlias }) {
   const { pyodide: py, bridge, webgpuError, timings } = await loadWebtorch({
-    indexURL: config.indexURL, wheelURL: config.wheelURL,
+    indexURL: config.indexURL, wheelURL: config.wheelURL, wheelURLs: config.wheelURLs || [],
+    packagesURL: config.packagesURL,
     stdout: (s) => push("stdout", s), stderr: (s) => push("stderr", s),
   });
   pyodide = py;
@@ -63,6 +64,7 @@ async function init({ config, interruptBuffer, torchAlias }) {
   const devices = JSON.parse(await pyodide.runPythonAsync(
     "import json; from webtorch.browser.devices import page_devices; json.dumps(page_devices())"));
   flush();
+  timings.kernelMs = performance.now() - timings.startMs;  // + the kernel's set-up (after loadMs)
   return {
     devices, adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
     webgpuError, pyodideVersion: pyodide.version, interrupt: Boolean(interruptBuffer), torchAlias: Boolean(torchAlias),

@@ -18,10 +18,15 @@ import sys
 import traceback
 
 from . import ipython_display
+from ..browser.packages import UnavailableFinder
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
+from .progress import LoadingLine
+from . import tqdm_hook
 
 _host = None
+# the file of the import hook that explains an unavailable Pyodide package: its frame is not the user's code
+_PACKAGES_FINDER = UnavailableFinder.find_spec.__code__.co_filename
 
 
 class _Stream(io.TextIOBase):
@@ -61,7 +66,9 @@ def install(send):
     sys.stderr = _Stream("stderr", send)
     _provide_ipython_display()
     _help_without_a_prompt()
-    _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
+    tqdm_hook.install()  # `import tqdm` (shipped with the app) draws the app's progress bars
+    # matplotlib (where a package URL makes it loadable) draws into the cell's output as PNG images
+    os.environ.setdefault("MPLBACKEND", f"module://{__package__}.matplotlib_backend")
 
 
 def _provide_ipython_display():
@@ -127,7 +134,15 @@ def _trimmed_traceback(exc, filename_prefix):
     if isinstance(exc, SyntaxError):
         tb = None
     text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
-    return [line for line in text.split("\n") if not line.startswith('  File "<frozen ')]
+    out, skipping = [], False
+    for line in text.split("\n"):
+        if line.startswith("  File "):  # a frame: the import system's and its hook's are not the user's code
+            skipping = line.startswith(('  File "<frozen ', f'  File "{_PACKAGES_FINDER}"'))
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return out
 
 
 def _send(kind, payload):
@@ -135,9 +150,11 @@ def _send(kind, payload):
 
 
 def _webgpu_counters():
+    """The device panel's counters; None until a cell has used the webgpu device (the kernel does not set the
+    device up itself: a cell that needs it does, so the kernel is ready as soon as Python is)."""
     try:
         from .. import webgpu
-        if not webgpu.is_available():
+        if not webgpu.is_initialized():
             return None
         s = webgpu.stats()
         return {"dispatches": s.get("dispatches", 0), "kernels_compiled": s.get("kernels_compiled", 0),
@@ -153,9 +170,22 @@ async def _run(code, ns):
     return value
 
 
+async def _load_imports(source):
+    """Load the Pyodide packages the cell imports (webtorch.browser.packages; none outside a page)."""
+    from ..browser import packages
+    if packages.current() is not None:
+        await packages.current().load_imports(source, progress=LoadingLine())
+
+
+def _flush_figures():
+    if "matplotlib.pyplot" in sys.modules:
+        from .matplotlib_backend import flush_figures
+        flush_figures()
+
+
 async def run_cell(source, count):
-    """Run one cell; sends "result" or "error" and then "stats" (device counters for the device panel).
-    Returns "ok" or "error"."""
+    """Run one cell, after loading the Pyodide packages it imports; sends "result" or "error" and then "stats"
+    (device counters for the device panel). Returns "ok" or "error"."""
     filename = f"<cell {count}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = _namespace()
@@ -163,6 +193,7 @@ async def run_cell(source, count):
     status = "ok"
     try:
         tree = _parse(source, filename)
+        await _load_imports(ast.unparse(tree))  # the cell as parsed (help lines answered, not imported)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         if tree.body:
@@ -179,6 +210,7 @@ async def run_cell(source, count):
                         "traceback": _trimmed_traceback(exc, "<cell ")})
     finally:
         try:
+            _flush_figures()
             _host.flush()
         except BaseException as exc:  # noqa: BLE001 -- a failing live output must not hide the cell's status
             _send("error", {"ename": type(exc).__name__, "evalue": str(exc), "traceback": [repr(exc)]})

@@ -37,6 +37,11 @@ def is_available():
     return _state["available"]
 
 
+def is_initialized():
+    """Whether the device's Backend exists (a tensor or a query has set it up)."""
+    return _state["backend"] is not None
+
+
 async def init_async():
     """Request the device without blocking (Pyodide entered synchronously); then ``is_available()`` answers."""
     if _state["backend"] is None and _state["available"] is None and sys.platform == "emscripten":
