@@ -7,8 +7,10 @@ from ..._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
 
 
 def wrap(h, like, shape, dtype=None):
-    """A Tensor around the fresh op result h of ``shape`` (a tuple or Size), on like's device; dtype: h's, when
-    the caller knows it."""
+    """A Tensor around the fresh op result h of ``shape`` (a tuple, Size or list), on like's device; dtype: h's,
+    when the caller knows it."""
+    if type(shape) is list:  # (fresh_geometry's cache takes hashable shapes)
+        shape = tuple(shape)
     return _wrap(h, like._be, like._device, fresh_geometry(shape), dtype=dtype)
 
 
