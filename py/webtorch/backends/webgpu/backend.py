@@ -13,7 +13,7 @@ from . import (conv_kernels, creation, device_checks, dtypes as T, elementwise_k
                random_kernels, randperm_kernels, reduce_kernels, scan_sort_kernels, softmax_norm_kernels, transfer,
                unfold_kernels, wgsl_int64, wgsl_ops)
 from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .recorder import Recorder
 
 
@@ -27,7 +27,7 @@ class WebGPUBackend(Backend):
         self._rec = rec = Recorder(runtime)
         # the device's services (webtorch.webgpu, tests): the recorder's own objects
         self.rt, self.pool, self.stats, self.checks = rec.rt, rec.pool, rec.stats, rec.checks
-        self.scheduler, self.graph = rec.scheduler, rec.graph
+        self.recorder, self.planner = rec, rec.planner
 
     # ---- device-level services (webtorch.webgpu) -----------------------------------------------------------
     def flush(self):

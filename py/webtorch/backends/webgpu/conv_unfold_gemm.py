@@ -16,7 +16,7 @@ store through the scheduler's epilogue fusion, as for Linear.
 from ... import _dtype as D
 from ..._geometry import numel
 from . import matmul_kernels, reduce_kernels, unfold_kernels
-from .graph import View, contiguous_strides
+from .handles import View, contiguous_strides
 
 
 def _matrix_view(h, shape):

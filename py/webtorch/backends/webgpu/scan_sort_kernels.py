@@ -13,7 +13,7 @@ from ... import _dtype as D
 from . import codegen, creation, dtypes as T, limits, wgsl_loader
 from .elementwise_kernels import cast, contiguous
 from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from .wgsl_ops import helper_sources

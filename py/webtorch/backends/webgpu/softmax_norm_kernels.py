@@ -17,7 +17,7 @@ from . import creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loa
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
-from .graph import View, contiguous_strides
+from .handles import View, contiguous_strides
 
 _SOURCES = {}
 

@@ -6,7 +6,7 @@ from ... import _dtype as D
 from ..._geometry import numel
 from ..window_geometry import out_size
 from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .kernel_launch import float_kernel, grid256, pack, source, spatial3
 
 _UNFOLD_CH = 32  # conv_unfold.wgsl's CH: kernel positions of one unfold column per invocation
