@@ -18,6 +18,7 @@ the result dtype (PyTorch promotion) and passes it; inputs may differ in dtype a
 """
 from .. import _dtype as D
 from .. import _geometry as G
+from .op_facts import VALUE_CHECKS
 
 
 
@@ -470,6 +471,13 @@ class Backend(HandleViews):
             hi, lo = (self.item(self.reduce(r, value, (), False, dt)) for r in ("amax", "amin"))
             raise IndexError(f"Target {hi if hi >= n else lo} is out of bounds.")
         return h
+
+    def require_all(self, h, op):
+        """Raise ``op``'s RuntimeError (op_facts.VALUE_CHECKS) unless every element of the bool handle h is True.
+        This default reads one bool back; a lazy backend checks on the device instead (the error raised at its
+        next read or synchronize: a training step keeps its one readback)."""
+        if 0 not in self.shape(h) and not self.item(self.reduce("all", h, (), False, D.bool_)):
+            raise RuntimeError(VALUE_CHECKS[op])
 
     def unique(self, h, sorted, return_inverse, return_counts, dim):
         """(sorted unique values, int64 inverse indices, int64 counts). dim None: over all elements (inverse

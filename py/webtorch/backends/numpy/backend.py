@@ -4,6 +4,8 @@ NumpyBackend lists every primitive of base.py: the handle metadata and views her
 to the plain function of the same name in its family module (creation, transfer, elementwise, reduction, linalg,
 indexing, convolution, optim, nn, scan_sort, rng). No primitive runs on another backend (``host_fallbacks`` is empty).
 """
+import functools
+
 import numpy as np
 
 from ..base import Backend
@@ -31,7 +33,10 @@ def _storage(h):
     return np.lib.stride_tricks.as_strided(root, (span,), (root.itemsize,))
 
 
-_ELEMENT_STRIDES = {}  # (byte strides, itemsize) -> strides in elements (geometry's hot path; bounded)
+@functools.lru_cache(maxsize=4096)  # geometry's hot path; bounded: dynamic shapes bring new strides without end
+def _element_strides(byte_strides, itemsize):
+    """NumPy's byte strides in elements (computed once per (strides, itemsize): a training step repeats them)."""
+    return tuple([s // itemsize for s in byte_strides])
 
 
 class NumpyBackend(Backend):
@@ -45,13 +50,7 @@ class NumpyBackend(Backend):
     def geometry(self, h):
         isz = h.itemsize
         off = 0 if h.base is None else (h.__array_interface__["data"][0] - self.storage_ptr(h)) // isz
-        key = (h.strides, isz)
-        strides = _ELEMENT_STRIDES.get(key)
-        if strides is None:
-            if len(_ELEMENT_STRIDES) > 4096:
-                _ELEMENT_STRIDES.clear()
-            strides = _ELEMENT_STRIDES[key] = tuple([s // isz for s in h.strides])
-        return h.shape, strides, off
+        return h.shape, _element_strides(h.strides, isz), off
 
     def dtype(self, h):
         return FROM_NP[h.dtype]

@@ -11,7 +11,7 @@ from ..base import Backend
 from . import (conv_kernels, creation, device_checks, dtypes as T, elementwise_kernels, embedding_kernels,
                index_kernels, kernel_launch, linalg_kernels, matmul_kernels, optim_kernels, pad_kernels, pool_kernels,
                random_kernels, randperm_kernels, reduce_kernels, scan_sort_kernels, softmax_norm_kernels, transfer,
-               unfold_kernels, wgsl_int64, wgsl_ops)
+               unfold_kernels, value_checks, wgsl_int64, wgsl_ops)
 from .fallback import host_fallback
 from .handles import View
 from .recorder import Recorder
@@ -154,6 +154,9 @@ class WebGPUBackend(Backend):
 
     def check_classes(self, h, n, ignore, op):
         return index_kernels.check_classes(self._rec, h, n, ignore, op)
+
+    def require_all(self, h, op):
+        value_checks.require_all(self._rec, h, op)
 
     # ---- convolution ---------------------------------------------------------------------------------------
     def conv(self, x, w, bias, stride, padding, dilation, groups):

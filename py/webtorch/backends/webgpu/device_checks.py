@@ -14,12 +14,14 @@ the op, and clears the word; the kernel meanwhile clamped the index (no access o
 a harmless value, so nothing else is corrupted.
 """
 from ..base import IndexOutOfRange
+from ..op_facts import VALUE_CHECKS
 
 # public op -> number in the code (append only: codes are in cached kernel sources)
 OPS = ("floor_divide", "remainder", "fmod", "index", "index_select", "gather", "scatter", "embedding",
-       "nll_loss", "index_put_", "embedding_backward", "max_unpool", "gather_plane", "multi_margin_loss")
+       "nll_loss", "index_put_", "embedding_backward", "max_unpool", "gather_plane", "multi_margin_loss",
+       "binary_cross_entropy", "normal", "histc")
 _OP_NO = {name: i + 1 for i, name in enumerate(OPS)}
-DIV_ZERO, INDEX = 1, 2
+DIV_ZERO, INDEX, VALUE = 1, 2, 3  # VALUE: an op's input check (value_checks.py), worded by op_facts.VALUE_CHECKS
 
 NBYTES = 16
 _active = [None]  # the ErrorWord of the device (one webgpu device per process)
@@ -82,6 +84,8 @@ def error(word, checked=True):
     where = f" ({op}, checked on the webgpu device)" if checked else ""
     if kind == DIV_ZERO:
         return RuntimeError("ZeroDivisionError" + where)
+    if kind == VALUE:
+        return RuntimeError(VALUE_CHECKS[op] + where)
     if op == "nll_loss":  # cross_entropy's too
         return IndexError(f"Target {value} is out of bounds." + where)
     if op == "multi_margin_loss":
