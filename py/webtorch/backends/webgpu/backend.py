@@ -1,7 +1,7 @@
-"""Device "webgpu": WebGPUBackend, every primitive of backends/base.py over the lazy graph.
+"""Device "webgpu": WebGPUBackend, every primitive of backends/base.py over the pending queue.
 
 The class body lists each primitive: a one-line delegation to the family module that implements it (plain
-functions of the device's Recorder, recorder.py: graph nodes, scheduler, buffer pool, stats), or, for the
+functions of the device's Recorder, recorder.py: pending queue, plan cache, planner, buffer pool, stats), or, for the
 names in ``host_fallbacks``, a call of the counted host fallback (fallback.py: the NumPy backend computes,
 named in ``webtorch.webgpu.stats()``). Every primitive records nodes and returns a View at once; reads
 (item/tolist/to_numpy/to_bytes) flush the queue.

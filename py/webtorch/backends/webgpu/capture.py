@@ -4,8 +4,8 @@
 Between begin and end ops record as usual, but the Recorder's sink keeps each flush's Schedule (planned, or bound
 from the plan cache) in a Capture instead of submitting it, with every Buffer it binds. The end turns them into one
 runtime program (runtime.py: pipelines and bind groups over those buffers, parameters uploaded once), a
-CapturedStep; ``replay`` submits it with one runtime call and no Python per op. The buffers stay allocated, at the same ids, while the
-CapturedStep lives: tensors created inside the capture (static outputs, gradients) keep their memory, and
+CapturedStep; ``replay`` submits it with one runtime call and no Python per op. The buffers stay allocated, at
+the same ids, while the CapturedStep lives: tensors created inside the capture (static outputs, gradients) keep their memory, and
 every replay writes the same places -- PyTorch's CUDA graph semantics.
 
 What a replay could not repeat is refused while capturing, naming the operation and the fix: every host round-trip

@@ -1,5 +1,5 @@
 """Elementwise primitives of the webgpu device: elementwise, copy_, contiguous, cast -- each one ew node of the
-lazy graph (Recorder.ew), fused by the scheduler into generated kernels (codegen.py)."""
+pending queue (Recorder.ew), fused by the planner into generated kernels (codegen.py)."""
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from . import codegen, dtypes as T, transfer

@@ -1,7 +1,7 @@
 """The plan cache: a repeating queue reuses the schedule the planner made for it the first time.
 
 A training step that repeats with the same shapes flushes the same queue every time: the same op sequence over
-the same geometry, its buffers in the same roles. ``flush_key`` describes a queue in one cheap pass (no fusion
+the same geometry, its buffers in the same roles. ``queue_key`` describes a queue in one cheap pass (no fusion
 analysis): per node its kind, index space, attributes and operands, with buffers numbered in order of first
 appearance, plus whether a tensor still holds each buffer (what fusion and dead-node dropping decide on) and the
 adapter features code generation follows. A flush whose key was seen before takes the Plan made then --

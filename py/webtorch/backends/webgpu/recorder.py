@@ -102,7 +102,8 @@ class Recorder:
 
     def flush_before_wait(self):
         """Submit the pending ops before the host waits for the device (``synchronize``, ``synchronize_async``)."""
-        self.host_exchange("waiting for the device (webtorch.webgpu.synchronize())", "synchronize after the capture ends")
+        self.host_exchange("waiting for the device (webtorch.webgpu.synchronize())",
+                           "synchronize after the capture ends")
         self.flush()
 
     def synchronize(self):
