@@ -169,6 +169,7 @@ class NumpyBackend(Backend):
     searchsorted = staticmethod(scan_sort.searchsorted)
     unique = staticmethod(scan_sort.unique)
     check_classes = Backend.check_classes  # base.py's check reads the values back: cheap on the host
+    require_all = Backend.require_all  # base.py's reads one bool back: cheap on the host
 
     # ---- dense linear algebra -----------------------------------------------------------------------------
     linalg_inv = staticmethod(linalg.linalg_inv)
