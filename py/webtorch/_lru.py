@@ -28,6 +28,6 @@ class LRU(OrderedDict):
     def put(self, key, value):
         """Store ``value`` under ``key``; returns ``value``."""
         self[key] = value
-        if len(self) > self.maxsize:
+        while len(self) > self.maxsize:
             self.popitem(last=False)
         return value

@@ -285,6 +285,27 @@ def test_repeating_flush_reuses_its_schedule_and_changes_invalidate(webgpu):
     assert (keep + 1).tolist() == [[3.0, -3.0], [7.0, 9.0]]
 
 
+def test_plan_cache_is_a_bounded_lru(webgpu, monkeypatch):
+    """One-off shapes age out of the plan cache; the queue that repeats between them keeps its plan."""
+    rep = _plan_cache()
+    monkeypatch.setattr(rep.plans, "maxsize", 3)
+    x = webtorch.tensor([1.0, -2.0, 3.0], device=webgpu)
+
+    def step():
+        return ((x * 2).relu() + 1).tolist()
+
+    gc.disable()  # which tensors are alive is part of a flush's key: no collection at random points here
+    try:
+        step()
+        for n in range(2, 8):  # new shapes, one after another, each between two repeats of the step
+            ((webtorch.ones(n, device=webgpu) * 3).relu() + 1).tolist()
+            hits = rep.hits
+            assert step() == [3.0, 1.0, 7.0] and rep.hits == hits + 1, n
+            assert len(rep.plans) <= 3
+    finally:
+        gc.enable()
+
+
 def test_optimizer_steps_reuse_their_schedule_with_new_bias_corrections(webgpu, monkeypatch):
     # the fused Adam kernel's parameters (bias corrections) change every step; the schedule around them does not
     rep = _plan_cache()
