@@ -10,6 +10,7 @@ from . import _dtype as D
 from . import _geometry as G
 from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
 from ._numpy_interop import require_numpy
+from ._print import tensor_repr
 from .autograd import graph as _graph
 from . import autograd as _autograd
 from .autograd.grad_mode import state as _grad_state
@@ -43,19 +44,6 @@ class Tensor:
     __hash__ = object.__hash__
     _inference = False  # set (in the instance dict) on tensors created inside inference_mode
     __array_priority__ = 1000
-
-    def __new__(cls, *args, device=None, dtype=None):
-        """``Tensor(data)`` copies data (float32 by default); ``Tensor(2, 3)`` is uninitialized."""
-        from .ops.creation import tensor, empty
-        if len(args) == 1 and not isinstance(args[0], int):
-            src = args[0]
-            t = tensor(src, dtype=src.dtype if isinstance(src, Tensor) else (dtype or D.float32), device=device)
-        else:
-            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            t = empty(*shape, dtype=dtype or D.float32, device=device)
-        if cls is Tensor:
-            return t
-        return _as_subclass(t, cls)
 
     # -- metadata ----------------------------------------------------------------------------------
     # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor, given with the
@@ -382,8 +370,9 @@ class Tensor:
         return complex(self.item())
 
     def __repr__(self, *, tensor_contents=None):
-        from ._print import tensor_repr
-        return tensor_repr(self, tensor_contents)
+        cls = type(self)
+        plain = cls is Tensor or (cls.__name__ == "Parameter" and cls.__module__.startswith("webtorch."))
+        return tensor_repr(self, tensor_contents, plain)
 
     def __str__(self):
         return self.__repr__()
@@ -392,12 +381,6 @@ class Tensor:
         if self.dim() == 0 and type(self) is Tensor:
             return format(self._be.item(self._data), spec)
         return object.__format__(self, spec)
-
-    def __reduce_ex__(self, proto):
-        from .ops.creation import _rebuild_tensor_from_bytes
-        return (_rebuild_tensor_from_bytes,
-                (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device),
-                 self.requires_grad))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -414,13 +397,6 @@ class Tensor:
         return new
 
     # -- device and dtype moves --------------------------------------------------------------------
-    def to(self, *args, **kwargs):
-        dev, dt, copy = _parse_to(self, *args, **kwargs)
-        if (dev is None or dev == self._device) and (dt is None or dt is self.dtype) and not copy:
-            return self
-        from .ops.convert import to_device_dtype
-        return to_device_dtype(self, dev, dt)
-
     def cpu(self, memory_format=None):
         return self.to("cpu")
 

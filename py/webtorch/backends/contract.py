@@ -265,6 +265,12 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
      'This default reads the offending value back; a lazy backend may check on the device instead (reported at '
      'its next read, the returned handle never indexing out of bounds meanwhile).'),
 
+    # ---- checks -------------------------------------------------------------------------------------------------------
+    ("checks", "require_all(h, op)",
+     'Raise ``op``\'s RuntimeError (op_facts.VALUE_CHECKS) unless every element of the bool handle h is True. An '
+     'eager backend checks at once; a lazy backend checks on the device (the error raised at its next read or '
+     'synchronize, even when nothing reads the checked result: a training step keeps its one readback).'),
+
     # ---- conv --------------------------------------------------------------------------------------------------------
     # Spatial primitives (conv, unfold, pool) take (N, C, *spatial) handles with 1, 2 or 3 spatial dims; ``kernel``,
     # ``stride``, ``padding`` (symmetric: that many zeros before and after) and ``dilation`` are tuples with one int

@@ -39,3 +39,13 @@ BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "log
 INT_DIVISIONS = frozenset(("floor_divide", "remainder", "fmod"))
 
 REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
+
+# ops whose input check runs through the ``require_all`` primitive (backends/base.py; webgpu checks on the device
+# and reports at the next read, backends/webgpu/device_checks.py): the RuntimeError PyTorch raises when it fails
+VALUE_CHECKS = {
+    "binary_cross_entropy": "all elements of input should be between 0 and 1 (apply sigmoid first, or use "
+                            "binary_cross_entropy_with_logits on the raw scores)",
+    "normal": "normal expects all elements of std >= 0.0",
+    "histc": "torch.histc: range of [min, max] is not finite (remove NaN and inf values from the input, or pass "
+             "finite min= and max=)",
+}

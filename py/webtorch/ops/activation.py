@@ -1,7 +1,7 @@
 """Activation functions (torch.nn.functional forms, plus torch./Tensor names where PyTorch has them).
 
 Each activation is a Node named like PyTorch's; forward and backward are composed of elementwise Tensor
-ops (so the webgpu scheduler fuses them, and double backward works). In-place forms compute out of
+ops (so the webgpu planner fuses them, and double backward works). In-place forms compute out of
 place and ``commit``; they keep a private copy of the input because commit overwrites it.
 """
 import math

@@ -3,7 +3,7 @@ import math
 
 from .. import _dtype as D
 from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
-from .._tensor import Tensor, _wrap, default_backend, fresh_geometry, handle_geometry
+from .._tensor import Tensor, _as_subclass, _wrap, default_backend, fresh_geometry, handle_geometry
 from ._core.dispatch import new_size_arg
 from ._core.inplace import not_implemented_for
 from ._core.out_arg import ANY, RESIZED, Rule, floating, takes_out
@@ -480,8 +480,7 @@ def check_std(std):
 def _normal_tensors(mean, std, *, generator=None):
     ref = mean if isinstance(mean, Tensor) else std
     if isinstance(std, Tensor):
-        if std.numel() and not bool((std >= 0).all()):  # PyTorch reads std's minimum too
-            raise RuntimeError("normal expects all elements of std >= 0.0")
+        std._be.require_all((std.detach() >= 0)._data, "normal")  # webgpu: checked on the device, no readback
     else:
         check_std(std)
     from ._core.dispatch import broadcast_shapes
@@ -511,6 +510,25 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
 
 
+def _tensor_new(cls, *args, device=None, dtype=None):
+    """``Tensor(data)`` copies data (float32 by default); ``Tensor(2, 3)`` is uninitialized."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        src = args[0]
+        t = tensor(src, dtype=src.dtype if isinstance(src, Tensor) else (dtype or D.float32), device=device)
+    else:
+        shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        t = empty(*shape, dtype=dtype or D.float32, device=device)
+    if cls is Tensor:
+        return t
+    return _as_subclass(t, cls)
+
+
+def _reduce_ex(self, proto):
+    """Pickling: the bytes, dtype, shape, device and requires_grad (``_rebuild_tensor_from_bytes`` restores)."""
+    return (_rebuild_tensor_from_bytes,
+            (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device), self.requires_grad))
+
+
 FUNCTIONS = {
     "tensor": tensor, "as_tensor": as_tensor, "asarray": asarray, "from_numpy": from_numpy,
     "frombuffer": frombuffer, "zeros": zeros, "ones": ones, "empty": empty, "full": full,
@@ -523,3 +541,4 @@ METHODS = {
     "new_zeros": _new_factory(zeros), "new_ones": _new_factory(ones), "new_empty": _new_factory(empty),
     "new_full": _new_full, "new_tensor": _new_tensor,
 }
+DUNDERS = {"__new__": _tensor_new, "__reduce_ex__": _reduce_ex}

@@ -163,11 +163,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 class BinaryCrossEntropyBackward0(Node):
     @staticmethod
     def forward(ctx, x, t, weight, reduction):
-        # PyTorch checks this on every device (CUDA with a device assert); until webgpu kernels report errors
-        # through the flush, the check reads one bool back rather than return a loss computed from NaNs
-        if x.numel() and _host_reduce((x < 0) | (x > 1) | x.isnan(), "any"):
-            raise RuntimeError("all elements of input should be between 0 and 1 (apply sigmoid first, or use "
-                               "binary_cross_entropy_with_logits on the raw scores)")
+        # PyTorch checks this on every device (CUDA with a device assert); webgpu checks on the device too and
+        # raises at the next read (NaN fails the check as in PyTorch)
+        x._be.require_all(((x >= 0) & (x <= 1))._data, "binary_cross_entropy")
         # PyTorch clamps the logs at -100 so that a confident wrong answer costs 100, not inf
         loss = -(t * x.log().clamp_min(-100.0) + (1 - t) * (1 - x).log().clamp_min(-100.0))
         if weight is not None:

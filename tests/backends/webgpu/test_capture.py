@@ -1,5 +1,5 @@
 """Step capture and replay on webgpu (webtorch.webgpu.Graph / graph, backends/webgpu/capture.py) and the reuse of a
-repeating flush's schedule (backends/webgpu/replay.py): replay equals eager equals PyTorch, what a replay could not
+repeating flush's schedule (backends/webgpu/plan_cache.py): replay equals eager equals PyTorch, what a replay could not
 repeat raises inside a capture, a changed queue is scheduled afresh, capturable Adam/AdamW as PyTorch's."""
 import gc
 import runpy
@@ -10,7 +10,7 @@ import torch
 
 import webtorch
 from webtorch.backends.webgpu import get_backend
-from webtorch.backends.webgpu.replay import _compare
+from webtorch.backends.webgpu.plan_cache import _compare
 
 STEPS = 4  # steps compared: eager STEPS steps == one warm-up step + a capture replayed STEPS - 1 times
 
@@ -262,12 +262,12 @@ def test_capturable_adam_matches_torch(webgpu):
             assert ow.state_dict()["param_groups"][0]["capturable"] is True
 
 
-def _replayer():
-    return get_backend().scheduler.replay
+def _plan_cache():
+    return get_backend().recorder.plans
 
 
 def test_repeating_flush_reuses_its_schedule_and_changes_invalidate(webgpu):
-    rep = _replayer()
+    rep = _plan_cache()
 
     def run(x, c):
         return ((x * c).relu() + x.sum()).tolist()
@@ -285,9 +285,30 @@ def test_repeating_flush_reuses_its_schedule_and_changes_invalidate(webgpu):
     assert (keep + 1).tolist() == [[3.0, -3.0], [7.0, 9.0]]
 
 
+def test_plan_cache_is_a_bounded_lru(webgpu, monkeypatch):
+    """One-off shapes age out of the plan cache; the queue that repeats between them keeps its plan."""
+    rep = _plan_cache()
+    monkeypatch.setattr(rep.plans, "maxsize", 3)
+    x = webtorch.tensor([1.0, -2.0, 3.0], device=webgpu)
+
+    def step():
+        return ((x * 2).relu() + 1).tolist()
+
+    gc.disable()  # which tensors are alive is part of a flush's key: no collection at random points here
+    try:
+        step()
+        for n in range(2, 8):  # new shapes, one after another, each between two repeats of the step
+            ((webtorch.ones(n, device=webgpu) * 3).relu() + 1).tolist()
+            hits = rep.hits
+            assert step() == [3.0, 1.0, 7.0] and rep.hits == hits + 1, n
+            assert len(rep.plans) <= 3
+    finally:
+        gc.enable()
+
+
 def test_optimizer_steps_reuse_their_schedule_with_new_bias_corrections(webgpu, monkeypatch):
     # the fused Adam kernel's parameters (bias corrections) change every step; the schedule around them does not
-    rep = _replayer()
+    rep = _plan_cache()
     monkeypatch.setattr(rep, "check", True)  # and each reuse is compared with a fresh schedule
     w = webtorch.tensor([0.5, -1.0, 2.0], device=webgpu, requires_grad=True)
     wt = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
@@ -308,7 +329,7 @@ def test_optimizer_steps_reuse_their_schedule_with_new_bias_corrections(webgpu, 
 
 
 def test_check_mode_compares_reused_schedules(webgpu, monkeypatch):
-    rep = _replayer()
+    rep = _plan_cache()
     monkeypatch.setattr(rep, "check", True)
     init = _initial("gpt")
     model, opt = _setup(webtorch, "gpt", webgpu, init)

@@ -191,7 +191,7 @@ def test_large_dispatch_uses_2d_grid():
 def test_fused_producer_read_through_different_views_is_not_a_cache_hit():
     # The generated-kernel cache once keyed an inlined producer by its own signature only, not by how its
     # consumer views it: ``z + p.t()`` then reused the kernel of ``z + p`` (TransformerEncoderLayer with
-    # batch_first=True went wrong this way when one lazy graph held both).
+    # batch_first=True went wrong this way when one pending queue held both).
     rng = np.random.default_rng(3)
     a, b, z = (rng.standard_normal((5, 5), np.float32) for _ in range(3))
     ta, tb, tz = (webtorch.tensor(v, device="webgpu") for v in (a, b, z))

@@ -117,3 +117,86 @@ def test_cross_entropy_targets_are_checked_on_the_device():
     assert F.cross_entropy(x, ignored).item() == pytest.approx(want.item(), rel=1e-5)
     with pytest.raises(RuntimeError, match="target out of range"):
         F.multi_margin_loss(x, bad).item()
+
+
+# input checks of binary_cross_entropy, normal with a tensor std and histc's data range (op_facts.VALUE_CHECKS):
+# checked on the device, raised by the next read with PyTorch's error, no readback at the call
+_VALUE_CHECKS = [
+    ("binary_cross_entropy", lambda m, d: m.nn.functional.binary_cross_entropy(
+        m.tensor([0.5, 1.5], device=d), m.tensor([1.0, 0.0], device=d)), "all elements of input should be between 0 and 1"),
+    ("binary_cross_entropy", lambda m, d: m.nn.functional.binary_cross_entropy(
+        m.tensor([0.5, math.nan], device=d), m.tensor([1.0, 0.0], device=d)), "all elements of input should be between"),
+    ("normal", lambda m, d: m.normal(m.zeros(3, device=d), m.tensor([1.0, -1.0, 2.0], device=d)),
+     "normal expects all elements of std >= 0.0"),
+    ("normal", lambda m, d: m.normal(m.zeros(2, device=d), m.tensor([1.0, math.nan], device=d)),
+     "normal expects all elements of std >= 0.0"),
+    ("histc", lambda m, d: m.histc(m.tensor([1.0, math.nan], device=d)), r"torch.histc: range of \[.*\] is not finite"),
+    ("histc", lambda m, d: m.histc(m.tensor([1.0, math.inf], device=d), bins=3), r"torch.histc: range of .* not finite"),
+]
+
+
+@pytest.mark.parametrize("op,make,match", _VALUE_CHECKS)
+def test_input_checks_are_raised_by_the_next_read_with_pytorchs_error(op, make, match):
+    with pytest.raises(RuntimeError, match=match):
+        make(torch, "cpu")  # the oracle raises this
+    with pytest.raises(RuntimeError, match=match):
+        make(webtorch, "cpu")
+    webtorch.webgpu.synchronize()
+    before = _stats()["readbacks"]
+    y = make(webtorch, "webgpu")  # recorded: no readback to check the values
+    assert _stats()["readbacks"] == before
+    with pytest.raises(RuntimeError, match=match) as info:
+        y.tolist()
+    assert f"({op}, checked on the webgpu device)" in str(info.value)
+    assert webtorch.arange(3.0, device="webgpu").tolist() == [0.0, 1.0, 2.0]  # the word was cleared
+
+
+@pytest.mark.parametrize("op,make,match", _VALUE_CHECKS[::2])
+def test_a_checked_result_never_used_still_reports_at_synchronize(op, make, match):
+    webtorch.webgpu.synchronize()
+    make(webtorch, "webgpu")  # the result is dropped at once: its check must not be
+    with pytest.raises(RuntimeError, match=match):
+        webtorch.webgpu.synchronize()
+    webtorch.webgpu.synchronize()  # reported once
+
+
+def test_an_unused_integer_division_by_zero_reports_at_synchronize():
+    a, z = webtorch.tensor([4, 5], device="webgpu"), _device_indices([2, 0])
+    webtorch.webgpu.synchronize()
+    a // z  # never read
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        webtorch.webgpu.synchronize()
+
+
+def test_valid_inputs_pass_and_match_pytorch():
+    for m, d in ((torch, "cpu"), (webtorch, "webgpu")):
+        x, t = m.tensor([0.25, 0.0, 1.0], device=d), m.tensor([1.0, 0.0, 1.0], device=d)
+        bce = m.nn.functional.binary_cross_entropy(x, t).item()
+        hist = m.histc(m.tensor([1.0, 2.0, 2.0, 3.0], device=d), bins=4).tolist()
+        n = m.normal(m.tensor([1.0, 2.0], device=d), m.tensor([0.0, 0.0], device=d)).tolist()
+        assert (bce, hist, n) == (pytest.approx(0.46209812), [1.0, 0.0, 2.0, 1.0], [1.0, 2.0])
+
+
+def test_a_bce_training_step_reads_back_once():
+    """The loss read is the step's only readback: the input range check rides along with it."""
+    torch_w = torch.tensor([[0.3, -0.2], [0.1, 0.4]], requires_grad=True)
+    w = webtorch.tensor(torch_w.tolist(), device="webgpu", requires_grad=True)
+    x = webtorch.tensor([[1.0, 2.0], [-1.0, 0.5], [0.5, 0.5]], device="webgpu")
+    y = webtorch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], device="webgpu")
+    opt = webtorch.optim.SGD([w], lr=0.1)
+    torch_opt = torch.optim.SGD([torch_w], lr=0.1)
+    for step in range(3):
+        webtorch.webgpu.synchronize()
+        before = _stats()["readbacks"]
+        opt.zero_grad()
+        loss = F.binary_cross_entropy(webtorch.sigmoid(x @ w), y)
+        loss.backward()
+        opt.step()
+        value = loss.item()
+        assert _stats()["readbacks"] == before + 1, step
+        torch_opt.zero_grad()
+        torch_loss = torch.nn.functional.binary_cross_entropy(torch.sigmoid(torch.tensor(x.tolist()) @ torch_w),
+                                                              torch.tensor(y.tolist()))
+        torch_loss.backward()
+        torch_opt.step()
+        assert value == pytest.approx(torch_loss.item(), rel=1e-5)

@@ -1,6 +1,6 @@
 """Randomized differential test of the webgpu device against the cpu device.
 
-Each case builds one random lazy graph -- elementwise ops with broadcasting, views (transpose, permute,
+Each case records one random pending queue -- elementwise ops with broadcasting, views (transpose, permute,
 slicing, expand, unsqueeze), matmul, reductions, softmax / layer_norm and in-place ops, also through
 views -- runs it on both devices with the same inputs and reads nothing back until the end, so the whole
 graph is one flush: fusion, dropping of dead nodes, buffer reuse and the generated-kernel cache all get
@@ -69,7 +69,7 @@ class Program:
 
     def operand(self):
         """A pool tensor, or (half the time) a temporary computed from one and seen through a view, which the
-        scheduler inlines into the op reading it."""
+        planner inlines into the op reading it."""
         t = self.pick()
         if self.rng.random() < 0.5:
             return t

@@ -73,7 +73,7 @@ def _mlp():
 @pytest.mark.parametrize("cpu", [False, True])
 def test_optimizer_step_is_a_bounded_number_of_dispatches(make_opt, per_tensor, cpu):
     with adapter_kind(cpu):
-        _bounded_dispatches(make_opt, per_tensor, 1 if cpu else min(16, wg.get_backend().scheduler.max_buffers //
+        _bounded_dispatches(make_opt, per_tensor, 1 if cpu else min(16, wg.get_backend().planner.max_buffers //
                                                                     per_tensor))
 
 

@@ -97,18 +97,18 @@ def test_generated_reductions_every_way(subgroups, cpu):
 def test_subgroup_variant_is_what_runs():
     compiled = []
     be = _be()
-    orig = be.scheduler.pipeline
+    orig = be.planner.pipeline
 
     def spy(name, source):
         compiled.append(source)
         return orig(name, source)
-    be.scheduler.pipeline = spy
+    be.planner.pipeline = spy
     try:
         with adapter_kind(False), subgroup_reduce.forced(be, True):
             x = webtorch.randn(3, 1000, device=DEV)
             x.softmax(1).sum(1).cpu()
     finally:
-        del be.scheduler.pipeline
+        del be.planner.pipeline
     assert sum("subgroupAdd" in s for s in compiled) == 2  # the softmax kernel and the generated row sum
 
 

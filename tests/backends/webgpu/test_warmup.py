@@ -15,7 +15,7 @@ def test_warmup_kernels_are_what_the_backend_compiles_for_an_mlp_step():
     gemm = "matmul_register" if be.rt.cpu_adapter else "matmul_tiled"
     assert {gemm, "softmax_forward", "softmax_backward", "optim_adam_update"} <= names
     warmup._mlp_step()  # the same step on this process's real device
-    compiled = set(be.scheduler.pipelines)
+    compiled = set(be.planner.pipelines)
     missing = [name for name, src in pairs if src not in compiled]
     assert not missing, f"warm-up kernels the backend does not compile (sources differ): {missing}"
 

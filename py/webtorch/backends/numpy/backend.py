@@ -4,6 +4,8 @@ NumpyBackend is built from backends/contract.py (base.py): ``families`` names th
 implements each family; the handle metadata and ``as_strided`` are defined here. Context-free: the functions are
 the class's static methods. No primitive runs on another backend.
 """
+import functools
+
 import numpy as np
 
 from ..base import Backend
@@ -30,7 +32,10 @@ def _storage(h):
     return np.lib.stride_tricks.as_strided(root, (span,), (root.itemsize,))
 
 
-_ELEMENT_STRIDES = {}  # (byte strides, itemsize) -> strides in elements (geometry's hot path; bounded)
+@functools.lru_cache(maxsize=4096)  # geometry's hot path; bounded: dynamic shapes bring new strides without end
+def _element_strides(byte_strides, itemsize):
+    """NumPy's byte strides in elements (computed once per (strides, itemsize): a training step repeats them)."""
+    return tuple([s // itemsize for s in byte_strides])
 
 
 class NumpyBackend(Backend):
@@ -38,19 +43,13 @@ class NumpyBackend(Backend):
     families = {"creation": creation, "transfer": transfer, "elementwise": elementwise, "reduce": reduction,
                 "matmul": linalg, "random": rng, "randperm": rng, "indexing": indexing, "conv": convolution,
                 "unfold": convolution, "pool": convolution, "pad": convolution, "embedding": convolution,
-                "optim": optim, "norm": nn, "scan_sort": scan_sort, "linalg": linalg}
+                "optim": optim, "norm": nn, "scan_sort": scan_sort, "linalg": linalg, "checks": reduction}
 
     # ---- the handle family: metadata and the view primitive ------------------------------------------------------
     def geometry(self, h):
         isz = h.itemsize
         off = 0 if h.base is None else (h.__array_interface__["data"][0] - self.storage_ptr(h)) // isz
-        key = (h.strides, isz)
-        strides = _ELEMENT_STRIDES.get(key)
-        if strides is None:
-            if len(_ELEMENT_STRIDES) > 4096:
-                _ELEMENT_STRIDES.clear()
-            strides = _ELEMENT_STRIDES[key] = tuple([s // isz for s in h.strides])
-        return h.shape, strides, off
+        return h.shape, _element_strides(h.strides, isz), off
 
     def dtype(self, h):
         return FROM_NP[h.dtype]

@@ -1,7 +1,8 @@
-"""NumPy implementations of the reduce and arg_reduce primitives of backends/contract.py."""
+"""NumPy implementations of the reduce, arg_reduce and require_all primitives of backends/contract.py."""
 import numpy as np
 
 from ... import _dtype as D
+from ..op_facts import VALUE_CHECKS
 from .arrays import TO_NP, as_ndarray, c_order, npdtype
 
 _F16 = TO_NP[D.float16]
@@ -49,3 +50,8 @@ def arg_reduce(op, h, dim, keepdim):
         r = as_ndarray(fn(h))
         return r.reshape((1,) * h.ndim) if keepdim else r.astype(np.int64)
     return c_order(as_ndarray(fn(h, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False))
+
+
+def require_all(h, op):
+    if h.size and not h.all():
+        raise RuntimeError(VALUE_CHECKS[op])

@@ -1,4 +1,4 @@
-"""Device "webgpu": lazy graph -> fused WGSL kernels -> one batched submit per flush.
+"""Device "webgpu": pending queue -> fused WGSL kernels -> one batched submit per flush.
 
 ``get_backend()`` returns the device's Backend (created on first use); ``is_available()`` tells
 whether a WebGPU adapter exists (wgpu-py natively; the browser's navigator.gpu in Pyodide).

@@ -1,7 +1,7 @@
-"""Device "webgpu": WebGPUBackend, built from backends/contract.py (base.py) over the lazy graph.
+"""Device "webgpu": WebGPUBackend, built from backends/contract.py (base.py) over the pending queue.
 
 ``families`` names the module implementing each family of primitives: plain functions of the device's Recorder
-(recorder.py: graph nodes, scheduler, buffer pool, stats), bound to this device's Recorder at construction.
+(recorder.py: pending queue, plan cache, planner, buffer pool, stats), bound to this device's Recorder at construction.
 host_rules.py says which calls run on the host instead (the counted host fallback, fallback.py: the NumPy backend
 computes, named in ``webtorch.webgpu.stats()``). Every primitive records nodes and returns a View at once; reads
 (item/tolist/to_numpy/to_bytes) flush the queue.
@@ -11,9 +11,9 @@ from ..base import Backend
 from . import (conv_kernels, creation, device_checks, elementwise_kernels, embedding_kernels,
                host_rules, index_kernels, kernel_launch, linalg_kernels, matmul_kernels, optim_kernels, pad_kernels,
                pool_kernels, random_kernels, randperm_kernels, reduce_kernels, scan_sort_kernels, softmax_norm_kernels,
-               transfer, unfold_kernels, wgsl_int64, wgsl_ops)
+               transfer, unfold_kernels, value_checks, wgsl_int64, wgsl_ops)
 from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .recorder import Recorder
 
 
@@ -24,7 +24,7 @@ class WebGPUBackend(Backend):
                 "randperm": randperm_kernels, "indexing": index_kernels, "conv": conv_kernels,
                 "unfold": unfold_kernels, "pool": pool_kernels, "pad": pad_kernels, "embedding": embedding_kernels,
                 "optim": optim_kernels, "norm": softmax_norm_kernels, "scan_sort": scan_sort_kernels,
-                "linalg": linalg_kernels}
+                "linalg": linalg_kernels, "checks": value_checks}
     context = "rec"
     host_fallbacks = host_rules.HOST_FALLBACKS
     host_when = host_rules.HOST_WHEN
@@ -35,7 +35,7 @@ class WebGPUBackend(Backend):
         self.bind(rec)
         # the device's services (webtorch.webgpu, tests): the recorder's own objects
         self.rt, self.pool, self.stats, self.checks = rec.rt, rec.pool, rec.stats, rec.checks
-        self.scheduler, self.graph = rec.scheduler, rec.graph
+        self.recorder, self.planner = rec, rec.planner
 
     # ---- device-level services (webtorch.webgpu) -----------------------------------------------------------
     def flush(self):

@@ -6,9 +6,9 @@ the primitive wrote in place (in-place primitives, optimizer updates) is written
 Every call is counted in ``webtorch.webgpu.stats()["host_fallbacks"]`` and named in
 ``stats()["host_fallback_ops"]`` -- a fallback is never silent.
 """
-from . import capture, transfer
+from . import transfer
 from .elementwise_kernels import copy_
-from .graph import View
+from .handles import View
 
 
 def count_fallback(rec, name):
@@ -19,9 +19,8 @@ def count_fallback(rec, name):
 def host_fallback(rec, name, *args, **kwargs):
     """NumpyBackend.<name>(*args, **kwargs) with every View among them (nested in lists too) read back, and every
     array it returns uploaded (an input array it returns: that input's View)."""
-    if capture.is_capturing(rec):
-        capture.refuse(f"'{name}', which runs on the host on this device (no WGSL kernel yet)",
-                       "compute it outside the capture, or on device 'cpu'")
+    rec.host_exchange(f"'{name}', which runs on the host on this device (no WGSL kernel yet)",
+                      "compute it outside the capture, or on device 'cpu'")
     try:
         from ..numpy import get_backend as numpy_backend
     except ImportError:

@@ -10,7 +10,7 @@ import math
 
 from ... import _dtype as D
 from ..._geometry import numel
-from .graph import View
+from .handles import View
 from .index_kernels import advanced_rank, native_index
 from .kernel_launch import MAX_RANK
 from .pad_kernels import MAX_RANK as PAD_MAX_RANK

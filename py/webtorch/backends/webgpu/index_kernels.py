@@ -21,7 +21,7 @@ from . import (codegen, creation, device_checks, dtypes as T, reduce_kernels, sc
                transfer, views)
 from .elementwise_kernels import EXPANDED_WRITE, cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from ..._geometry import expand_strides as broadcast_strides

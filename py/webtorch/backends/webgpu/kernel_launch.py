@@ -5,7 +5,7 @@ import struct
 from ... import _dtype as D
 from . import codegen, wgsl_loader
 from .elementwise_kernels import cast, contiguous
-from .graph import View
+from .handles import View
 
 
 _sources = {}

@@ -2,7 +2,7 @@
 
 * ``workgroups()``: maxComputeWorkgroupsPerDimension (65,535 on every adapter today). A launch whose
   workgroup count passes it in some dimension is split (a 2-D grid, or several dispatches with offsets);
-  the scheduler refuses, naming the kernel and the limit, any dispatch that still passes it.
+  the pending queue refuses, naming the kernel and the limit, any dispatch that still passes it.
 * ``loop_trips()``: how many loop iterations one invocation may run in total. Mesa's llvmpipe (lavapipe,
   the CPU adapter of CPython tests) ends every loop of an invocation once 65,535 iterations have run in
   all (gallivm's loop limiter) -- silently, so a 70,000-long dot product returned 65535.0. Kernels whose

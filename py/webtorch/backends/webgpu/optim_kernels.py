@@ -67,7 +67,7 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
     has = tuple(s is not None for s in states) + (step_views is not None,)
     per = 2 + sum(has)
     # a CPU adapter runs every slot's body in every invocation (SwiftShader: 2 slots, 2x the time): one there
-    nslot = 1 if rec.rt.cpu_adapter else max(1, min(MAX_SLOTS, rec.scheduler.max_buffers // per))
+    nslot = 1 if rec.rt.cpu_adapter else max(1, min(MAX_SLOTS, rec.planner.max_buffers // per))
     head = struct.pack("<8I", *(_f32_bits(x) for x in (tuple(scalars) + (0.0,) * 8)[:8]))
     back = []  # (view, contiguous working copy) for written views that are not contiguous
 
@@ -137,7 +137,7 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
 def count_steps(rec, steps):
     """Add 1 to each float32 step tensor ``steps`` (Views) on the device: ceil(n / slots) dispatches of
     webgpu-shaders/optim_step_count.wgsl, no two steps of a dispatch in one buffer."""
-    nslot = max(1, min(MAX_SLOTS, rec.scheduler.max_buffers))
+    nslot = max(1, min(MAX_SLOTS, rec.planner.max_buffers))
     batches = []
     for v in steps:
         if not batches or len(batches[-1]) == nslot or any(u.st.buf is v.st.buf for u in batches[-1]):

@@ -12,7 +12,7 @@ import struct
 from ... import _dtype as D
 from . import codegen, creation, dtypes as T, random_kernels
 from .elementwise_kernels import cast
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import source
 

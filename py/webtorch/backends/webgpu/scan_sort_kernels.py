@@ -12,7 +12,7 @@ import struct
 from ... import _dtype as D
 from . import codegen, creation, dtypes as T, limits, wgsl_loader
 from .elementwise_kernels import cast, contiguous
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from .wgsl_ops import helper_sources

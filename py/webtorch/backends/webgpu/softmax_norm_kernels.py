@@ -4,7 +4,7 @@ One row (the softmax dim, or the flattened normalized dims) is reduced by RT coo
 a workgroup (webgpu-shaders/softmax_*.wgsl, layernorm_*.wgsl): short rows get few invocations each (many
 rows per workgroup), long rows a whole workgroup. Everything is recorded lazily like any other kernel.
 The weight and bias gradients of layer_norm are column sums: recorded as elementwise nodes feeding a
-reduction, which the scheduler fuses into one kernel each. batch_norm reduces per channel (one workgroup per
+reduction, which the planner fuses into one kernel each. batch_norm reduces per channel (one workgroup per
 channel over N and the spatial dims): statistics, running-stat updates and the output in one kernel; the
 backward's three gradients in one more. With the adapter's subgroups every reduction helper is swapped for its
 subgroup version (subgroup_reduce.py).
@@ -16,7 +16,7 @@ from ..._geometry import numel
 from . import creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
-from .graph import View, contiguous_strides
+from .handles import View, contiguous_strides
 
 _SOURCES = {}
 

@@ -5,7 +5,7 @@ conv_unfold_gemm.py builds the convolutions of a CPU adapter on them, conv_kerne
 from ... import _dtype as D
 from ..._geometry import numel
 from ..window_geometry import out_size
-from .graph import View
+from .handles import View
 from .kernel_launch import float_kernel, grid256, pack, source, spatial3
 
 _UNFOLD_CH = 32  # conv_unfold.wgsl's CH: kernel positions of one unfold column per invocation

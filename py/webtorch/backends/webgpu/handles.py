@@ -1,25 +1,18 @@
-"""The lazy graph: handles (lazy buffer views), storages, recorded nodes, and the pending queue.
-
-An op on webgpu tensors records a DeviceOp in program order and returns at once; nothing runs until a
-value is needed (read, ``webtorch.webgpu.synchronize()``) or the queue reaches MAX_PENDING nodes.
-Then the scheduler turns the whole queue into one Batch (fusing what it can) and the runtime runs it
-with one submit. Because the queue keeps program order, in-place writes through views need no
-special casing: every read sees exactly the writes recorded before it.
+"""What the webgpu device records with: handles (Views of Storages), device Buffers, operands (Src) and the
+recorded ops (DeviceOp) the pending queue (pending.py) holds until a flush.
 
 Ownership: a View (what Tensor._data holds) references a Storage; every view of one storage shares
-it. The Storage owns a Buffer (device memory, allocated by the scheduler when first written) and the
+it. The Storage owns a Buffer (device memory, allocated by the planner when first written) and the
 pending nodes reference Buffers directly. So "the Storage is gone" means no Python tensor can ever
-read this memory again: the scheduler uses that to fuse an intermediate away (never allocating it),
+read this memory again: the planner uses that to fuse an intermediate away (never allocating it),
 and the Buffer returns to the pool as soon as neither a tensor nor a pending node references it.
 """
 import itertools
 import weakref
 
 from ..._geometry import contiguous_strides, numel
-from . import dtypes as T, limits
-from .runtime import OutOfMemoryError
+from . import dtypes as T
 
-MAX_PENDING = 2048
 _keys = itertools.count(1)
 _ITEMSIZE = T.DEVICE_ITEMSIZE
 _new_buffer = object.__new__
@@ -27,7 +20,7 @@ _ref = weakref.ref
 
 
 class Buffer:
-    """Device memory of one storage; ``id`` stays None until the scheduler first needs it. ``bounds``:
+    """Device memory of one storage; ``id`` stays None until the planner first needs it. ``bounds``:
     (min, max) of an integer buffer's values when the host knows them (set at upload or by a kernel that
     writes indices in a known range; any recorded write clears it), so index checks need no readback."""
     __slots__ = ("nbytes", "id", "cls", "owner", "pool", "bounds", "__weakref__")
@@ -123,7 +116,7 @@ class DeviceOp:
     """A recorded op. ``kind``: "ew" (elementwise), "reduce", "argreduce", "matmul", "kernel" (a template
     kernel with ready parameters). ``out`` is a Src naming the written buffer and geometry; ``shape``
     the index space; ``srcs`` the operands; ``attrs`` the kind's own fields (a "kernel" node that writes
-    more buffers than ``out`` lists them in ``attrs["writes"]``, so the scheduler orders and keeps it)."""
+    more buffers than ``out`` lists them in ``attrs["writes"]``, so the planner orders and keeps it)."""
     __slots__ = ("kind", "shape", "out", "srcs", "attrs")
 
     def __init__(self, kind, shape, out, srcs, attrs):
@@ -132,40 +125,3 @@ class DeviceOp:
         self.out = out
         self.srcs = srcs
         self.attrs = attrs
-
-
-def check_groups(name, groups):
-    """Refuse a dispatch past maxComputeWorkgroupsPerDimension (WebGPU would reject it and leave its output
-    unwritten): every launch is split below it, so this names a kernel that forgot to."""
-    w = limits.workgroups()
-    if max(groups) > w:
-        raise OutOfMemoryError(f"kernel {name}: a dispatch of {tuple(groups)} workgroups exceeds this adapter's "
-                               f"maxComputeWorkgroupsPerDimension ({w}); split the tensor into smaller ones")
-
-
-class Graph:
-    """The pending queue of one device; ``flush`` schedules and runs it."""
-
-    def __init__(self, scheduler):
-        self.nodes = []
-        self.scheduler = scheduler
-
-    def record(self, node):
-        if node.kind == "kernel":
-            check_groups(node.attrs["name"], node.attrs["groups"])
-        node.out.buf.bounds = None
-        writes = node.attrs.get("writes")
-        if writes:
-            for buf in writes:
-                buf.bounds = None
-        nodes = self.nodes
-        nodes.append(node)
-        if len(nodes) >= MAX_PENDING:
-            self.flush()
-            self.scheduler.rt.submit()  # no read follows this flush: start the device on it now
-
-    def flush(self):
-        if not self.nodes:
-            return
-        nodes, self.nodes = self.nodes, []
-        self.scheduler.run(nodes)

@@ -1,4 +1,8 @@
-"""Scheduler: pending nodes -> fused kernels -> one Batch -> one submit.
+"""The planner: a pending queue -> fused, generated kernels -> one Schedule (a Batch, not yet submitted).
+
+``Planner.plan`` is pure in the sense of the flush: it reads the queue, generates and compiles kernels and
+allocates the buffers they bind, and returns what to run; it submits nothing and arms nothing (the Recorder's
+sink does both). The plan cache (plan_cache.py) calls it on a queue it has not seen.
 
 Fusion rule: an elementwise node A is inlined into the node B that reads its output when
   * A created its output storage (whole, contiguous) and no tensor references that storage any more,
@@ -10,56 +14,55 @@ Fusion rule: an elementwise node A is inlined into the node B that reads its out
     (``x.add_(1)`` fuses; ``x[1:] += x[:-1]`` keeps its temporary), and
   * the fused kernel stays within maxStorageBuffersPerShaderStage.
 B is an elementwise node (the chain becomes one kernel) or a reduction (the producer becomes its load).
-Nodes whose output no tensor and no later node can read are dropped.
+Nodes whose output no tensor and no later node can read are dropped -- except a checking kernel (one that binds
+the error word, device_checks.py): its check must still report at the next read or synchronize.
 """
 import bisect
 
+from ..._lru import LRU
+from ..op_facts import INT_DIVISIONS
 from . import codegen, epilogue, limits
-from .graph import contiguous_strides
-from .replay import args_key
+from .handles import contiguous_strides
 from .runtime import Batch, OutOfMemoryError
 
-
-GENERATED_MAX = 4096  # generated kernels remembered (with their parameters) across flushes
-
-
-class Stats:
-    """Counters behind ``webtorch.webgpu.stats()``."""
-
-    def __init__(self):
-        self.reset()
-
-    def reset(self):
-        self.dispatches = 0
-        self.submits = 0
-        self.flushes = 0
-        self.readbacks = 0
-        self.host_fallbacks = 0
-        self.fallback_ops = {}
-        self.kernels_compiled = 0
-        self.codegen_misses = 0
-        self.nodes_fused = 0
-        self.nodes_dropped = 0
-        self.flush_reuses = 0  # flushes that reused a remembered schedule (replay.py)
-
-    def as_dict(self):
-        return {"dispatches": self.dispatches, "submits": self.submits, "flushes": self.flushes,
-                "readbacks": self.readbacks,
-                "host_fallbacks": self.host_fallbacks, "host_fallback_ops": dict(self.fallback_ops),
-                "kernels_compiled": self.kernels_compiled, "codegen_misses": self.codegen_misses,
-                "nodes_fused": self.nodes_fused, "nodes_dropped": self.nodes_dropped, "flush_reuses": self.flush_reuses}
+GENERATED_MAX = 4096  # generated kernels remembered (with their parameters): a model's distinct fused trees
 
 
-class Scheduler:
-    def __init__(self, runtime, stats, checks):
+def args_key(args):
+    """Hashable form of an elementwise node's ``args``: constants by type and exact value (0.0 == -0.0 and
+    1 == 1.0 == True as dict keys; NaN != NaN)."""
+    return tuple((a[0], type(a[1]), a[1].hex() if type(a[1]) is float else a[1]) if type(a) is tuple else a
+                 for a in args)
+
+
+class Schedule:
+    """What a flush runs: ``batch`` (runtime.Batch), ``keep`` (the Buffers each dispatch binds: they must outlive
+    the submit), ``origin`` (per dispatch, the position of the template-kernel node it runs, else -1; None for a
+    schedule bound from a plan), ``arms`` (a dispatch binds the error word) and ``error`` (an OutOfMemoryError met
+    at op ``error``'s position: ``batch`` holds the ops before it, which run; the sink raises it after)."""
+    __slots__ = ("batch", "keep", "origin", "arms", "error")
+
+    def __init__(self, batch, keep, origin, arms, error=None):
+        self.batch = batch
+        self.keep = keep
+        self.origin = origin
+        self.arms = arms
+        self.error = error
+
+
+class Planner:
+    """Plans queues for one device: ``word`` is the error word's Buffer (device_checks.py), bound by checking
+    kernels; ``stats`` counts fused and dropped nodes, compiled kernels and code-generation misses."""
+
+    def __init__(self, runtime, stats, word):
         self.rt = runtime
         self.stats = stats
-        self.checks = checks  # the error word (device_checks.py): a kernel binding it arms the next read
-        self.pipelines = {}  # WGSL source -> pipeline id
-        self.generated = limits.register_cache({})  # signature of a fused tree -> (source, binding slots, params, groups)
+        self.word = word
+        self.pipelines = {}  # WGSL source -> pipeline id (a device's kernels: held for its life)
+        # signature of a fused tree -> (source, binding slots, params, groups)
+        self.generated = limits.register_cache(LRU(GENERATED_MAX))
         # one binding kept free for the error word of a checking kernel
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8) - 1
-        self.replay = None  # replay.Replayer once the backend sets one up
 
     def _generated(self, n, inl, generate):
         """``generate(n, inl)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
@@ -70,13 +73,10 @@ class Scheduler:
         if hit is None:
             src, kbufs, params, groups = generate(n, inl)
             slot = {id(b): i for i, b in enumerate(bufs)}  # -1: the error word, bound by every checking kernel
-            hit = (src, tuple(slot.get(id(b), -1) for b in kbufs), params, groups)
-            if len(self.generated) >= GENERATED_MAX:
-                self.generated.clear()
-            self.generated[key] = hit
+            hit = self.generated.put(key, (src, tuple(slot.get(id(b), -1) for b in kbufs), params, groups))
             self.stats.codegen_misses += 1
         src, slots, params, groups = hit
-        return src, [bufs[i] if i >= 0 else self.checks.buf for i in slots], params, groups
+        return src, [bufs[i] if i >= 0 else self.word for i in slots], params, groups
 
     def pipeline(self, name, source):
         p = self.pipelines.get(source)
@@ -85,18 +85,8 @@ class Scheduler:
             self.stats.kernels_compiled += 1
         return p
 
-    def run(self, nodes):
-        """Schedule and submit the queue ``nodes`` -- through ``self.replay`` (replay.py: a repeating queue reuses
-        its schedule; a capture keeps the dispatches instead of submitting them) when one is set."""
-        if self.replay is not None:
-            self.replay.run(nodes)
-            return
-        batch, _, _ = self.plan(nodes)
-        self._submit(batch)
-
     def plan(self, nodes):
-        """(Batch of the queue ``nodes``, the Buffers bound by each of its dispatches, the position of the template
-        kernel node each dispatch runs or -1): fused, generated, every bound buffer allocated, not yet submitted."""
+        """The Schedule of the queue ``nodes``: fused, generated, every bound buffer allocated, not submitted."""
         writers = {}  # id(buf) -> sorted positions of nodes writing it
         readers = {}  # id(buf) -> positions of nodes reading it
         for j, n in enumerate(nodes):
@@ -136,11 +126,13 @@ class Scheduler:
         batch = Batch()
         keep = []  # Buffers must outlive the submit of the batch that uses them
         origin = []
+        arms = False
+        word = self.word
         for j, n in enumerate(nodes):
             if j in inlined or j in absorbed:
                 self.stats.nodes_fused += 1
                 continue
-            if self._dead(n, j, readers):
+            if self._dead(n, j, readers) and not _checks(n, inl, word):
                 self.stats.nodes_dropped += 1
                 continue
             if n.kind == "ew":
@@ -156,25 +148,18 @@ class Scheduler:
                     src, bufs, params = self._with_epilogue(n, chains[j], nodes, inl)
             if groups[0] == 0 or groups[1] == 0 or groups[2] == 0:
                 continue
-            if self.checks.buf in bufs:
-                self.checks.armed = True
+            if word in bufs:
+                arms = True
             try:
                 ids = [b.ensure() for b in bufs]
             except OutOfMemoryError as e:  # what was recorded before this op runs; this op and the rest do not
-                self._submit(batch)
-                raise OutOfMemoryError(f"{e} -- needed by {name}, op {j + 1} of the {len(nodes)} this flush ran; "
-                                       "it and the ops recorded after it did not run") from None
+                err = OutOfMemoryError(f"{e} -- needed by {name}, op {j + 1} of the {len(nodes)} this flush ran; "
+                                       "it and the ops recorded after it did not run")
+                return Schedule(batch, keep, origin, arms, err)
             keep.append(bufs)
             origin.append(j if n.kind == "kernel" else -1)
             batch.add(self.pipeline(name, src), ids, params, groups)
-        return batch, keep, origin
-
-    def _submit(self, batch):
-        if len(batch):
-            self.rt.run(batch)
-            self.stats.dispatches += len(batch)
-            self.stats.submits += 1
-        self.stats.flushes += 1
+        return Schedule(batch, keep, origin, arms)
 
     def _with_epilogue(self, n, chain, nodes, inl):
         """(source, buffers, params) of template kernel n with the elementwise ``chain`` fused into its store
@@ -190,10 +175,7 @@ class Scheduler:
         if hit is None:
             src, extra, params = epilogue.splice(n.attrs["source"], len(n.attrs["buffers"]), chain, nodes, inl)
             slot = {id(b): i for i, b in enumerate(bufs)}
-            hit = (src, tuple(slot[id(b)] for b in extra), params)
-            if len(self.generated) >= GENERATED_MAX:
-                self.generated.clear()
-            self.generated[key] = hit
+            hit = self.generated.put(key, (src, tuple(slot[id(b)] for b in extra), params))
             self.stats.codegen_misses += 1
         src, slots, params = hit
         first = nodes[chain[0][0]].out.buf
@@ -222,6 +204,21 @@ class Scheduler:
             if r and r[-1] > j:
                 return False
         return True
+
+
+def _checks(n, inl, word):
+    """True when node n's kernel (with the producers inlined into it) reports into the error word: kept even when
+    its result is dead, so what it finds is still raised at the next read or synchronize."""
+    if n.kind == "kernel":
+        return word in n.attrs["buffers"]
+    a = n.attrs
+    if n.kind == "ew" and (a["op"] == "index_check" or a["op"] in INT_DIVISIONS and not a["cdt"].is_floating_point):
+        return True
+    for k in range(len(n.srcs)):
+        child = inl.get((id(n), k))
+        if child is not None and _checks(child, inl, word):
+            return True
+    return False
 
 
 def _signature_buf(b, bufs, index):
