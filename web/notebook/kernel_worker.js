@@ -62,7 +62,7 @@ async function init({ config, interruptBuffer, torchAlias }) {
   // which device serves the kernel and why (the device panel); async: without an installed bridge, asking for
   // WebGPU waits for the browser's answer
   const devices = JSON.parse(await pyodide.runPythonAsync(
-    "import json; from webtorch.browser.devices import page_devices; json.dumps(page_devices())"));
+    "import json; from webtorch.notebook.devices import page_devices; json.dumps(page_devices())"));
   flush();
   timings.kernelMs = performance.now() - timings.startMs;  // + the kernel's set-up (after loadMs)
   return {
