@@ -2,7 +2,7 @@
 
 ``ELEMENTWISE_OPS`` names the ops of the ``elementwise`` primitive (backends/base.py) with their number of
 operands; the sets below classify them by what a backend must do differently: a bool result, an integer
-division whose zero divisor PyTorch reports.
+division whose zero divisor PyTorch reports. ``reduce_identity``: where a scatter reduction starts.
 """
 
 ELEMENTWISE_OPS = {
@@ -39,3 +39,13 @@ BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "log
 INT_DIVISIONS = frozenset(("floor_divide", "remainder", "fmod"))
 
 REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
+
+
+def reduce_identity(reduce, lowest, highest):
+    """The value a scatter reduction starts from where the target's own value is left out (include_self=False):
+    the identity of ``reduce`` among the values ``lowest``..``highest`` its storage holds."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    return lowest if reduce == "amax" else highest
