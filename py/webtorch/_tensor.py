@@ -65,7 +65,7 @@ class Tensor:
         s = self.shape
         if dim is None:
             return s
-        return s[_wrap_dim(dim, len(s))]
+        return s[G.norm_dim(dim, len(s))]
 
     def dim(self):
         return len(self.shape)
@@ -83,7 +83,7 @@ class Tensor:
 
     def stride(self, dim=None):
         st = self._geometry_of()[1]
-        return st if dim is None else st[_wrap_dim(dim, len(st))]
+        return st if dim is None else st[G.norm_dim(dim, len(st))]
 
     def storage_offset(self):
         return self._geometry_of()[2]
@@ -510,13 +510,6 @@ def _as_subclass(t, cls):
     new.grad_fn = t.grad_fn
     new._out_nr = t._out_nr
     return new
-
-
-def _wrap_dim(dim, ndim):
-    n = ndim if ndim > 0 else 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def _parse_to(t, *args, **kwargs):

@@ -60,7 +60,10 @@ def _forward_backward_match(tmod, mod, tx, x):
     _close(x.grad, tx.grad, "input grad")
     tparams = dict(tmod.named_parameters())
     for name, p in mod.named_parameters():
-        _close(p.grad, tparams[name].grad, f"grad of {name}", rtol=1e-4, atol=1e-5)
+        ref = tparams[name].grad
+        # an element near zero is a cancellation of terms as large as the tensor's largest: its float32 round-off
+        # scales with that magnitude, not with its own (spectral_norm conv2d: 1.5e-5 off at 0.03 beside 41.5)
+        _close(p.grad, ref, f"grad of {name}", rtol=1e-4, atol=1e-5 * max(1.0, float(np.abs(_np(ref)).max())))
     tx.grad = x.grad = None
     tmod.zero_grad()
     mod.zero_grad()

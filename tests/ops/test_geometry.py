@@ -171,6 +171,19 @@ def test_view_strides_rule_matches_torch_exhaustively():
     assert checked > 200
 
 
+def test_size_and_stride_wrap_a_dim_as_every_op_does(device):
+    """size(dim)/stride(dim) wrap dim with the ops' norm_dim (_geometry.py): NumPy ints answer, a negative dim
+    counts from the end, a float or an out-of-range dim raises PyTorch's exception type naming the problem."""
+    ours, theirs = webtorch.zeros(2, 3, 4, device=device), torch.zeros(2, 3, 4)
+    for d in (0, -1, np.int64(1), np.int32(-2)):
+        assert (ours.size(d), ours.stride(d)) == (theirs.size(d), theirs.stride(d))
+    for method in ("size", "stride"):
+        with pytest.raises(TypeError, match="must be int, not float"):
+            getattr(ours, method)(1.0)
+        with pytest.raises(IndexError, match=r"expected to be in range of \[-3, 2\], but got 3"):
+            getattr(ours, method)(3)
+
+
 def test_contiguous_strides_and_is_contiguous_match_torch():
     for shape in [(), (0,), (2, 0, 3), (1, 1), (2, 1, 3), (4, 5, 6)]:
         assert G.contiguous_strides(shape) == torch.empty(shape).stride()

@@ -74,6 +74,26 @@ def test_scatter_reduce_ties_zeros_and_ints(device):
         check(lambda m, x, i, s: x.scatter_reduce(0, i, s, reduce), xi, IDX, si, device=device)
 
 
+RANGE_ENDS = {"bool": (0, 1), "uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767),
+              "int32": (-2**31, 2**31 - 1), "int64": (-2**40, 2**40), "float32": (-3e38, 3e38)}
+
+
+@pytest.mark.parametrize("dtype", list(RANGE_ENDS))
+def test_scatter_reduce_without_self_starts_from_the_identity(dtype, device):
+    """include_self=False: a written element starts from the reduction's identity among its dtype's values (amax
+    from the lowest, amin from the highest, sum 0, prod 1), so sources at the ends of the range come through."""
+    lo, hi = RANGE_ENDS[dtype]
+    x = randint(0, 2, 3, 4).astype(dtype)
+    ends = np.array([[lo, hi, lo, hi], [hi, lo, lo, hi]]).astype(dtype)  # IDX sends both rows to [0, 3]
+    for reduce in ("amax", "amin"):
+        check(lambda m, x, i, s: x.scatter_reduce(0, i, s, reduce, include_self=False), x, IDX, ends, device=device,
+              grad=False)
+    small = randint(0, 3, 2, 4).astype(dtype)
+    for reduce in ("sum", "prod") if dtype == "bool" else ("sum", "prod", "mean"):
+        check(lambda m, x, i, s: x.scatter_reduce(0, i, s, reduce, include_self=False), x, IDX, small, device=device,
+              grad=False)
+
+
 def test_scatter_inplace_variants(device):
     def f(m, x, i, s):
         y = x * 1

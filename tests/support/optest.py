@@ -16,6 +16,8 @@ import torch
 
 import webtorch
 
+# The stream of rand/randint and of the gradient weights: tests/conftest.py seeds it in place from each test's node id
+# (and, while a test module is imported, from the module's), so a test's numbers do not depend on the run's order.
 RNG = np.random.default_rng(0)
 
 

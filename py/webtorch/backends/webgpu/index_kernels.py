@@ -25,6 +25,7 @@ from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from ..._geometry import expand_strides as broadcast_strides
+from ..op_facts import reduce_identity
 
 _TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: (T.I64, None), D.uint32: ("u32", 2),
          D.bool_: ("u32", 2), D.uint8: ("i32", 1), D.int8: ("i32", 1), D.int16: ("i32", 1)}
@@ -47,16 +48,15 @@ def _low_words(lin, ls):
     return lin.offset * w, tuple(s * w for s in ls)
 
 
-def _identity(reduce, dtype):
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
+def _dtype_range(dtype):
+    """(lowest, highest) value of ``dtype`` (not of the i32 word a narrower integer is kept in: a value written
+    there wraps into the dtype's range, so the i32 extremes would become 0 and -1)."""
     if dtype.is_floating_point:
-        return float("-inf") if reduce == "amax" else float("inf")
-    if dtype in (D.bool_, D.uint32):
-        return 0 if reduce == "amax" else (1 if dtype is D.bool_ else (1 << 32) - 1)
-    return -(1 << 31) if reduce == "amax" else (1 << 31) - 1
+        return float("-inf"), float("inf")
+    if dtype is D.bool_:
+        return 0, 1
+    info = D.iinfo(dtype)
+    return info.min, info.max
 
 
 # ---- helpers -------------------------------------------------------------------------------------------
@@ -283,7 +283,7 @@ def scatter_(rec, h, dim, index, src, reduce, include_self):
     os = tuple(0 if d == dim else s for d, s in enumerate(h.strides))
     shape = index.shape
     if reduce is not None and not include_self:
-        _scatter(rec, h, os, lin, lin.strides, shape, _identity(reduce, h.dtype), 0)
+        _scatter(rec, h, os, lin, lin.strides, shape, reduce_identity(reduce, *_dtype_range(h.dtype)), 0)
     _scatter(rec, h, os, lin, lin.strides, shape, src, _BOOL_MODES[reduce] if h.dtype is D.bool_ else _MODES[reduce])
     if reduce == "mean":
         count = creation.full(rec, h.shape, 1 if include_self else 0, D.int32)

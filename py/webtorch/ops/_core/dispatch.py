@@ -4,6 +4,7 @@ import operator
 from ... import _dtype as D
 from ..._tensor import Tensor, _wrap, fresh_geometry, handle_geometry
 from ..._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
+from ..._geometry import dim_index, norm_dim  # noqa: F401  (re-exported for ops)
 
 
 def wrap(h, like, shape, dtype=None):
@@ -82,23 +83,6 @@ def check_same_device(*tensors):
         elif t._device.type != dev.type:
             raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                                f"{dev} and {t._device}! (move them with .to({str(dev)!r}))")
-
-
-def norm_dim(dim, ndim):
-    n = ndim if ndim > 0 else 1
-    if type(dim) is not int:
-        dim = dim_index(dim)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
-def dim_index(dim):
-    """An int ``dim`` argument; a float (``dim=1.0``) is refused as PyTorch refuses it."""
-    try:
-        return operator.index(dim)
-    except TypeError:
-        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}") from None
 
 
 def norm_dims(dim, ndim):
