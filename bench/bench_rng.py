@@ -1,7 +1,7 @@
 """The cost of device "cpu"'s random stream in CPython (Philox4x32-10 in vectorised NumPy, backends/numpy/rng.py)
 against NumPy's own PCG64 Generator drawing the same counts (the stream cpu used before it joined webgpu's).
 
-    .venv/bin/python bench/bench_rng.py [--n 1000000] [--repeat 7]
+    .venv/bin/python bench/bench_rng.py [--n 1000000] [--repeat 7] [--out PATH]
 
 Times randn, rand, randint and randperm of n values through the backend primitives and through
 numpy.random.Generator(PCG64); each figure is the best of ``repeat`` calls. Prints a table with the ratio
@@ -43,6 +43,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--out", help="where to write the JSON (default bench/results/rng.json)")
     args = ap.parse_args()
     rows = []
     for name, ours, pcg in cases(args.n):
@@ -50,7 +51,7 @@ def main():
         rows.append({"op": name, "philox_ms": a, "pcg64_ms": b, "ratio": a / b})
     report("rng", rows, [("op", "op", ""), ("philox_ms", "Philox (ms)", ".2f"), ("pcg64_ms", "PCG64 (ms)", ".2f"),
                          ("ratio", "Philox / PCG64", ".2f")],
-           title=f"cpu random stream, n = {args.n}", n=args.n, repeat=args.repeat)
+           title=f"cpu random stream, n = {args.n}", path=args.out, n=args.n, repeat=args.repeat)
 
 
 if __name__ == "__main__":

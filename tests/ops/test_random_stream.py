@@ -22,6 +22,7 @@ PRIMITIVE_DRAWS = [
     ("randint uint8 result", lambda p, r: p.randint((64,), 0, 256, D.uint8, r), True),
     ("randint 32-bit span past int32", lambda p, r: p.randint((33,), 1 << 40, (1 << 40) + 3_000_000_000, D.int64, r),
      True),
+    ("randint whole int32 range", lambda p, r: p.randint((40,), -(1 << 31), 1 << 31, D.int64, r), True),
     ("randint 63-bit span", lambda p, r: p.randint((1027,), -5, 1 << 40, D.int64, r), True),
     ("randperm", lambda p, r: p.randperm(1000, D.int64, r), True),
     ("randperm power of two", lambda p, r: p.randperm(64, D.int32, r), True),

@@ -94,17 +94,16 @@ def normal(shape, mean, std, dtype, rng):
 
 
 def _below(rng, n, span):
-    """n words reduced modulo span (1 <= span <= 2^32, 2^32 meaning the whole word) as int64."""
+    """n words reduced modulo span (1 <= span < 2^32) as int64."""
     w = _words(rng, n)
-    if span != 1 << 32:
-        w %= np.uint32(span)
+    w %= np.uint32(span)
     return w.astype(np.int64)
 
 
 def randint(shape, low, high, dtype, rng):
     low, high, shape = int(low), int(high), tuple(shape)
     span, n = high - low, _count(shape)
-    if span <= 1 << 32:  # one word per value: low + word % span
+    if span < 1 << 32:  # one word per value: low + word % span
         r = _below(rng, n, span)
         r += low
     elif span <= 1 << 63:  # 63 random bits from two words, reduced modulo the span (as PyTorch's random64)
