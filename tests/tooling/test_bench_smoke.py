@@ -59,6 +59,7 @@ def test_training_quick(tmp_path):
 CPU_BENCHES = [
     ("bench_core", ["--repeat", "1", "--steps", "2"], "core"),
     ("bench_optim", ["--steps", "2"], "optim"),
+    ("bench_rng", ["--n", "1000", "--repeat", "1"], "rng"),
 ]
 WEBGPU_BENCHES = [
     ("bench_matmul", ["--sizes", "64", "--seconds", "0.01"], "matmul"),

@@ -54,7 +54,7 @@ def normal(ctx, shape, mean, std, dtype, rng):
 def randint(ctx, shape, low, high, dtype, rng):
     low, high, shape = int(low), int(high), tuple(shape)
     span = high - low
-    if _I32[0] <= low and high - 1 <= _I32[1]:
+    if _I32[0] <= low and high - 1 <= _I32[1] and span < 1 << 32:  # (the whole int32 range: two words)
         r = _draw(ctx, 2, shape, rng, D.int32, ilo=low, span=span)
     elif span < 1 << 32:  # an unsigned 32-bit draw moved to [low, high) in int64
         r = elementwise(ctx, "add", [_draw(ctx, 2, shape, rng, D.uint32, span=span), low], D.int64)

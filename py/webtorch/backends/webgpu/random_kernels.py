@@ -66,7 +66,7 @@ def randint(rec, shape, low, high, dtype, rng):
     low, high, shape = int(low), int(high), tuple(shape)
     T.check_int_range([low, high - 1], D.int64)
     span = high - low
-    if T.I32_MIN <= low and high - 1 <= T.I32_MAX:
+    if T.I32_MIN <= low and high - 1 <= T.I32_MAX and span < 1 << 32:  # (the whole int32 range: two words)
         r = draw(rec, 2, shape, low, high, rng, D.int32)
     elif span < 1 << 32:  # an unsigned 32-bit draw moved to [low, high) in int64
         r = rec.ew("add", [draw(rec, 2, shape, 0, span, rng, D.uint32), ("c", low)], D.int64, D.int64, shape)
