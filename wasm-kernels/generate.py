@@ -4,7 +4,7 @@ dtype pair and the elementwise kernel of every op of backends/op_facts.ELEMENTWI
 Names: ``cast_<src>_<dst>(dst, src, g)`` and ``ew_<op>_<ct>(out, a[, b[, c]], g) -> int`` (geometry ``g`` as
 kernels.h; operand 0 the output). Elementwise kernels read and write their compute type ``ct`` (comparisons and
 logic write bool; ``where`` reads a bool condition); float16/bfloat16 are computed in float32 by the host (cast in,
-round back per op). An integer division kernel scans its divisor first and returns 1 on a zero, writing nothing.
+round back per op), int8/int16/uint8 in int32 and uint32 in int64. An integer division kernel scans its divisor first and returns 1 on a zero, writing nothing.
 """
 import os
 import sys
@@ -18,7 +18,9 @@ TYPES = {
     "int32": ("int32_t", "i"), "int64": ("int64_t", "i"), "uint32": ("uint32_t", "u"),
     "float16": ("wt_half", "h"), "bfloat16": ("wt_bf16", "bf"), "float32": ("float", "f"), "float64": ("double", "f"),
 }
-COMPUTE = ("bool", "uint8", "int8", "int16", "int32", "int64", "uint32", "float32", "float64")
+# elementwise compute types: narrower integers compute in int32 (uint32 in int64) and wrap on the cast back, which
+# gives their own type's results for every op (the host widens them: backends/wasm/elementwise.py)
+COMPUTE = ("bool", "int32", "int64", "float32", "float64")
 _BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint32": 32, "bool": 8}
 _UNSIGNED = {"int8": "uint8_t", "int16": "uint16_t", "int32": "uint32_t", "int64": "uint64_t"}
 

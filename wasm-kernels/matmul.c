@@ -13,10 +13,17 @@
 #define NC 512
 #define MC 64
 
+// the packed block of B: KC x NC doubles, a heap block the host hands over once (gemm_set_workspace). Not a static
+// array: with an imported memory wasm-ld stores zero-initialized data in the module (1.5 MB of zeros).
+static void *wt_gemm_pack;
+
+EXPORT(gemm_workspace_bytes) int32_t gemm_workspace_bytes(void) { return KC * NC * (int32_t)sizeof(double); }
+
+EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; }
+
 #define WT_GEMM_FLOAT(T, S, L, SPLAT)                                                                               \
   typedef T S##_v __attribute__((vector_size(16), aligned(sizeof(T))));                                        \
   enum { S##_NR = 2 * L };                                                                                     \
-  static T S##_pack[KC * NC] __attribute__((aligned(16)));                                                     \
                                                                                                                \
   /* rows i0 .. i0+mr-1 (mr <= 4) against strip s of the packed block: C[i, j0 .. j0+nr) (+)= A[i, k0..] B */   \
   static void S##_tile(int mr, int nr, int kc, const T *A, int sa_row, int sa_col, const T *bp, T *C, int ldc,   \
@@ -68,7 +75,7 @@
       for (int k0 = 0; k0 < K; k0 += KC) {                                                                     \
         int kc = K - k0 < KC ? K - k0 : KC;                                                                    \
         for (int s = 0; s * S##_NR < nc; s++) { /* pack B[k0.., n0 + s*NR ..] as kc rows of NR, zero-padded */  \
-          T *dst = S##_pack + s * S##_NR * kc;                                                                 \
+          T *dst = (T *)wt_gemm_pack + s * S##_NR * kc;                                                                 \
           int nr = nc - s * S##_NR < S##_NR ? nc - s * S##_NR : S##_NR;                                        \
           const T *src = B + (int64_t)k0 * sb_row + (int64_t)(n0 + s * S##_NR) * sb_col;                       \
           for (int k = 0; k < kc; k++) {                                                                       \
@@ -86,7 +93,7 @@
             for (int i = i0; i < i1; i += 4) {                                                                 \
               int mr = i1 - i < 4 ? i1 - i : 4;                                                                \
               S##_tile(mr, nr, kc, A + (int64_t)i * sa_row + (int64_t)k0 * sa_col, sa_row, sa_col,             \
-                       S##_pack + s * S##_NR * kc, C + (int64_t)i * ldc + n0 + s * S##_NR, ldc, add);          \
+                       (T *)wt_gemm_pack + s * S##_NR * kc, C + (int64_t)i * ldc + n0 + s * S##_NR, ldc, add);          \
             }                                                                                                  \
           }                                                                                                    \
         }                                                                                                      \

@@ -153,13 +153,14 @@ def test_softmax_norms_odd_sizes(dt):
         x = (RNG.standard_normal(shape) * 4).astype(dt)
         x[0, 0] = -np.inf
         (xw, xn), (gw, gn) = up(x), up(RNG.standard_normal(shape).astype(dt))
+        wdt = D.ALIASES[np.dtype(dt).name]
         for log in (False, True):
-            yw, yn = WB.softmax(xw, dim, log, D.ALIASES[np.dtype(dt).name]), NB.softmax(xn, dim, log, D.ALIASES[np.dtype(dt).name])
+            yw, yn = WB.softmax(xw, dim, log, wdt), NB.softmax(xn, dim, log, wdt)
             same(yw, yn, **tol)
-            same(WB.softmax_backward(gw, yw, dim, log, WB.dtype(yw)), NB.softmax_backward(gn, yn, dim, log, NB.dtype(yn)),
-                 **tol)
+            same(WB.softmax_backward(gw, yw, dim, log, wdt), NB.softmax_backward(gn, yn, dim, log, wdt), **tol)
     x = RNG.standard_normal((6, 5, 207)).astype(dt)
-    (xw, xn), (ww, wn), (bw, bn) = up(x), up(RNG.standard_normal(207).astype(dt)), up(RNG.standard_normal(207).astype(dt))
+    (xw, xn), (ww, wn), (bw, bn) = (up(a) for a in (x, RNG.standard_normal(207).astype(dt),
+                                                    RNG.standard_normal(207).astype(dt)))
     yw, yn = WB.layer_norm(xw, ww, bw, 1, 1e-5), NB.layer_norm(xn, wn, bn, 1, 1e-5)
     same(yw, yn, **tol)
     gw, gn = up(RNG.standard_normal(x.shape).astype(dt))

@@ -19,6 +19,14 @@ FORMAT = {D.bool_: "?", D.uint8: "B", D.int8: "b", D.int16: "h", D.int32: "i", D
 _ARENA = 1 << 16
 
 
+def int_range(dt):
+    """(min, max) of the integer (or bool) dtype dt."""
+    if dt is D.bool_:
+        return 0, 1
+    bits = 8 * dt.itemsize
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt.is_signed else (0, (1 << bits) - 1)
+
+
 def float_to_bf16_bits(x):
     """float32's bits of x rounded to nearest even to bfloat16 (NaN stays a quiet NaN)."""
     u = struct.unpack("<I", struct.pack("<f", x))[0]
@@ -57,6 +65,9 @@ class KernelContext:
         self._arena_used = 0
         self._geoms, self._scalars = {}, {}
         self._contiguous = {}  # shape -> (numel, C strides): result Views' hot path
+        # the GEMM's packing block (matmul.c), held for the context's life
+        self._gemm_workspace, _ = self.heap.alloc(rt.fn("gemm_workspace_bytes")())
+        rt.fn("gemm_set_workspace")(self._gemm_workspace)
         self._fn = rt.fn
 
     def call(self, name, *args):

@@ -11,6 +11,7 @@ from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
+from .context import int_range
 from .copies import cast, check_writable, contiguous, copy_
 from .creation import full
 from .elementwise import elementwise
@@ -120,10 +121,7 @@ def _identity(reduce, dtype):
         return 1
     if dtype.is_floating_point:
         return float("-inf") if reduce == "amax" else float("inf")
-    if dtype is D.bool_:
-        return reduce == "amin"
-    bits = 8 * dtype.itemsize
-    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.is_signed else (0, (1 << bits) - 1)
+    lo, hi = int_range(dtype)
     return lo if reduce == "amax" else hi
 
 

@@ -34,6 +34,16 @@ def dense(ctx, h, dtype=None):
     return h if h.is_contiguous() else contiguous(ctx, h)
 
 
+def optional(ctx, h, dtype):
+    """dense(ctx, h, dtype), or None for an absent operand (h None)."""
+    return None if h is None else dense(ctx, h, dtype)
+
+
+def address(v):
+    """A View's address, or 0 -- the kernels' "none" -- for None."""
+    return 0 if v is None else v.addr
+
+
 def result(ctx, r, dtype):
     """The kernel's result r as dtype (a rounding copy when the kernel ran a wider instance)."""
     return r if r.dtype is dtype else cast(ctx, r, dtype)

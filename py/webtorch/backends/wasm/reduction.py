@@ -9,7 +9,7 @@ from .copies import cast, contiguous
 from .elementwise import elementwise
 from .views import View
 
-_WIDENED = {D.float16: D.float32, D.bfloat16: D.float32}
+_VIA_FLOAT32 = {D.float16: D.float32, D.bfloat16: D.float32}
 
 
 def _blocks(ctx, h, dims):
@@ -35,7 +35,7 @@ def reduce(ctx, op, h, dims, keepdim, dtype):
     if op in ("all", "any"):
         ct = D.bool_
     else:
-        ct = _WIDENED.get(dtype, dtype)
+        ct = _VIA_FLOAT32.get(dtype, dtype)
     x = h if h.dtype is ct else cast(ctx, h, ct)
     if not nd:
         x, outer, red, inner = contiguous(ctx, x), 1, 1, 1
@@ -50,7 +50,7 @@ def reduce(ctx, op, h, dims, keepdim, dtype):
 
 
 def arg_reduce(ctx, op, h, dim, keepdim):
-    x = h if h.dtype not in _WIDENED else cast(ctx, h, D.float32)
+    x = h if h.dtype not in _VIA_FLOAT32 else cast(ctx, h, D.float32)
     if dim is None:
         x = contiguous(ctx, x) if not G.is_contiguous(x.shape, x.strides) else x
         outer, red, inner = 1, x.numel, 1
