@@ -126,10 +126,6 @@ class KernelContext:
         return addr
 
     def write_values(self, view, values):
-        """Write a flat sequence of Python numbers into the contiguous view."""
-        dt = view.dtype
-        if dt is D.bfloat16:
-            data = struct.pack(f"<{len(values)}H", *[float_to_bf16_bits(float(v)) for v in values])
-        else:
-            data = struct.pack(f"<{len(values)}{FORMAT[dt]}", *values)
-        self.rt.write(view.addr, data)
+        """Write a flat sequence of Python numbers into the contiguous view (not of a half type: transfer.py
+        uploads those as float32 and casts)."""
+        self.rt.write(view.addr, struct.pack(f"<{len(values)}{FORMAT[view.dtype]}", *values))
