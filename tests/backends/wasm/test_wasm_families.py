@@ -1,7 +1,7 @@
 """The wasm backend's kernel families of wasm-kernels/ (conv, pooling, padding, embedding, softmax/norms, optimizer
 updates, scans/sorting, linalg) against the NumPy backend, primitive by primitive, where the op suites do not reach:
 sizes past the SIMD tails and the GEMM's blocks, strided and transposed operands, float16/bfloat16 and integer
-inputs, the optimizers bit for bit, and the error paths."""
+inputs, the optimizers bit for bit (float16 rounding after every operation), and the error paths."""
 import numpy as np
 import pytest
 
@@ -191,7 +191,7 @@ def _state(shapes, dt, positive=False):
     return [np.abs(a) if positive else a for a in arrs]
 
 
-@pytest.mark.parametrize("dt", [F32, F64])
+@pytest.mark.parametrize("dt", [F32, F64, np.float16])
 def test_optimizers_bit_equal(dt):
     shapes = [(1031,), (7, 9), (3,)]
 

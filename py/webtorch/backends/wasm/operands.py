@@ -10,7 +10,7 @@ from ..._geometry import numel
 from .copies import cast, contiguous, copy_
 from .transfer import item
 
-SUFFIX = {D.float32: "f32", D.float64: "f64", D.int64: "i64"}
+SUFFIX = {D.float32: "f32", D.float64: "f64", D.int64: "i64", D.float16: "f16"}
 _INSTANCE = {D.float16: D.float32, D.bfloat16: D.float32, D.float32: D.float32, D.float64: D.float64}
 
 

@@ -1,16 +1,22 @@
 """The fused optimizer updates of backends/base.py on the wasm backend (sgd_update, adam_update, ...): one kernel
-call per parameter (wasm-kernels/optim.c), float32 or float64 (float16 and bfloat16 through float32).
+call per parameter (wasm-kernels/optim.c) for float32, float64 and float16 parameters (bfloat16 through float32).
 
 Python computes each step's scalars in double exactly as backends/numpy/optim.py does (bias corrections, the lr
-factors) and the kernel rounds each to the parameter dtype once, so float32 and float64 results equal the NumPy
-backend's bit for bit. A capturable Adam's step lives in a 0-dim float32 handle: it is counted here and the bias
+factors) and the kernel rounds each to the parameter dtype once and every operation's result to it (float16: after
+each operation, as half arithmetic does), so results equal the NumPy backend's bit for bit. A capturable Adam's step lives in a 0-dim float32 handle: it is counted here and the bias
 corrections follow PyTorch's float32 order.
 """
 import math
 import struct
 
+from ... import _dtype as D
 from .operands import SUFFIX, Written, dense, float_instance
 from .views import View
+
+
+def _instance(dt):
+    """The kernel instance updating parameters of dtype dt (float16 has its own: rounding after each operation)."""
+    return dt if dt is D.float16 else float_instance(dt)
 
 
 def _f32(x):
@@ -21,7 +27,7 @@ def _f32(x):
 def _each(ctx, params, grads, states):
     """Per parameter: (its float instance, [Written of the param and each state list's entry], the dense grad)."""
     for i, p in enumerate(params):
-        ct = float_instance(p.dtype)
+        ct = _instance(p.dtype)
         written = [Written(ctx, p, ct)] + [None if s[i] is None else Written(ctx, s[i], ct) for s in states]
         yield i, ct, written, dense(ctx, grads[i], ct)
 
@@ -46,7 +52,7 @@ def _decay(lr, weight_decay, decoupled):
 def sgd_update(ctx, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov, maximize):
     bufs = list(momentum_bufs) if momentum != 0 else None
     for i, p in enumerate(params):
-        ct = float_instance(p.dtype)
+        ct = _instance(p.dtype)
         first = momentum != 0 and bufs[i] is None
         if first:
             bufs[i] = ctx.new(p.shape, p.dtype)
