@@ -75,6 +75,23 @@ static inline T S(avg_sq)(T a, T b1, T c, T b2) {
     return R(R(a * b1) + R(R(c * b2) * c));
 }
 
+/* the parameter at i after AdamW's shrink (when decoupled) and, through *gi, the gradient the update uses */
+static inline T S(shrunk)(const E *p, const E *g, int i, int decoupled, T SH, T W, int maximize, int decay, T *gi) {
+    T pi = decoupled ? R(LD(p[i]) * SH) : LD(p[i]);
+    *gi = S(grad)(LD(g[i]), pi, W, maximize, decay);
+    return pi;
+}
+
+/* Adam's running moments at i, stored: m.lerp_(g, 1 - beta1), v = beta2 * v + (1 - beta2) * g * g; returns m, and v
+ * through *vi */
+static inline T S(moments)(E *m, E *v, int i, T gi, T A, T Ac, int small, T B2, T B2c, T *vi) {
+    T mi = S(lerp)(LD(m[i]), gi, A, Ac, small);
+    *vi = S(avg_sq)(LD(v[i]), B2, gi, B2c);
+    m[i] = ST(mi);
+    v[i] = ST(*vi);
+    return mi;
+}
+
 /* np.maximum: NaN propagates */
 static inline T S(nanmax)(T a, T b) {
     return (a > b || a != a) ? a : b;
@@ -103,12 +120,8 @@ void EXPORT_T(adam_update)(E *p, const E *g, E *m, E *v, E *vmax, int n, double 
       EP = C(denom_add), V = C(step_size);
     int decay = wd != 0, small = w1 < 0.5 && w1 > -0.5, decoupled = shrink != 1;
     for (int i = 0; i < n; i++) {
-        T pi = decoupled ? R(LD(p[i]) * SH) : LD(p[i]);
-        T gi = S(grad)(LD(g[i]), pi, W, maximize, decay);
-        T mi = S(lerp)(LD(m[i]), gi, A, Ac, small);
-        T vi = S(avg_sq)(LD(v[i]), B2, gi, B2c);
-        m[i] = ST(mi);
-        v[i] = ST(vi);
+        T gi, vi, pi = S(shrunk)(p, g, i, decoupled, SH, W, maximize, decay, &gi);
+        T mi = S(moments)(m, v, i, gi, A, Ac, small, B2, B2c, &vi);
         if (amsgrad) {
             vi = S(nanmax)(LD(vmax[i]), vi);
             vmax[i] = ST(vi);
@@ -192,12 +205,8 @@ void EXPORT_T(nadam_update)(E *p, const E *g, E *m, E *v, int n, double shrink, 
       CG = C(cg), CM = C(cm);
     int decay = wd != 0, small = w1 < 0.5 && w1 > -0.5, decoupled = shrink != 1;
     for (int i = 0; i < n; i++) {
-        T pi = decoupled ? R(LD(p[i]) * SH) : LD(p[i]);
-        T gi = S(grad)(LD(g[i]), pi, W, maximize, decay);
-        T mi = S(lerp)(LD(m[i]), gi, A, Ac, small);
-        T vi = S(avg_sq)(LD(v[i]), B2, gi, B2c);
-        m[i] = ST(mi);
-        v[i] = ST(vi);
+        T gi, vi, pi = S(shrunk)(p, g, i, decoupled, SH, W, maximize, decay, &gi);
+        T mi = S(moments)(m, v, i, gi, A, Ac, small, B2, B2c, &vi);
         T denom = R(R(SQRT(R(vi / BC))) + EP);
         pi = R(pi + R(R(gi * CG) / denom));
         p[i] = ST(R(pi + R(R(mi * CM) / denom)));
@@ -212,12 +221,8 @@ void EXPORT_T(radam_update)(E *p, const E *g, E *m, E *v, int n, double shrink, 
       EP = C(eps), BC2 = C(bc2_sqrt), RC = C(rect);
     int decay = wd != 0, small = w1 < 0.5 && w1 > -0.5, decoupled = shrink != 1, rectify = rect != 0;
     for (int i = 0; i < n; i++) {
-        T pi = decoupled ? R(LD(p[i]) * SH) : LD(p[i]);
-        T gi = S(grad)(LD(g[i]), pi, W, maximize, decay);
-        T mi = S(lerp)(LD(m[i]), gi, A, Ac, small);
-        T vi = S(avg_sq)(LD(v[i]), B2, gi, B2c);
-        m[i] = ST(mi);
-        v[i] = ST(vi);
+        T gi, vi, pi = S(shrunk)(p, g, i, decoupled, SH, W, maximize, decay, &gi);
+        T mi = S(moments)(m, v, i, gi, A, Ac, small, B2, B2c, &vi);
         T upd = R(R(mi / BC1) * LR);
         if (rectify) upd = R(R(upd * R(BC2 / R(R(SQRT(vi)) + EP))) * RC);
         p[i] = ST(R(pi - upd));

@@ -2,9 +2,9 @@
 call per parameter (wasm-kernels/optim.c) for float32, float64 and float16 parameters (bfloat16 through float32).
 
 Python computes each step's scalars in double exactly as backends/numpy/optim.py does (bias corrections, the lr
-factors) and the kernel rounds each to the parameter dtype once and every operation's result to it (float16: after
-each operation, as half arithmetic does), so results equal the NumPy backend's bit for bit. A capturable Adam's step lives in a 0-dim float32 handle: it is counted here and the bias
-corrections follow PyTorch's float32 order.
+factors); the kernel rounds each to the parameter dtype once and every operation's result to it (float16: after
+each operation, as half arithmetic does), so results equal the NumPy backend's bit for bit. A capturable Adam's
+step lives in a 0-dim float32 handle: it is counted here and the bias corrections follow PyTorch's float32 order.
 """
 import math
 import struct
