@@ -8,7 +8,7 @@ Adam, 2-layer LSTM Adam, nanoGPT-shaped GPT AdamW). Three ways to run the same t
 (bench/browser/capture_steps.py measures them):
 
 * eager: every flush scheduled afresh (fusion analysis, kernel lookup, parameter packing), the reuse turned off;
-* auto: the default -- a flush identical to an earlier one reuses its schedule (backends/webgpu/replay.py);
+* auto: the default -- a flush identical to an earlier one reuses its schedule (the plan cache, backends/webgpu/plan_cache.py);
 * replay: the step captured once with ``webtorch.webgpu.graph`` (Adam/AdamW with ``capturable=True``) and
   replayed (``Graph.replay()``): no Python per op at all.
 

@@ -42,7 +42,7 @@ def bench(sizes, seconds):
         def run():
             out = webtorch.matmul(wa, wb)
             webtorch.webgpu.synchronize()
-            return out  # alive through the flush: a product nobody holds would be dropped from the lazy graph
+            return out  # alive through the flush: a product nobody holds would be dropped from the pending queue
 
         row = {"n": n, "maxerr": float(np.abs(run().cpu().numpy() - a @ b).max())}
         row["webgpu"] = flops / _time(run, seconds) / 1e9

@@ -25,11 +25,9 @@ from _report import last_json_line, report
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from notebook_ui import KERNEL_BOOT_MS, new_notebook, set_source, wait_done  # noqa: E402
-from webtorch_devtools.chromium import launch  # noqa: E402
-from webtorch_devtools.notebook_app import NotebookServer  # noqa: E402
+from notebook_ui import KERNEL_BOOT_MS, new_notebook, set_source, wait_done, with_app_and_browser  # noqa: E402
 from webtorch_devtools.session import BrowserSession  # noqa: E402
 
 STEPS_SCRIPT = HERE / "browser" / "digits_mlp_steps.py"
@@ -73,7 +71,7 @@ def bench_notebook(browser, server):
       }).observe(document.getElementById("notebook"), { childList: true, subtree: true, characterData: true });
     }""")
     page.keyboard.press("Control+Enter")
-    page.wait_for_function("window.__first.t1 !== undefined")
+    page.wait_for_function("() => window.__first.t1 !== undefined")
     rows["first_cell_output_ms"] = page.evaluate("window.__first.t1 - window.__first.t0")
     wait_done(page)
     set_source(page, 0, STEPS_SCRIPT.read_text())
@@ -105,15 +103,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=None, help="JSON path (default bench/results/notebook.json)")
     args = p.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-    server = NotebookServer()
-    try:
-        with sync_playwright() as pw:
-            browser = launch(pw)
-            nb = bench_notebook(browser, server)
-            browser.close()
-    finally:
-        server.close()
+    nb, = with_app_and_browser(bench_notebook)
     page_sps, worker_sps = bench_run_browser(False), bench_run_browser(True)
     t = time.strftime("%H:%M")
     rows = [

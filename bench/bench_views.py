@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_views.py [--repeat 7] [--devices cpu,webgpu]
 
 What a Tensor's geometry costs: reading shape/stride, making views (view, t, slicing, unsqueeze, expand), a
-small add and a small Linear forward (4 x 16 -> 16, under no_grad and recording the graph). On "webgpu" ops only record into the lazy graph:
+small add and a small Linear forward (4 x 16 -> 16, under no_grad and recording the graph). On "webgpu" ops only record into the pending queue:
 each timed batch is followed, untimed, by a flush, so the figures are the Python-side recording cost. Beside the
 times (best of ``repeat`` batches; ratio = webtorch / torch cpu), two counts that a loaded machine cannot
 blur: Python function calls per op, and how many of them run backend code (webtorch/backends/). Prints a table

@@ -57,6 +57,7 @@ export class Bridge {
     this.nextId = 1;
     this.pipelines = []; // pipeline id -> GPUComputePipeline
     this.warmed = new Map(); // kernel id + "\n" + WGSL -> GPUComputePipeline built ahead by warm()
+    this.warmDoneAt = null;
     this.compileErrors = []; // pipeline id -> Promise<string|null>
     this.unchecked = []; // pipeline ids whose compile errors no read/wait has reported yet
     this.bindCache = new Map();
@@ -158,7 +159,9 @@ export class Bridge {
   /** Start building, in the background, the pipelines webtorch's warm-up manifest ({kernels: [[kernel id, WGSL],
    * ...], cpu: [indices], gpu: [indices]}; webtorch_devtools/warmup.py) lists for this adapter's class (cpu: runs
    * shaders on the CPU); compile() of the same kernel id and source takes a finished one instead of compiling.
-   * Resolves when every one is built or failed (a compile() before that builds the same kernel a second time). */
+   * All are requested at once, so the GPU process builds them while Pyodide boots and the first cells run,
+   * whether or not this thread is busy with Python. Resolves when every one is built or failed (warmDoneAt:
+   * when, on the epoch's clock); a compile() before that builds its kernel itself (a second time). */
   warm(manifest) {
     if (!manifest) return Promise.resolve();
     return Promise.all((manifest[this.cpu ? "cpu" : "gpu"] || []).map((i) => {
@@ -166,7 +169,7 @@ export class Bridge {
       const module = this.device.createShaderModule({ label: kernelId, code: wgsl });
       return this.device.createComputePipelineAsync({ label: kernelId, layout: "auto", compute: { module, entryPoint: "main" } })
         .then((pipe) => { this.warmed.set(`${kernelId}\n${wgsl}`, pipe); }, () => {}); // a failure: compile() reports it
-    }));
+    })).then(() => { this.warmDoneAt = performance.timeOrigin + performance.now(); });
   }
 
   /** Compile a WGSL module (entry point `main`); returns a pipeline id at once. Its compile error is reported

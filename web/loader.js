@@ -49,16 +49,20 @@ function writer(sink) {
  * @param {(text: string) => void} [o.stdout]  receives Python's stdout as it is written
  * @param {(text: string) => void} [o.stderr]
  * @param {boolean} [o.requireWebGPU]  reject instead of falling back to "cpu"
+ * @param {string} [o.packagesURL]  where Pyodide packages not in indexURL's folder are fetched from (Pyodide's package
+ *   host for this version, https://cdn.jsdelivr.net/pyodide/v<version>/full/, or a mirror); off by default.
+ *   Code run through webtorch.browser.packages.load_imports (the notebook kernel, run --browser) gets its
+ *   imports loaded from indexURL first, then from here
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, timings: {startMs, pyodideBootMs, importMs, loadMs,
- *   crossOriginIsolated}}>}  (startMs:
- *   when loadWebtorch began, on performance.now()'s clock -- since page load in a page; the others from startMs;
- *   loadMs includes the wait for the warm-up kernels' builds after `import webtorch`)
+ * @returns {Promise<{pyodide, bridge, webgpuError, warmed, timings: {startMs, pyodideBootMs, importMs, loadMs,
+ *   crossOriginIsolated}}>}  (startMs: when loadWebtorch began, on performance.now()'s clock -- since page load in a
+ *   page; the others from startMs. warmed: resolves when the warm-up kernels are built; they go on building in the
+ *   background, and a kernel the code needs first is built at once: bridge.warm)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
-  packages = [], pyodideOptions = {} } = {}) {
+  packages = [], packagesURL = null, pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
@@ -69,7 +73,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // device "cpu"'s kernels compile off the main thread while Pyodide boots (null: a wheel without them)
   const kernels = wheels.then(async ([entries]) => (entries.has(KERNELS) ? WebAssembly.compile(await entries.get(KERNELS))
     : null)).catch((error) => ({ error }));
-  // the first step's kernels compile in the GPU process while Pyodide boots and webtorch imports here
+  // the first step's kernels compile in the GPU process while Pyodide boots, webtorch imports and code runs
   const warmed = Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
     && bridge.warm(await manifestOf(entries)))
     .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
@@ -97,10 +101,10 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
     + "device \"cpu\" will try again on first use\n");
   else if (compiled) globalThis.webtorchWasmModule = compiled;
   pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
+  pyodide.pyimport("webtorch.browser.packages").configure(index,
+    packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;
-  // a kernel compiled before its warm-up build finished would be built twice, and the GPU process (the CPU, on
-  // SwiftShader) is the slower side of a cold start: the first step waits here for the builds instead
-  await warmed;
-  return { pyodide, bridge, webgpuError, timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0,
-    crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
+  return { pyodide, bridge, webgpuError, warmed,
+    timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0,
+      crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
 }

@@ -54,7 +54,7 @@ export async function runScript(cfg, emit) {
   files?.catch(() => {}); // reported where it is awaited below
   try {
     const { pyodide, timings } = await loadWebtorch({
-      indexURL: cfg.indexURL, wheelURL: cfg.wheelURL, wheelURLs: cfg.wheelURLs || [],
+      indexURL: cfg.indexURL, wheelURL: cfg.wheelURL, wheelURLs: cfg.wheelURLs || [], packagesURL: cfg.packagesURL,
       stdout: (s) => out.write("stdout", s), stderr: (s) => out.write("stderr", s),
     });
     if (files) writeFiles(pyodide, cfg.dir, await files);

@@ -20,7 +20,7 @@ import models
 
 import webtorch
 from webtorch.backends.webgpu import get_backend
-from webtorch.backends.webgpu.replay import flush_key
+from webtorch.backends.webgpu.plan_cache import queue_key
 
 IN_BROWSER = sys.platform == "emscripten"
 _host_clock = time.perf_counter if IN_BROWSER else time.thread_time
@@ -52,20 +52,20 @@ def _replay_step(model, opt, x, y, loss_fn):
 
 
 def _flushed_queues(record, submit, see):
-    """Run one step, calling ``see(nodes)`` with each queue the scheduler runs (before it runs)."""
-    sched = get_backend().scheduler
-    run = sched.run
+    """Run one step, calling ``see(nodes)`` with each queue the plan cache schedules (before it does)."""
+    plans = get_backend().recorder.plans
+    schedule = plans.schedule
 
     def seeing(nodes):
         see(nodes)
-        run(nodes)
-    sched.run = seeing
+        return schedule(nodes)
+    plans.schedule = seeing
     try:
         loss = record()
         submit()
         loss.item()
     finally:
-        del sched.run
+        del plans.schedule
 
 
 def _nodes_per_step(record, submit):
@@ -76,21 +76,21 @@ def _nodes_per_step(record, submit):
 
 
 def _schedule_cost(record, submit, repeats=5):
-    """Median ms of turning one step's queue(s) into batches: a fresh schedule (Scheduler.plan) against the reuse
-    of the remembered one (flush_key, lookup, binding this queue's buffers). Nothing is submitted."""
-    be = get_backend()
-    sched, replayer = be.scheduler, be.scheduler.replay
+    """Median ms of turning one step's queue(s) into batches: a fresh schedule (Planner.plan) against the reuse
+    of the remembered one (queue_key, lookup, binding this queue's buffers). Nothing is submitted."""
+    rec = get_backend().recorder
+    planner, plans = rec.planner, rec.plans
     queues = []  # with the key as the flush saw it (which tensors were alive then)
-    _flushed_queues(record, submit, lambda nodes: queues.append((nodes, flush_key(nodes)[0])))
+    _flushed_queues(record, submit, lambda nodes: queues.append((nodes, queue_key(nodes)[0])))
     fresh, reused = [], []
     for _ in range(repeats):
         t0 = _host_clock()
         for nodes, _ in queues:
-            sched.plan(nodes)
+            planner.plan(nodes)
         t1 = _host_clock()
         for nodes, seen in queues:
-            _, bufs, _ = flush_key(nodes)
-            replayer._bind(replayer.plans[seen], bufs, nodes)
+            _, bufs, _ = queue_key(nodes)
+            plans.bind(plans.plans[seen], bufs, nodes)
         t2 = _host_clock()
         fresh.append(t1 - t0)
         reused.append(t2 - t1)
@@ -129,10 +129,10 @@ def _measure(record, submit, steps):
 
 def run_model(name, steps):
     rows = []
-    replayer = get_backend().scheduler.replay
+    plan_cache = get_backend().recorder.plans
     nodes = None
     for mode in ("eager", "auto", "replay"):
-        replayer.enabled = mode != "eager"
+        plan_cache.enabled = mode != "eager"
         capturable = {"capturable": True} if mode == "replay" and models.OPTIM[name] != "sgd" else {}
         model, opt, x, y, loss_fn = models.parts(webtorch, name, "webgpu", **capturable)
         if mode == "replay":
@@ -141,16 +141,16 @@ def run_model(name, steps):
             record, submit = _eager_step(model, opt, x, y, loss_fn)
             if nodes is None:
                 nodes = _nodes_per_step(record, submit)
-        hits = replayer.hits
+        hits = plan_cache.hits
         wall, rec, sub, cross, dispatches, loss = _measure(record, submit, steps)
         host = rec + sub
         rows.append({"model": name, "mode": mode, "steps_per_s": 1 / wall, "ms_per_step": wall * 1e3,
                      "record_ms": rec * 1e3, "flush_ms": sub * 1e3, "bridge_ms": cross * 1e3,
                      "python_ms_per_step": host * 1e3, "ops_per_step": nodes, "python_us_per_op": host * 1e6 / nodes,
-                     "dispatches_per_step": dispatches, "flush_reuse_hits": replayer.hits - hits, "last_loss": loss})
+                     "dispatches_per_step": dispatches, "flush_reuse_hits": plan_cache.hits - hits, "last_loss": loss})
         if mode == "auto":  # the reuse is on and has seen the step's queues
             schedule_ms, reuse_ms = _schedule_cost(record, submit)
-    replayer.enabled = True
+    plan_cache.enabled = True
     base = rows[0]["python_ms_per_step"]
     for r in rows:
         # a replay's Python may take less than the browser clock resolves (5 µs): the ratio then assumes 5 µs

@@ -17,7 +17,7 @@ from ._print import set_printoptions  # noqa: F401
 from ._broadcast import broadcast_shapes  # noqa: F401
 from . import ops as _ops  # attaches every op's Tensor methods
 
-# torch.<op>: each family's FUNCTIONS (ops/<family>.py), by name (tests/test_api_namespace.py checks they agree)
+# torch.<op>: each family's FUNCTIONS (ops/<family>.py), by name (tests/tooling/test_api_namespace.py checks they agree)
 from .ops.creation import (  # noqa: F401
     tensor, as_tensor, asarray, from_numpy, frombuffer, zeros, ones, empty, full, zeros_like, ones_like,
     empty_like, full_like, empty_strided, arange, linspace, logspace, eye, rand, randn, randint, randperm,

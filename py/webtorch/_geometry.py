@@ -6,6 +6,25 @@ for (storage, offset, shape, strides) (``Backend.as_strided``). Pure functions o
 A view function maps (shape, strides, offset, *args) to the view's (shape, strides, offset). Arguments are
 already checked (dims wrapped, sizes validated) by the ops that call them.
 """
+import operator
+
+
+def dim_index(dim):
+    """An int ``dim`` argument; a float (``dim=1.0``) is refused as PyTorch refuses it."""
+    try:
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}") from None
+
+
+def norm_dim(dim, ndim):
+    """``dim`` wrapped into 0..ndim-1 (a 0-dim tensor takes dims 0 and -1), or PyTorch's IndexError."""
+    n = ndim if ndim > 0 else 1
+    if type(dim) is not int:
+        dim = dim_index(dim)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
 
 
 def numel(shape):
@@ -13,6 +32,16 @@ def numel(shape):
     for s in shape:
         n *= s
     return n
+
+
+def reduced(shape, dims, keepdim):
+    """The shape of a reduction of ``shape`` over ``dims`` (distinct dims; empty: every dim), those kept as size 1
+    with ``keepdim``."""
+    if not dims or len(dims) == len(shape):  # every dim (the common full reduction, answered first)
+        return (1,) * len(shape) if keepdim else ()
+    if keepdim:
+        return tuple([1 if d in dims else s for d, s in enumerate(shape)])
+    return tuple([s for d, s in enumerate(shape) if d not in dims])
 
 
 def contiguous_strides(shape):

@@ -161,7 +161,7 @@ def _nested_str(vals, cuts, indent, fmt):
 
 def _tensor_str(t, indent):
     be, h = t._be, t._data
-    shape = tuple(be.shape(h))
+    shape = tuple(t.shape)
     numel = 1
     for s in shape:
         numel *= s
@@ -196,16 +196,11 @@ def _add_suffixes(text, suffixes, indent):
     return "".join(parts)
 
 
-def _is_plain(t):
-    from ._tensor import Tensor
-    cls = type(t)
-    return cls is Tensor or (cls.__name__ == "Parameter" and cls.__module__.startswith("webtorch."))
-
-
-def tensor_repr(t, tensor_contents=None):
-    """PyTorch's ``_str_intern``: prefix, element block, suffixes."""
+def tensor_repr(t, tensor_contents=None, plain=True):
+    """PyTorch's ``_str_intern``: prefix, element block, suffixes. ``plain``: printed as ``tensor(...)`` (a Tensor
+    or Parameter), else under its class's name (a subclass)."""
     from ._device import get_default_device
-    prefix = "tensor(" if _is_plain(t) else f"{type(t).__name__}("
+    prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent = len(prefix)
     suffixes = []
     dev = t._device

@@ -62,7 +62,7 @@ def set_flush_denormal(mode):
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
             disable=False):
-    """``torch.compile``: returns ``model`` unchanged (webtorch runs eagerly; on webgpu its lazy graph already
+    """``torch.compile``: returns ``model`` unchanged (webtorch runs eagerly; on webgpu its pending queue already
     fuses elementwise chains), so ``model = torch.compile(model)`` runs with the same results."""
     if model is None:
         return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,

@@ -4,10 +4,13 @@ The bytes belong to the backend: ``_data`` is the backend's handle of this view 
 ndarray view; for "webgpu" a lazy buffer view). Ops are defined in webtorch.ops and attached here as
 methods; this file holds only metadata, conversions and the autograd entry points.
 """
+import functools
+
 from . import _dtype as D
 from . import _geometry as G
 from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
 from ._numpy_interop import require_numpy
+from ._print import tensor_repr
 from .autograd import graph as _graph
 from . import autograd as _autograd
 from .autograd.grad_mode import state as _grad_state
@@ -42,29 +45,12 @@ class Tensor:
     _inference = False  # set (in the instance dict) on tensors created inside inference_mode
     __array_priority__ = 1000
 
-    def __new__(cls, *args, device=None, dtype=None):
-        """``Tensor(data)`` copies data (float32 by default); ``Tensor(2, 3)`` is uninitialized."""
-        from .ops.creation import tensor, empty
-        if len(args) == 1 and not isinstance(args[0], int):
-            src = args[0]
-            t = tensor(src, dtype=src.dtype if isinstance(src, Tensor) else (dtype or D.float32), device=device)
-        else:
-            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            t = empty(*shape, dtype=dtype or D.float32, device=device)
-        if cls is Tensor:
-            return t
-        return _as_subclass(t, cls)
-
     # -- metadata ----------------------------------------------------------------------------------
-    # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor: set by the view
-    # ops that decide it (_geometry), else read once from the handle a backend op returned (``_geometry_of``).
-    # Whatever replaces ``_data`` replaces ``_geom`` with it (``_set_handle``).
+    # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor, given with the
+    # handle: a fresh op result is C-contiguous of the shape the op computed (``fresh_geometry``), a view's is
+    # decided by _geometry. Whatever replaces ``_data`` replaces ``_geom`` with it (``_set_handle``).
     def _geometry_of(self):
-        g = self._geom
-        if g is None:
-            shape, strides, offset = self._be.geometry(self._data)
-            g = self._geom = (Size(shape), strides, offset)
-        return g
+        return self._geom
 
     def _set_handle(self, h, geom):
         """Point this tensor at handle h, whose (shape, strides, offset) is geom."""
@@ -73,14 +59,13 @@ class Tensor:
 
     @property
     def shape(self):
-        g = self._geom
-        return (g if g is not None else self._geometry_of())[0]
+        return self._geom[0]
 
     def size(self, dim=None):
         s = self.shape
         if dim is None:
             return s
-        return s[_wrap_dim(dim, len(s))]
+        return s[G.norm_dim(dim, len(s))]
 
     def dim(self):
         return len(self.shape)
@@ -98,7 +83,7 @@ class Tensor:
 
     def stride(self, dim=None):
         st = self._geometry_of()[1]
-        return st if dim is None else st[_wrap_dim(dim, len(st))]
+        return st if dim is None else st[G.norm_dim(dim, len(st))]
 
     def storage_offset(self):
         return self._geometry_of()[2]
@@ -252,7 +237,7 @@ class Tensor:
         return self._inference
 
     def detach(self):
-        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
+        t = _wrap(self._data, self._be, self._device, self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -265,7 +250,7 @@ class Tensor:
 
     @property
     def data(self):
-        t = _wrap(self._data, self._be, self._device, geom=self._geom, dtype=self.dtype)
+        t = _wrap(self._data, self._be, self._device, self._geom, dtype=self.dtype)
         t._version = self._version
         return t
 
@@ -385,8 +370,9 @@ class Tensor:
         return complex(self.item())
 
     def __repr__(self, *, tensor_contents=None):
-        from ._print import tensor_repr
-        return tensor_repr(self, tensor_contents)
+        cls = type(self)
+        plain = cls is Tensor or (cls.__name__ == "Parameter" and cls.__module__.startswith("webtorch."))
+        return tensor_repr(self, tensor_contents, plain)
 
     def __str__(self):
         return self.__repr__()
@@ -395,12 +381,6 @@ class Tensor:
         if self.dim() == 0 and type(self) is Tensor:
             return format(self._be.item(self._data), spec)
         return object.__format__(self, spec)
-
-    def __reduce_ex__(self, proto):
-        from .ops.creation import _rebuild_tensor_from_bytes
-        return (_rebuild_tensor_from_bytes,
-                (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device),
-                 self.requires_grad))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
@@ -417,13 +397,6 @@ class Tensor:
         return new
 
     # -- device and dtype moves --------------------------------------------------------------------
-    def to(self, *args, **kwargs):
-        dev, dt, copy = _parse_to(self, *args, **kwargs)
-        if (dev is None or dev == self._device) and (dt is None or dt is self.dtype) and not copy:
-            return self
-        from .ops.convert import to_device_dtype
-        return to_device_dtype(self, dev, dt)
-
     def cpu(self, memory_format=None):
         return self.to("cpu")
 
@@ -493,9 +466,23 @@ def _no_grad():
     return no_grad()
 
 
-def _wrap(h, be, dev, cls=Tensor, geom=None, dtype=None):
-    """A new Tensor (no autograd history) around backend handle h; geom: h's (Size shape, strides, offset)
-    when the caller knows it (else read from the handle on first use); dtype: h's, when the caller knows it."""
+@functools.lru_cache(maxsize=4096)  # a program's ops make few distinct shapes; a bound keeps odd ones from piling up
+def fresh_geometry(shape):
+    """The geometry of a fresh op result of ``shape`` (a tuple): C-contiguous from storage offset 0 (the backend
+    contract, backends/contract.py)."""
+    return Size(shape), G.contiguous_strides(shape), 0
+
+
+def handle_geometry(be, h):
+    """The geometry of handle h as its backend records it: for a handle Python did not shape itself (a view made
+    on handles, memory shared from NumPy, a result of data-dependent size)."""
+    shape, strides, offset = be.geometry(h)
+    return Size(shape), tuple(strides), offset
+
+
+def _wrap(h, be, dev, geom, cls=Tensor, dtype=None):
+    """A new Tensor (no autograd history) around backend handle h of geometry ``geom`` ((Size shape, strides,
+    offset): ``fresh_geometry(shape)`` for an op's fresh result); dtype: h's, when the caller knows it."""
     t = object.__new__(cls)
     t._data = h
     t._geom = geom
@@ -516,20 +503,13 @@ def _wrap(h, be, dev, cls=Tensor, geom=None, dtype=None):
 
 
 def _as_subclass(t, cls):
-    new = _wrap(t._data, t._be, t._device, cls, t._geom, t.dtype)
+    new = _wrap(t._data, t._be, t._device, t._geom, cls, t.dtype)
     new._version = t._version
     new._base = t._base
     new.requires_grad = t.requires_grad
     new.grad_fn = t.grad_fn
     new._out_nr = t._out_nr
     return new
-
-
-def _wrap_dim(dim, ndim):
-    n = ndim if ndim > 0 else 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def _parse_to(t, *args, **kwargs):

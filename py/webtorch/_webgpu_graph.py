@@ -19,7 +19,7 @@ their memory while the Graph lives; every replay overwrites them.
 """
 import gc
 
-from .backends.webgpu import capture, get_backend
+from .backends.webgpu import get_backend
 
 
 class Graph:
@@ -38,7 +38,7 @@ class Graph:
         if capture_error_mode not in ("global", "thread_local", "relaxed"):
             raise ValueError(f"capture_error_mode must be 'global', 'thread_local' or 'relaxed', got "
                              f"{capture_error_mode!r}")
-        capture.begin(get_backend())
+        get_backend().recorder.begin_capture()
         self._capturing = True
 
     def capture_end(self):
@@ -46,18 +46,18 @@ class Graph:
         if not self._capturing:
             raise RuntimeError("capture_end() without capture_begin() on this webtorch.webgpu.Graph")
         self._capturing = False
-        self._step = capture.end(get_backend())
+        self._step = get_backend().recorder.end_capture()
 
     def _abort(self):
         self._capturing = False
-        capture.abort(get_backend())
+        get_backend().recorder.abort_capture()
 
     def replay(self):
         """Run the captured step once more (after the work recorded before this call)."""
         if self._step is None:
             raise RuntimeError("replay() of a webtorch.webgpu.Graph that holds no capture: capture a step first "
                                "(with webtorch.webgpu.graph(g): ...)")
-        capture.replay(get_backend(), self._step)
+        get_backend().recorder.replay(self._step)
 
     def reset(self):
         """Drop the capture and release the memory it holds."""
@@ -104,4 +104,4 @@ def is_current_stream_capturing():
     """True while a webtorch.webgpu graph is capturing (``torch.cuda.is_current_stream_capturing``)."""
     from .backends import webgpu
     be = webgpu._state["backend"]
-    return be is not None and capture.is_capturing(be)
+    return be is not None and be.recorder.capture is not None

@@ -28,6 +28,12 @@ def is_available():
         return False
 
 
+def is_initialized():
+    """Whether the webgpu device has been set up in this process (as ``torch.cuda.is_initialized()``)."""
+    from .backends import webgpu
+    return webgpu.is_initialized()
+
+
 async def init_async():
     """Set up the webgpu device without blocking; returns ``is_available()``.
 
@@ -53,15 +59,13 @@ def device_count():
 
 def synchronize(device=None):
     """Run every pending op (one batched submit) and wait for the device."""
-    be = _backend()
-    be.flush()
-    be.checks.check()  # waits; raises a failed device-side check (device_checks.py)
+    _backend().recorder.synchronize()  # waits; raises a failed device-side check (device_checks.py)
 
 
 async def synchronize_async(device=None):
     """``synchronize()`` for code that cannot block (in Pyodide: entered through runPython or a JS callback)."""
     be = _backend()
-    be.flush()
+    be.recorder.flush_before_wait()
     wait = getattr(be.rt, "wait_async", None)
     if wait is None:
         be.rt.wait()
@@ -113,7 +117,7 @@ def stats(reset=False):
     d = be.stats.as_dict()
     d.update(getattr(be.rt, "counters", {}))
     d.update(memory_allocated=be.pool.allocated, max_memory_allocated=be.pool.peak,
-             memory_reserved=be.pool.reserved, pending_nodes=len(be.graph.nodes), adapter=be.rt.description)
+             memory_reserved=be.pool.reserved, pending_nodes=len(be.recorder.pending.nodes), adapter=be.rt.description)
     if reset:
         reset_stats()
     return d

@@ -3,9 +3,13 @@
     webtorch run SCRIPT.py [args]                 run in this CPython
     webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
                  [--worker] [--timeout SECONDS]   ... in a module Web Worker; stop after SECONDS (exit 124)
+                 [--packages-url [URL]]           ... loading Pyodide packages it imports from URL
     webtorch notebook [PATH.ipynb] [--port N]     serve the notebook app (prints its URL)
     webtorch notebook --build DIR                 write the notebook app as a static site
-    webtorch lite build DIR                       an offline JupyterLite site with webtorch (needs a checkout)
+                 [--packages-url [URL]]           ... whose kernel loads Pyodide packages it lacks (NumPy,
+                                                  matplotlib) from URL (default: Pyodide's package host)
+    webtorch lite build DIR [--packages-url [URL]]  a JupyterLite site with webtorch (needs a checkout);
+                                                  offline, or loading Pyodide packages from URL once online
     webtorch lite serve DIR [--port N]            serve it with COOP/COEP
 """
 import argparse
@@ -23,6 +27,7 @@ def _parser():
                    help="with --browser: stop the run after SECONDS (boot included) and exit 124")
     r.add_argument("--chromium", default=None, metavar="PATH", help="Chromium executable (default: $WEBTORCH_CHROMIUM, "
                    "then the system's chromium, then Playwright's)")
+    add_packages_url_option(r)
     r.add_argument("script", help="the Python script")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
     n = sub.add_parser("notebook", help="the notebook app: serve it locally, or --build a static site")
@@ -30,9 +35,24 @@ def _parser():
     n.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     n.add_argument("--build", metavar="DIR", default=None, help="write a static site into DIR instead of serving")
     n.add_argument("--no-open", action="store_true", help="do not open a browser (none is opened without a display)")
+    add_packages_url_option(n)
     from .lite_cli import add_parser as add_lite
     add_lite(sub)
     return p
+
+
+def add_packages_url_option(parser):
+    parser.add_argument("--packages-url", nargs="?", const="pyodide", default=None, metavar="URL",
+                        help="fetch Pyodide packages the code imports and the site lacks (NumPy, matplotlib, ...) from "
+                        "URL once online; without a value, Pyodide's own package host for its version (default: off, "
+                        "only the site's own packages)")
+
+
+def packages_url_of(ns):
+    if ns.packages_url == "pyodide":
+        from .server import pyodide_packages_url
+        return pyodide_packages_url()
+    return ns.packages_url
 
 
 def _write(stream):
@@ -42,7 +62,7 @@ def _write(stream):
     return w
 
 
-def run_browser(script, args, worker=False, timeout=None, chromium=None):
+def run_browser(script, args, worker=False, timeout=None, chromium=None, packages_url=None):
     from .chromium import ChromiumNotFoundError
     from .session import BrowserSession
     try:
@@ -52,7 +72,7 @@ def run_browser(script, args, worker=False, timeout=None, chromium=None):
         return 2
     with session:
         res = session.run(script, args, worker=worker, timeout=timeout, stdout=_write(sys.stdout),
-                          stderr=_write(sys.stderr))
+                          stderr=_write(sys.stderr), packages_url=packages_url)
     if res.timed_out:
         print(f"webtorch: {script} did not finish within {timeout:g} s (--timeout); stopped it", file=sys.stderr)
     return res.status
@@ -67,19 +87,20 @@ def run_cpython(script, args):
 def main(argv=None):
     ns = _parser().parse_args(argv)
     if ns.command == "run":
-        if (ns.worker or ns.timeout is not None or ns.chromium) and not ns.browser:
-            _parser().error("--worker, --timeout and --chromium need --browser")
+        if (ns.worker or ns.timeout is not None or ns.chromium or ns.packages_url) and not ns.browser:
+            _parser().error("--worker, --timeout, --chromium and --packages-url need --browser")
         if ns.browser:
-            return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium)
+            return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium, packages_url_of(ns))
         return run_cpython(ns.script, ns.args)
     if ns.command == "notebook":
         from . import notebook_app
         if ns.build:
             if ns.path:
                 _parser().error("--build writes the app with the tutorials; open a notebook in it with ?open=URL")
-            print(f"webtorch notebook: site written to {notebook_app.build_site(ns.build)}")
+            site = notebook_app.build_site(ns.build, packages_url=packages_url_of(ns))
+            print(f"webtorch notebook: site written to {site}")
             return 0
-        return notebook_app.serve(ns.path, ns.port, open_browser=not ns.no_open)
+        return notebook_app.serve(ns.path, ns.port, open_browser=not ns.no_open, packages_url=packages_url_of(ns))
     if ns.command == "lite":
         from .lite_cli import main as lite_main
         return lite_main(ns)

@@ -9,6 +9,8 @@ def add_parser(sub):
     b.add_argument("dir", metavar="DIR")
     b.add_argument("--contents", action="append", default=None, metavar="PATH",
                    help="notebooks/files to include (repeatable; default: the tutorials of examples/notebooks/)")
+    from .cli import add_packages_url_option
+    add_packages_url_option(b)
     s = cmd.add_parser("serve", help="serve DIR on 127.0.0.1 with COOP/COEP (the kernel's interrupt needs them)")
     s.add_argument("dir", metavar="DIR")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free one)")
@@ -18,8 +20,9 @@ def add_parser(sub):
 def main(ns):
     from pathlib import Path
     if ns.lite_command == "build":
+        from .cli import packages_url_of
         from .lite_site import build_site, site_size
-        site = build_site(ns.dir, contents=ns.contents, log=sys.stderr)
+        site = build_site(ns.dir, contents=ns.contents, log=sys.stderr, packages_url=packages_url_of(ns))
         size, files = site_size(site)
         print(f"webtorch: built {site} ({size / 2**20:.1f} MiB, {files} files); serve it with "
               f"`webtorch lite serve {ns.dir}`")

@@ -43,13 +43,16 @@ def default_contents():
     return sorted(p for p in notebooks.iterdir() if p.name not in _SKIP)
 
 
-def site_config():
-    """jupyter-lite.json: the Pyodide kernel loads everything from the site, webtorch at boot."""
+def site_config(packages_url=None):
+    """jupyter-lite.json: the Pyodide kernel loads everything from the site, webtorch and the libraries users
+    import (tqdm) at boot; ``packages_url``: where Pyodide packages the site lacks are loaded from when a cell
+    imports them (lite_assets/webtorch-kernel.mjs reads it; None: nowhere, an offline site)."""
     # exposeAppInBrowser: window.jupyterapp, so automation (the tests) drives JupyterLab's own commands
     return {"jupyter-lite-schema-version": 0, "jupyter-config-data": {"exposeAppInBrowser": "true",
                                                                        "litePluginSettings": {PLUGIN: {
         "pyodideUrl": PYODIDE_URL, "disablePyPIFallback": True,
-        "loadPyodideOptions": {"packages": ["webtorch"]}}}}}
+        "loadPyodideOptions": {"packages": ["webtorch", *lite_wheels.USER_LOCK_PACKAGES],
+                               "webtorchPackagesURL": packages_url}}}}}
 
 
 def _copy_item(src, dest_dir):
@@ -60,7 +63,7 @@ def _copy_item(src, dest_dir):
         shutil.copy2(src, dest_dir / src.name)
 
 
-def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels):
+def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels, packages_url):
     """The lite dir ``jupyter lite build`` reads: static/pyodide (+ wheels, patched lock), config, contents."""
     pyo = lite / "static" / "pyodide"
     pyo.mkdir(parents=True)
@@ -81,7 +84,7 @@ def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels):
     shutil.copy2(wheel, pyo / wheel.name)
     patched = lite_wheels.patched_lock(lock, lock_wheels, extra=[("webtorch", wheel, ["webtorch"])])
     (pyo / "pyodide-lock.json").write_text(json.dumps(patched))
-    (lite / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2))
+    (lite / "jupyter-lite.json").write_text(json.dumps(site_config(packages_url), indent=2))
     files = lite / "contents"
     files.mkdir()
     for item in contents:
@@ -90,8 +93,9 @@ def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels):
     return files, piplite
 
 
-def build_site(out_dir, contents=None, wheel=None, pyodide_dir=None, kernel_wheels=None, log=None):
-    """Build the site into ``out_dir`` (replaced); returns its path. ``log``: a file for the build's output."""
+def build_site(out_dir, contents=None, wheel=None, pyodide_dir=None, kernel_wheels=None, log=None, packages_url=None):
+    """Build the site into ``out_dir`` (replaced); returns its path. ``log``: a file for the build's output;
+    ``packages_url``: see ``site_config``."""
     from webtorch_devtools.server import pyodide_dir as npm_pyodide
     from webtorch_devtools.wheel import build_wheel
     out_dir = Path(out_dir).resolve()
@@ -99,7 +103,7 @@ def build_site(out_dir, contents=None, wheel=None, pyodide_dir=None, kernel_whee
     contents = default_contents() if contents is None else [Path(c) for c in contents]
     with tempfile.TemporaryDirectory(prefix="webtorch-lite-") as tmp:
         lite = Path(tmp) / "lite"
-        files, piplite = _stage(lite, contents, wheel, Path(pyodide_dir or npm_pyodide()), kernel_wheels)
+        files, piplite = _stage(lite, contents, wheel, Path(pyodide_dir or npm_pyodide()), kernel_wheels, packages_url)
         if out_dir.exists():
             shutil.rmtree(out_dir)
         cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite), "--output-dir",

@@ -1,4 +1,5 @@
-"""The wheels a JupyterLite Pyodide kernel loads at start-up, for an offline site.
+"""The wheels a JupyterLite Pyodide kernel loads at start-up, for an offline site (and the pure-Python
+libraries notebook users import, which the notebook app ships too: ``user_wheels``).
 
 The npm pyodide package holds no package wheels, and the kernel's start-up loads micropip from Pyodide's
 lock, then piplite-installs ipykernel, comm, pyodide-kernel, jedi and ipython (the last two and their
@@ -19,6 +20,9 @@ from pathlib import Path
 # what the kernel worker (jupyterlite-pyodide-kernel 0.8.6) loads from Pyodide's lock at start-up, dependencies
 # come along; webtorch itself needs nothing from the lock
 KERNEL_LOCK_PACKAGES = ("micropip", "ipython", "jedi")
+# pure-Python packages notebook users import, at the versions of Pyodide's lock: both notebook sites ship them
+# (the JupyterLite kernel loads them at boot, the app installs them at kernel start)
+USER_LOCK_PACKAGES = ("tqdm",)
 # start-up needs not in Pyodide's lock: served from the site's piplite index
 PIPLITE_PACKAGES = ("comm==0.2.3",)
 
@@ -39,7 +43,7 @@ def cache_dir():
     return repo_root() / ".cache" / "lite-wheels"
 
 
-def lock_closure(lock, names=KERNEL_LOCK_PACKAGES):
+def lock_closure(lock, names=KERNEL_LOCK_PACKAGES + USER_LOCK_PACKAGES):
     """The lock's entries for ``names`` and everything they depend on, by canonical name."""
     by_name = {canonical(k): v for k, v in lock["packages"].items()}
     out, todo = {}, [canonical(n) for n in names]
@@ -93,6 +97,13 @@ def wheels(folder=None, lock=None):
         raise FileNotFoundError(f"the JupyterLite kernel's wheels {missing} are missing from {folder}: run "
                                 "scripts/setup.sh (scripts/setup.d/lite.sh downloads them from PyPI)")
     return found
+
+
+def user_wheels(folder=None):
+    """Paths of the downloaded wheels of USER_LOCK_PACKAGES and their dependencies."""
+    lock = json.loads(pyodide_lock_path().read_text())
+    found = wheels(folder, lock)
+    return [found[f"{e['name']}=={e['version']}"] for e in lock_closure(lock, USER_LOCK_PACKAGES).values()]
 
 
 def sha256(path):

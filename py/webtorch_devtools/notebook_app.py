@@ -1,11 +1,12 @@
 """Serve webtorch's notebook app (web/notebook/) or build it as a static site.
 
     webtorch notebook [PATH.ipynb] [--port N]     serve on 127.0.0.1 with COOP/COEP (interrupt needs them)
-    webtorch notebook --build DIR                 a static site: the app, Pyodide, the webtorch wheel and the
-                                                  tutorials (examples/notebooks/), for any static host, offline
+    webtorch notebook --build DIR                 a static site: the app, Pyodide, the webtorch wheel, the
+                                                  pure-Python libraries users import (tqdm) and the tutorials
+                                                  (examples/notebooks/), for any static host, offline
 
-The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot; pinned in package.json) are bundled from
-node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
+The app's third-party libraries (CodeMirror, markdown-it, KaTeX, uPlot, DOMPurify; pinned in package.json) are
+bundled from node_modules by esbuild into the git-ignored web/notebook/build/ (at setup, and again here when stale).
 """
 import json
 import os
@@ -13,12 +14,33 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .lite_wheels import cache_dir as user_wheels_dir, user_wheels
 from .server import ISOLATION_HEADERS, Server, pyodide_dir, web_dir
 from .wheel import build_wheel, repo_root
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
                  "package.json")
 APP_PATH = "web/notebook/index.html"
+# The app's Content-Security-Policy, the second wall behind its sanitizer (web/notebook/sanitize.js): scripts
+# and workers only from this origin, WebAssembly compiled (Pyodide) but no eval; images and fonts also from
+# data:/blob: (outputs, plot snapshots), so a URL in sanitized markup cannot load anything from elsewhere;
+# inline styles (KaTeX, uPlot, CodeMirror set them); no frames, plugins, form posts or <base>. Fetches may go
+# to https: too: the kernel's worker runs under this policy and a user's cell downloads data (only script can
+# fetch, and no script from a notebook runs). A meta tag cannot carry frame-ancestors: only the header has it.
+CSP = ("default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' https:; "
+       "img-src 'self' data: blob:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; media-src 'self' data:; "
+       "object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'")
+CSP_HEADER = CSP + "; frame-ancestors 'none'"
+
+
+def content_security_policy(packages_url=None, header=False):
+    """CSP (CSP_HEADER for a response header), with a package URL's origin added to connect-src when it is not
+    https: (the kernel's worker fetches the packages a cell imports from there)."""
+    policy = CSP_HEADER if header else CSP
+    if packages_url and not packages_url.startswith("https:"):
+        origin = "/".join(packages_url.split("/")[:3])
+        policy = policy.replace("connect-src 'self' https:;", f"connect-src 'self' https: {origin};")
+    return policy
 
 
 def notebooks_dir():
@@ -74,9 +96,12 @@ def _tutorial_files():
     return out
 
 
-def app_config(wheel_name, prefix):
-    """What the app needs to boot; URLs relative to the config file (prefix "/" when served, "" in a site)."""
+def app_config(wheel_name, prefix, packages_url=None):
+    """What the app needs to boot; URLs relative to the config file (prefix "/" when served, "" in a site).
+    wheelURLs: the pure-Python libraries notebook users import (tqdm), installed at kernel start; packagesURL:
+    where Pyodide packages this site lacks are fetched from (None: nowhere, an offline site)."""
     return {"indexURL": f"{prefix}pyodide/", "wheelURL": f"{prefix}wheel/{wheel_name}",
+            "wheelURLs": [f"{prefix}wheels/{p.name}" for p in user_wheels()], "packagesURL": packages_url,
             "tutorials": _tutorials(f"{prefix}notebooks/"),
             "tutorialFiles": {"base": f"{prefix}notebooks/", "files": _tutorial_files()}}
 
@@ -85,7 +110,7 @@ class NotebookServer(Server):
     """The app at /web/notebook/, its config at /notebook-config.json, tutorials at /notebooks/, the opened
     notebook's folder at /opened/."""
 
-    def __init__(self, open_path=None, port=0):
+    def __init__(self, open_path=None, port=0, packages_url=None):
         build_bundle()
         roots = {}
         folder = notebooks_dir()
@@ -99,8 +124,11 @@ class NotebookServer(Server):
             roots["opened"] = p.parent
             self.open_url, self.open_path = f"/opened/{p.name}", p
         # cross-origin isolated: SharedArrayBuffer, the kernel's interrupt buffer, needs it
-        super().__init__(build_wheel(), roots=roots, cross_origin_isolated=True, port=port)
-        config = app_config(self.wheel.name, "/")
+        super().__init__(build_wheel(), roots=roots, wheels_dir=user_wheels_dir(), cross_origin_isolated=True,
+                         port=port)
+        self.headers = (*self.headers, ("Content-Security-Policy",
+                                        content_security_policy(packages_url, header=True)))
+        config = app_config(self.wheel.name, "/", packages_url)
         if self.open_url:
             config["saveURL"] = self.open_url  # the app's Save writes the opened notebook back (store below)
         self._config = json.dumps(config).encode()
@@ -143,12 +171,13 @@ _SITE_INDEX = """<!doctype html><meta charset="utf-8"><title>webtorch notebook</
 """
 
 
-def build_site(dest):
-    """Write the static site into ``dest`` (created; existing files of the same names replaced)."""
+def build_site(dest, packages_url=None):
+    """Write the static site into ``dest`` (created; existing files of the same names replaced); ``packages_url``:
+    where its kernel fetches Pyodide packages it lacks (NumPy, matplotlib, ...) once online (None: offline)."""
     dest = Path(dest)
     build_bundle()
     web = web_dir()
-    for sub in ("pyodide", "wheel", "notebooks", "web"):
+    for sub in ("pyodide", "wheel", "wheels", "notebooks", "web"):
         shutil.rmtree(dest / sub, ignore_errors=True)
     (dest / "pyodide").mkdir(parents=True)
     for name in PYODIDE_FILES:
@@ -158,17 +187,26 @@ def build_site(dest):
     wheel = build_wheel()
     (dest / "wheel").mkdir()
     shutil.copyfile(wheel, dest / "wheel" / wheel.name)
+    (dest / "wheels").mkdir()
+    for path in user_wheels():
+        shutil.copyfile(path, dest / "wheels" / path.name)
     (dest / "web").mkdir()
     for name in ("bridge.js", "loader.js", "zip_files.js"):
         shutil.copyfile(web / name, dest / "web" / name)
     shutil.copytree(web / "notebook", dest / "web" / "notebook")
+    index = dest / "web" / "notebook" / "index.html"  # the policy travels with the page on any static host
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(packages_url)}">'
+    index.write_text(index.read_text().replace('<meta charset="utf-8">', '<meta charset="utf-8">\n' + meta, 1))
     folder = notebooks_dir()
     if folder and folder.is_dir():
         shutil.copytree(folder, dest / "notebooks", ignore=shutil.ignore_patterns(".*"))
-    (dest / "notebook-config.json").write_text(json.dumps(app_config(wheel.name, ""), indent=1))
+    (dest / "notebook-config.json").write_text(json.dumps(app_config(wheel.name, "", packages_url), indent=1))
     (dest / "index.html").write_text(_SITE_INDEX)
-    # static hosts rarely send COOP/COEP; where they can (Netlify, Cloudflare Pages) this file asks for them
-    (dest / "_headers").write_text("/*\n" + "".join(f"  {k}: {v}\n" for k, v in ISOLATION_HEADERS))
+    # static hosts rarely send COOP/COEP; where they can (Netlify, Cloudflare Pages) this file asks for them, and
+    # for the policy on the app's files (its kernel worker too; the site's index is only a redirect)
+    policy = content_security_policy(packages_url, header=True)
+    (dest / "_headers").write_text("/*\n" + "".join(f"  {k}: {v}\n" for k, v in ISOLATION_HEADERS)
+                                   + f"/web/*\n  Content-Security-Policy: {policy}\n")
     return dest
 
 
@@ -177,10 +215,10 @@ def _can_open_browser():
         os.uname().sysname == "Darwin"
 
 
-def serve(path=None, port=0, open_browser=True, out=print):
+def serve(path=None, port=0, open_browser=True, out=print, packages_url=None):
     """Serve until Ctrl-C; prints the URL (and opens it where a display exists)."""
     import threading
-    server = NotebookServer(path, port=port)
+    server = NotebookServer(path, port=port, packages_url=packages_url)
     out(f"webtorch notebook: {server.app_url}\n(Ctrl-C to stop)")
     if open_browser and _can_open_browser():
         import webbrowser

@@ -10,6 +10,7 @@ name "" is the root folder: every path no other route claims). Without a ``wheel
 (SharedArrayBuffer, e.g. for a synchronous kernel/worker channel or Pyodide's interrupt buffer).
 """
 import io
+import json
 import mimetypes
 import os
 import threading
@@ -43,6 +44,12 @@ def pyodide_dir():
             return Path(c)
     raise FileNotFoundError("Pyodide not found: run `npm install` in the webtorch checkout (package.json pins "
                             "pyodide), or set WEBTORCH_PYODIDE to a folder holding pyodide.mjs")
+
+
+def pyodide_packages_url():
+    """Pyodide's own package host for the Pyodide version served here (the default of --packages-url)."""
+    version = json.loads((pyodide_dir() / "package.json").read_text())["version"]
+    return f"https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 
 
 def web_dir():

@@ -92,11 +92,12 @@ class BrowserSession:
         return [f"{self.server.url}/wheels/{n}" for n in names]
 
     def run(self, script, argv=(), worker=False, timeout=None, stdout=None, stderr=None, wheel_urls=(),
-            on_report=None):
+            on_report=None, packages_url=None):
         """Run ``script`` (its whole folder is copied in) with ``argv``; returns a RunResult.
 
         ``stdout``/``stderr``: callables receiving text as the script writes it. ``timeout``: seconds
-        for the whole run (boot included); past it the run is stopped and ``status`` is 124.
+        for the whole run (boot included); past it the run is stopped and ``status`` is 124. ``packages_url``:
+        where Pyodide packages the script imports are fetched from when the local Pyodide folder lacks them.
         """
         script = Path(script).resolve()
         if not script.is_file():
@@ -143,7 +144,8 @@ class BrowserSession:
             cfg = {"indexURL": f"{self.server.url}/pyodide/", "wheelURL": f"{self.server.url}/wheel/"
                    f"{self.server.wheel.name}", "wheelURLs": list(wheel_urls), "filesURL":
                    f"{self.server.url}/files/{name}.zip", "dir": f"/home/pyodide/{script.parent.name or 'root'}",
-                   "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker)}
+                   "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker),
+                   "packagesURL": packages_url}
             page.evaluate("cfg => window.webtorchStart(cfg)", cfg)
             deadline = None if timeout is None else t0 + timeout
             while res.status is None:

@@ -1,8 +1,12 @@
 """Browser suites: Playwright drives Debian's Chromium against pages served on 127.0.0.1 (never skipped:
 scripts/setup.sh installs Chromium and the wheels)."""
-from webtorch_devtools.pytest_plugin import webtorch_browser, webtorch_browser_session, webtorch_playwright  # noqa: F401
+import sys
+from pathlib import Path
 
 import pytest
+from webtorch_devtools.pytest_plugin import webtorch_browser, webtorch_browser_session, webtorch_playwright  # noqa: F401
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # oracle.py (the recording plugin), by bare name
 
 
 def pytest_collection_modifyitems(items):

@@ -1,6 +1,6 @@
 """Recorded PyTorch oracle: the op suites' ``check()`` calls, replayed inside Pyodide (no NumPy, no torch there).
 
-Recording (CPython, host): ``PYTHONPATH=tests/browser pytest -p oracle --oracle-out=cases.json tests/test_x.py -k webgpu``
+Recording (CPython, host): ``PYTHONPATH=tests/browser pytest -p oracle --oracle-out=cases.json tests/ops/test_x.py -k webgpu``
 wraps ``optest.check``/``check_error``: each call first runs as usual (webtorch on native WebGPU vs torch),
 and when it passes, the case is stored as plain JSON: the lambda's source text (found through the AST of its
 file) with the values of the free variables it reads, the input arrays, torch's outputs, the weights the
@@ -401,7 +401,7 @@ def pytest_configure(config):
         return
     import functools
     import sys
-    sys.path.insert(0, str(config.rootpath / "tests"))
+    sys.path.insert(0, str(config.rootpath / "tests" / "support"))
     import optest
     rec = Recorder(optest)
     optest.check = functools.partial(rec.check, optest.check)

@@ -1,5 +1,5 @@
 """A captured training step replays inside Pyodide as natively: equal to the eager steps bit for bit, one call
-into bridge.js per replayed step with its loss read (the script of tests/test_webgpu_capture.py's native run)."""
+into bridge.js per replayed step with its loss read (the script of tests/backends/webgpu/test_capture.py's native run)."""
 import json
 from pathlib import Path
 

@@ -3,12 +3,8 @@ webgpu, no NumPy: "cpu" is the WebAssembly backend) with PyTorch's numbers from 
 start-up answers are checked in the same run (bench/bench_device_policy.py --browser runs all of them)."""
 import base64
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from compat_harness import PROGRAMS, run_program, differences  # noqa: E402
+from compat_harness import PROGRAMS, run_program, differences
 
 # probe_start builds its data with the legacy CPU constructors (torch.FloatTensor) and loads with map_location="cpu"
 IN_PAGE = ("regression", "vae", "probe_start")

@@ -3,7 +3,9 @@ through JupyterLab's own run-all command with no error output and falling losses
 127.0.0.1, and an interrupt stops a training loop that reads its loss back synchronously, leaving the
 kernel usable. Screenshots of the final states (and of failures) go to the test's tmp dir."""
 import contextlib
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,10 @@ import pytest
 from webtorch_devtools.chromium import FLAGS, find_chromium
 from webtorch_devtools.server import Server
 from webtorch_devtools.lite_driver import LitePage, output_text
-from webtorch_devtools.lite_site import cached_site, default_contents
+from webtorch_devtools.lite_site import PLUGIN, cached_site, default_contents
+from webtorch_devtools.lite_wheels import find_wheel
 
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "lite" / "webtorch_in_jupyterlite.ipynb"
 NOTEBOOKS = sorted(p.name for p in default_contents() if p.suffix == ".ipynb") + [FIXTURE.name]
 LOSS = re.compile(r"\bloss\b[^0-9\n]{0,12}?(\d+\.\d+(?:e[-+]?\d+)?)", re.I)
@@ -37,10 +41,15 @@ while True:  # interrupted by the test
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory, webtorch_playwright):
-    """(site URL, Playwright browser, folder for screenshots): the site built once (cached by its inputs)."""
-    root = cached_site(contents=default_contents() + [FIXTURE])
-    server = Server(roots={"": root}, cross_origin_isolated=True)
+def site_root():
+    """The site built once (cached by its inputs)."""
+    return cached_site(contents=default_contents() + [FIXTURE])
+
+
+@pytest.fixture(scope="module")
+def site(site_root, tmp_path_factory, webtorch_playwright):
+    """(site URL, Playwright browser, folder for screenshots)."""
+    server = Server(roots={"": site_root}, cross_origin_isolated=True)
     browser = webtorch_playwright.chromium.launch(executable_path=find_chromium(), headless=True,
                                                   args=[*FLAGS, NO_NETWORK])
     try:
@@ -51,9 +60,10 @@ def site(tmp_path_factory, webtorch_playwright):
 
 
 @contextlib.contextmanager
-def lite_page(site, name):
+def lite_page(site, name, also=()):
     """A LitePage in a fresh browser context, every request URL recorded; a screenshot of the final state
-    (or of the failure) is saved as <name>-final.png / <name>-failure.png; then no request may have left."""
+    (or of the failure) is saved as <name>-final.png / <name>-failure.png; then no request may have left
+    (for other origins than the site's: ``also``, URL prefixes)."""
     url, browser, shots = site
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     requests = []
@@ -71,7 +81,7 @@ def lite_page(site, name):
         context.close()
     # the kernel worker's own fetches are recorded too (else this check would prove nothing)
     assert any(u.endswith("/pyodide.asm.wasm") for u in requests), requests
-    outside = [u for u in requests if not u.startswith((url + "/", f"blob:{url}/", "data:"))]
+    outside = [u for u in requests if not u.startswith((url + "/", f"blob:{url}/", "data:", *also))]
     assert not outside, f"requests left 127.0.0.1: {outside}"
 
 
@@ -118,3 +128,74 @@ def _interrupt_then_run(lite):
     after = lite.run_cell('print("after", step > 3, (torch.ones(3, device="webgpu") * 2).sum().item())')
     lite.wait_output(after, "after True 6.0", timeout_s=60)
     assert lite.status() in ("idle", "busy")
+
+
+TQDM_CELL = """import time
+from tqdm.auto import tqdm, trange
+from tqdm import tqdm as std_import
+for epoch in trange(2, desc="epochs"):
+    for batch in tqdm(range(3), desc=f"epoch {epoch}"):
+        time.sleep(0.2)
+with std_import(total=4, desc="manual") as bar:
+    bar.update(4)
+print("done", type(bar).__mro__[1].__module__)"""
+
+
+def test_tqdm_bars_in_jupyterlite(site):
+    """PyPI's tqdm (loaded at the kernel's boot) draws one HTML progress bar per bar, updated in place."""
+    with lite_page(site, "tqdm") as lite:
+        lite.open(FIXTURE.name)
+        index = lite.run_cell(TQDM_CELL)
+        lite.wait_output(index, "done tqdm.asyncio", timeout_s=180)
+        lite.wait_done(timeout_s=60)
+        outputs = lite.cell_outputs(index)
+        bars = [o["data"] for o in outputs if o["output_type"] == "display_data"]
+        assert [b["text/plain"].split(":")[0] for b in bars] == ["epochs", "epoch 0", "epoch 1", "manual"], outputs
+        assert '<progress value="2" max="2"' in bars[0]["text/html"]
+        assert all("100%" in b["text/plain"] for b in bars)
+        assert not [o for o in outputs if o.get("name") == "stderr"], outputs  # no terminal bar, no warning
+        lite.page.locator(".jp-OutputArea-output progress").last.scroll_into_view_if_needed()
+
+
+STAND_IN_PACKAGE = "pytz==2026.1.post1"  # in Pyodide 314's lock, not loaded by the kernel (setup.d/browser.sh)
+
+
+class _SiteWithPackagesURL(Server):
+    """The site, its jupyter-lite.json naming a package URL (as `webtorch lite build --packages-url URL`)."""
+
+    def __init__(self, root, packages_url):
+        super().__init__(roots={"": root}, cross_origin_isolated=True)
+        config = json.loads((Path(root) / "jupyter-lite.json").read_text())
+        config["jupyter-config-data"]["litePluginSettings"][PLUGIN]["loadPyodideOptions"]["webtorchPackagesURL"] = \
+            packages_url
+        self._config = json.dumps(config).encode()
+
+    def resolve(self, path):
+        return (self._config, "application/json") if path == "/jupyter-lite.json" else super().resolve(path)
+
+
+def test_pyodide_packages_load_on_import_in_jupyterlite(site, site_root, tmp_path):
+    """A cell's import of a Pyodide package the site lacks loads it from the package URL (a local server
+    standing in for Pyodide's host); one found nowhere raises an error naming it and the way out."""
+    wheel = find_wheel(ROOT / ".cache" / "pyodide-wheels", STAND_IN_PACKAGE)
+    assert wheel is not None, "scripts/setup.d/browser.sh downloads it"
+    shutil.copyfile(wheel, tmp_path / wheel.name)
+    host = Server(roots={"": tmp_path})
+    host.headers = (("Access-Control-Allow-Origin", "*"),)
+    server = _SiteWithPackagesURL(site_root, host.url + "/")
+    try:
+        with lite_page((server.url, *site[1:]), "packages", also=(host.url + "/",)) as lite:
+            lite.open(FIXTURE.name)
+            index = lite.run_cell("import pytz\nprint('pytz', pytz.__version__, pytz.__file__)")
+            lite.wait_output(index, "pytz 2026.1.post1", timeout_s=180)
+            assert any("loading pytz" in output_text(o) for o in lite.cell_outputs(index))  # the progress line
+            missing = lite.run_cell("import numpy as np")
+            lite.wait_output(missing, "ModuleNotFoundError", timeout_s=120)
+            lite.wait_done(timeout_s=60)
+            err = next(o for o in lite.cell_outputs(missing) if o["output_type"] == "error")["evalue"]
+            assert err.startswith("No module named 'numpy': it is Pyodide's package 'numpy'"), err
+            assert server.url in err and host.url in err and "LinePlot" in err and "show_image" in err
+            lite.page.locator(".jp-OutputArea-output").last.scroll_into_view_if_needed()  # for the screenshot
+    finally:
+        server.close()
+        host.close()

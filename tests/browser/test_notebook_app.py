@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from webtorch_devtools.chromium import find_chromium, launch
-from webtorch_devtools.notebook_app import NotebookServer, notebooks_dir
+from webtorch_devtools.notebook_app import CSP, NotebookServer, notebooks_dir
 
-from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all, run_code,
-                         set_source, wait_done, wait_idle)
+from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all,
+                         run_code, screenshot_if_failed, set_source, wait_done, wait_idle)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_mlp.ipynb"
 TUTORIALS = sorted(notebooks_dir().glob("*.ipynb")) if notebooks_dir() and notebooks_dir().is_dir() else []
@@ -54,10 +54,7 @@ def page(browser, server, shots):
 @pytest.fixture(autouse=True)
 def screenshot_on_failure(request, shots):
     yield
-    rep = getattr(request.node, "rep_call", None)
-    pg = request.node.funcargs.get("page")
-    if rep is not None and rep.failed and pg is not None:
-        full_screenshot(pg, shots / f"FAILED-{request.node.name}.png")
+    screenshot_if_failed(request, shots)
 
 
 def _check_ran_clean(page, name, shots, min_images=0, min_plots=0):
@@ -103,7 +100,7 @@ def test_output_streams_while_the_cell_runs(page):
     new_notebook(page)
     set_source(page, 0, "import time\nfor i in range(6):\n    print('line', i)\n    time.sleep(0.4)\n'end'")
     page.keyboard.press("Control+Enter")
-    page.wait_for_function("document.querySelector('.cell .outputs').innerText.includes('line 1')", timeout=30_000)
+    page.wait_for_function("() => document.querySelector('.cell .outputs').innerText.includes('line 1')", timeout=30_000)
     assert page.evaluate("document.body.dataset.kernel") == "busy"
     assert "end" not in cells(page).nth(0).locator(".outputs").inner_text()
     wait_done(page)
@@ -123,7 +120,7 @@ def _timed_interrupt(page, timeout_ms):
       }).observe(document.body, { attributes: true, attributeFilter: ["data-kernel"] });
     }""")
     page.click("[data-action=interrupt]")
-    page.wait_for_function("window.__interrupt.t1 !== undefined", timeout=timeout_ms)
+    page.wait_for_function("() => window.__interrupt.t1 !== undefined", timeout=timeout_ms)
     return page.evaluate("(window.__interrupt.t1 - window.__interrupt.t0) / 1000")
 
 
@@ -201,7 +198,7 @@ def test_ipynb_round_trip(page, tmp_path):
     assert outs[3].data["text/plain"] == "tensor([1., 1.])"
     # back in: the same cells and outputs
     page.set_input_files("#open-input", str(path))
-    page.wait_for_function("document.getElementById('nb-name').value === 'rt'")
+    page.wait_for_function("() => document.getElementById('nb-name').value === 'rt'")
     assert page.locator(".cell .output img").count() >= 1
     assert "tensor([1., 1.])" in page.inner_text("#notebook")
 
@@ -209,7 +206,7 @@ def test_ipynb_round_trip(page, tmp_path):
 def test_autosave_survives_reload(page):
     new_notebook(page)
     set_source(page, 0, "autosaved_marker = 1")
-    page.wait_for_function("document.getElementById('save-state').textContent === 'autosaved'", timeout=10_000)
+    page.wait_for_function("() => document.getElementById('save-state').textContent === 'autosaved'", timeout=10_000)
     page.reload()
     wait_idle(page, KERNEL_BOOT_MS)
     assert "autosaved_marker = 1" in page.inner_text("#notebook")
@@ -287,6 +284,8 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "webtorch_devtools", "notebook", "--build", str(site)], check=True)
     assert (site / "index.html").is_file() and (site / "notebook-config.json").is_file()
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in (site / "web/notebook/index.html").read_text()
+    assert f"/web/*\n  Content-Security-Policy: {CSP}; frame-ancestors 'none'\n" in (site / "_headers").read_text()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SimpleHTTPRequestHandler, directory=str(site)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     context = browser[1].new_context()
@@ -294,6 +293,14 @@ def test_static_site_without_isolation_restarts_on_interrupt(browser, tmp_path, 
         pg = context.new_page()
         open_app(pg, f"http://127.0.0.1:{httpd.server_address[1]}/")
         assert pg.evaluate("crossOriginIsolated") is False
+        # the meta tag's policy holds on a host that sends no headers: an inline handler does not run
+        assert pg.evaluate("""() => new Promise((resolve) => {
+          const img = document.createElement('img');
+          img.setAttribute('onerror', 'window.__inline = 1');
+          img.addEventListener('error', () => setTimeout(() => resolve(window.__inline ?? 'blocked'), 100));
+          img.src = 'data:,';
+          document.body.append(img);
+        })""") == "blocked"
         assert "restarts the kernel" in pg.inner_text("#device-info")
         new_notebook(pg)  # a first visit opens the first tutorial, when the site has tutorials
         set_source(pg, 0, "while True:\n    pass")
@@ -323,7 +330,7 @@ def test_save_writes_the_opened_file_back(browser, tmp_path):
         set_source(pg, 1, "print('edited in the app')")
         pg.keyboard.press("Escape")
         pg.keyboard.press("Control+s")
-        pg.wait_for_function("document.getElementById('save-state').textContent === 'saved to disk'")
+        pg.wait_for_function("() => document.getElementById('save-state').textContent === 'saved to disk'")
         nb = nbformat.read(nb_path, as_version=4)
         nbformat.validate(nb)
         assert nb.cells[1].source == "print('edited in the app')"

@@ -110,7 +110,7 @@ def test_device_errors_belong_to_their_flush(webtorch_browser):
         "x = torch.ones(4) * 2\n"
         "torch.webgpu.synchronize()\n"
         "b = Batch()\n"
-        "b.add(be.scheduler.pipeline('probe', 'fn x() {}\\n@compute @workgroup_size(1)\\nfn main() {}\\n'), [], b'',"
+        "b.add(be.planner.pipeline('probe', 'fn x() {}\\n@compute @workgroup_size(1)\\nfn main() {}\\n'), [], b'',"
         " (1 << 20, 1, 1))\n"
         "attempt(lambda: (be.rt.run(b), torch.webgpu.synchronize()))\n"
         "try:\n"

@@ -1,5 +1,5 @@
 """A training step inside Pyodide crosses into bridge.js once, submits once and waits on the GPU once (for the
-loss it reads): the step script of tests/test_webgpu_step_sync.py, on the browser's WebGPU."""
+loss it reads): the step script of tests/backends/webgpu/test_step_sync.py, on the browser's WebGPU."""
 import json
 from pathlib import Path
 

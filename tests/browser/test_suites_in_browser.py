@@ -20,11 +20,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = Path(__file__).parent / "replay" / "oracle_replay.py"
 ORACLE = Path(__file__).parent / "oracle.py"  # recording plugin here, replay() in the browser (copied beside REPLAY)
-OP_SUITES = ["test_core_smoke.py", "test_pointwise.py", "test_reduction.py", "test_shape_ops.py",
-             "test_softmax_norm.py", "test_loss.py", "test_activation.py", "test_linalg.py", "test_indexing.py",
-             "test_scatter_gather.py", "test_conv.py", "test_pooling.py", "test_scan_sort.py",
-             "test_embedding_pad.py", "test_views_inplace.py", "test_autograd.py", "test_dropout_attention.py"]
-MODULE_SUITES = ["test_layers.py", "test_rnn.py", "test_attention_transformer.py"]
+OP_SUITES = ["ops/test_core_smoke.py", "ops/test_pointwise.py", "ops/test_reduction.py", "ops/test_shape_ops.py",
+             "ops/test_softmax_norm.py", "ops/test_loss.py", "ops/test_activation.py", "ops/test_linalg.py",
+             "ops/test_indexing.py", "ops/test_scatter_gather.py", "ops/test_conv.py", "ops/test_pooling.py",
+             "ops/test_scan_sort.py", "ops/test_embedding_pad.py", "ops/test_views_inplace.py",
+             "autograd/test_autograd.py", "ops/test_dropout_attention.py"]
+MODULE_SUITES = ["nn/test_layers.py", "nn/test_rnn.py", "nn/test_attention_transformer.py"]
 
 # Where the browser's WebGPU (Tint compiling for SwiftShader) differs from native (naga + lavapipe) on a
 # recorded case because of the adapter's own arithmetic; each entry is a finding with its reason, not a
@@ -36,15 +37,15 @@ KNOWN_BROWSER_DEVIATIONS = {}
 # default device, which is cpu in CPython but webgpu in Pyodide (no NumPy for cpu there), so it raises webgpu's
 # dtype error before reaching the error torch raises.
 BROWSER_ENVIRONMENT_LIMITS = {
-    "tests/test_indexing.py::test_index_put[webgpu]": "float64 tensor on the default device",
-    "tests/test_scatter_gather.py::test_gather_scatter_errors[webgpu]": "float64 tensor on the default device",
-    "tests/test_dropout_attention.py::test_sdpa_errors[webgpu]": "float64/float16 tensor on the default device",
+    "tests/ops/test_indexing.py::test_index_put[webgpu]": "float64 tensor on the default device",
+    "tests/ops/test_scatter_gather.py::test_gather_scatter_errors[webgpu]": "float64 tensor on the default device",
+    "tests/ops/test_dropout_attention.py::test_sdpa_errors[webgpu]": "float64/float16 tensor on the default device",
 }
 EXPECTED_FAILURES = {**KNOWN_BROWSER_DEVIATIONS, **BROWSER_ENVIRONMENT_LIMITS}
 
 
 def _base_id(nodeid):
-    """oracle_replay.py::test_recorded_case[tests/x.py::test_y[webgpu]#2] -> tests/x.py::test_y[webgpu]"""
+    """oracle_replay.py::test_recorded_case[tests/ops/x.py::test_y[webgpu]#2] -> tests/ops/x.py::test_y[webgpu]"""
     return nodeid.split("[", 1)[1].rsplit("#", 1)[0]
 
 
@@ -101,7 +102,8 @@ def test_op_suites_replay_in_browser(webtorch_browser, oracle_cases):
 
 def test_op_subset_replays_in_a_worker(webtorch_browser, oracle_cases, tmp_path):
     _, data = oracle_cases
-    subset = [c for c in data["cases"] if c["id"].startswith(("tests/test_reduction.py", "tests/test_softmax_norm.py"))
+    subset = [c for c in data["cases"]
+              if c["id"].startswith(("tests/ops/test_reduction.py", "tests/ops/test_softmax_norm.py"))
               and c["id"].rsplit("#", 1)[0] not in EXPECTED_FAILURES]
     path = tmp_path / "oracle_cases.json"
     path.write_text(json.dumps({"cases": subset}))

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import torch
 
-from test_webgpu_conv import family_variants
+from webgpu_variants import family_variants
 
 
 def test_family_shaders_compile_on_tint(webtorch_browser):

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import torch
 
-from test_webgpu_subgroup_reduce import row_kernel_variants
+from webgpu_variants import row_kernel_variants
 
 
 def test_row_kernel_variants_compile_on_tint(webtorch_browser):

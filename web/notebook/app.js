@@ -1,12 +1,12 @@
 // The webtorch notebook app: boots the kernel worker, shows the notebook, wires the toolbar, Jupyter's
 // keyboard shortcuts, autosave (IndexedDB), .ipynb open/download and the sidebar panels.
+import { $ } from "./dom.js";
 import { Kernel } from "./kernel.js";
 import { Notebook } from "./notebook.js";
 import { fromIpynb, newCellId, toIpynb } from "./ipynb.js";
 import { loadNotebook, saveNotebook } from "./store.js";
 import { downloadBlob, setUpFiles, showDevice, showFiles, showNotebookList } from "./panels.js";
 
-const $ = (id) => document.getElementById(id);
 const AUTOSAVE_MS = 800;
 const ALIAS_KEY = "webtorch-notebook-torch-alias", LAST_KEY = "webtorch-notebook-last";
 
@@ -16,8 +16,10 @@ class App {
     const r = await fetch(this.configURL);
     if (!r.ok) throw new Error(`could not load the app's configuration ${this.configURL}: HTTP ${r.status}`);
     this.config = await r.json();
-    const resolved = { indexURL: new URL(this.config.indexURL, this.configURL).href,
-      wheelURL: new URL(this.config.wheelURL, this.configURL).href };
+    const url = (u) => new URL(u, this.configURL).href;
+    const resolved = { indexURL: url(this.config.indexURL), wheelURL: url(this.config.wheelURL),
+      wheelURLs: (this.config.wheelURLs || []).map(url),
+      packagesURL: this.config.packagesURL ? url(this.config.packagesURL) : null };
     $("torch-alias").checked = localStorage.getItem(ALIAS_KEY) !== "off";
     this.kernel = new Kernel(resolved, { torchAlias: $("torch-alias").checked });
     this.notebook = new Notebook($("notebook"), this.kernel, (kind) => this.changed(kind));

@@ -16,7 +16,7 @@ export class Kernel extends EventTarget {
     this.current = null;
     this.nextId = 1;
     this.rid = 1;
-    this.pending = new Map();  // fs request id -> {resolve, reject}
+    this.pending = new Map();  // request id (fs, complete) -> {resolve, reject}
     this.interruptBuffer = globalThis.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
   }
 
@@ -68,7 +68,7 @@ export class Kernel extends EventTarget {
       this.current = null;
       if (run) run.resolve(data.status);
       this.pump();
-    } else if (data.type === "fs") {
+    } else if (data.type === "reply") {
       const p = this.pending.get(data.rid);
       this.pending.delete(data.rid);
       if (p) data.error ? p.reject(new Error(data.error)) : p.resolve(data.result);
@@ -134,6 +134,13 @@ export class Kernel extends EventTarget {
   /** Copy `files` (paths relative to the URL `base`) into the kernel's working folder. */
   fetchFiles(base, files) {
     return this.request({ type: "fs", op: "fetch", base, files });
+  }
+
+  /** Completions of the name ending `textBeforeCursor`: {matches, length}; null while a cell runs (the
+   * kernel answers between cells, as Jupyter's). */
+  complete(textBeforeCursor) {
+    if (this.status !== "idle") return Promise.resolve(null);
+    return this.request({ type: "complete", text: textBeforeCursor });
   }
 
   request(message, transfer = []) {

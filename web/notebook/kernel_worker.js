@@ -1,14 +1,17 @@
 // The notebook's kernel: a module Web Worker holding Pyodide + webtorch + WebGPU, so the page never freezes.
 // Page -> worker: {type: "init", config, interruptBuffer?, torchAlias}, {type: "run", id, code, count},
 //   {type: "fs", rid, op: "list"|"read"|"write"|"delete", name?, bytes?} | {type: "fs", rid, op: "fetch", base, files}
+//   | {type: "complete", rid, text} (the editor's Tab: names completing the end of `text`)
 // Worker -> page: {type: "ready", info}, {type: "output", items: [{kind, text, displayId}]} (stdout/stderr
-//   chunks, display/update/result/error/stats as JSON text; batched, posted at most every FLUSH_MS while a
-//   cell runs), {type: "done", id, status}, {type: "fs", rid, result|error}, {type: "fatal", error}.
+//   chunks, display/update/clear/result/error/stats as JSON text; batched, posted at most every FLUSH_MS while
+//   a cell runs), {type: "done", id, status}, {type: "reply", rid, result|error} (to fs and complete),
+//   {type: "fatal", error}.
 import { loadWebtorch } from "../loader.js";
 
 const FLUSH_MS = 50;
 let pyodide = null;
 let runCell = null;
+let complete = null;
 let queue = [];
 let lastFlush = 0;
 let timer = null;
@@ -42,7 +45,8 @@ function push(kind, text, displayId) {
 
 async function init({ config, interruptBuffer, torchAlias }) {
   const { pyodide: py, bridge, webgpuError, timings } = await loadWebtorch({
-    indexURL: config.indexURL, wheelURL: config.wheelURL,
+    indexURL: config.indexURL, wheelURL: config.wheelURL, wheelURLs: config.wheelURLs || [],
+    packagesURL: config.packagesURL,
     stdout: (s) => push("stdout", s), stderr: (s) => push("stderr", s),
   });
   pyodide = py;
@@ -54,11 +58,13 @@ async function init({ config, interruptBuffer, torchAlias }) {
   // a fresh kernel per setting: off means the alias is never installed
   if (torchAlias) pyodide.runPython("import webtorch.compat; webtorch.compat.alias_torch()");
   runCell = pyodide.runPython("from webtorch.notebook.kernel import run_cell; run_cell");
+  complete = kernel.complete;
   // which device serves the kernel and why (the device panel); async: without an installed bridge, asking for
   // WebGPU waits for the browser's answer
   const devices = JSON.parse(await pyodide.runPythonAsync(
-    "import json; from webtorch.browser.devices import page_devices; json.dumps(page_devices())"));
+    "import json; from webtorch.notebook.devices import page_devices; json.dumps(page_devices())"));
   flush();
+  timings.kernelMs = performance.now() - timings.startMs;  // + the kernel's set-up (after loadMs)
   return {
     devices, adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
     webgpuError, pyodideVersion: pyodide.version, interrupt: Boolean(interruptBuffer), torchAlias: Boolean(torchAlias),
@@ -129,12 +135,13 @@ async function handle(data) {
     }
   } else if (data.type === "run") {
     await run(data);
-  } else if (data.type === "fs") {
+  } else if (data.type === "fs" || data.type === "complete") {
     try {
-      const result = data.op === "fetch" ? await fetchInto(data.base, data.files) : fs(data);
-      self.postMessage({ type: "fs", rid: data.rid, result }, result instanceof Uint8Array ? [result.buffer] : []);
+      const result = data.type === "complete" ? JSON.parse(complete(data.text))
+        : data.op === "fetch" ? await fetchInto(data.base, data.files) : fs(data);
+      self.postMessage({ type: "reply", rid: data.rid, result }, result instanceof Uint8Array ? [result.buffer] : []);
     } catch (e) {
-      self.postMessage({ type: "fs", rid: data.rid, error: String(e.message || e) });
+      self.postMessage({ type: "reply", rid: data.rid, error: String(e.message || e) });
     }
   }
 }

@@ -1,8 +1,9 @@
-// Markdown cells and text/markdown outputs: markdown-it (raw HTML off, so a notebook cannot inject script),
-// with $inline$ and $$display$$ math typeset by KaTeX.
+// Markdown cells and text/markdown outputs: markdown-it with HTML allowed as in Jupyter, $inline$ and
+// $$display$$ math typeset by KaTeX, and the result always sanitized (a Markdown cell is never trusted).
 import { MarkdownIt, katex } from "./build/vendor.js";
+import { sanitizeHTML } from "./sanitize.js";
 
-const md = new MarkdownIt({ html: false, linkify: true, typographer: true });
+const md = new MarkdownIt({ html: true, linkify: true, typographer: true });
 
 // An inline rule: `$...$` (no space just inside the dollars, so "$5 and $6" stays text) and `$$...$$`.
 function math(state, silent) {
@@ -27,6 +28,7 @@ md.inline.ruler.after("escape", "math", math);
 md.renderer.rules.math = (tokens, i) => katex.renderToString(tokens[i].content,
   { displayMode: tokens[i].markup === "$$", throwOnError: false });
 
+/** Sanitized HTML of a Markdown source. */
 export function renderMarkdown(source) {
-  return md.render(source);
+  return sanitizeHTML(md.render(source));
 }

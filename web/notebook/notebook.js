@@ -3,17 +3,17 @@
 import {
   EditorView, EditorState, Prec, keymap, drawSelection, placeholder, defaultKeymap, history, historyKeymap,
   indentWithTab, indentOnInput, bracketMatching, syntaxHighlighting, defaultHighlightStyle, indentUnit,
-  closeBrackets, closeBracketsKeymap, python,
+  autocompletion, closeBrackets, closeBracketsKeymap, completionStatus, startCompletion, python,
 } from "./build/vendor.js";
+import { el } from "./dom.js";
 import { newCellId } from "./ipynb.js";
 import { renderMarkdown } from "./markdown.js";
 import { appendStream, renderOutput, plotSnapshot } from "./outputs.js";
 
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
+function fmtDuration(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 function button(label, title, onClick) {
@@ -56,7 +56,7 @@ export class Notebook {
     this.container.insertBefore(cell.view.root, before);
     this.cells.splice(index, 0, cell);
     if (data.cell_type === "markdown") this.renderMarkdownCell(cell, Boolean(data.source));
-    for (const out of data.outputs || []) this.showOutput(cell, out);
+    for (const out of data.outputs || []) this.showOutput(cell, out, false);  // from a file or storage: untrusted
     this.setPrompt(cell);
     return cell;
   }
@@ -69,6 +69,7 @@ export class Notebook {
     const editorBox = el("div", "editor");
     const rendered = el("div", "rendered markdown-output");
     const outputs = el("div", "outputs");
+    const time = el("div", "exec-time");
     const tools = el("div", "cell-tools");
     tools.append(
       button("▶", "Run this cell (Shift+Enter)", () => this.runAt(this.indexOf(cell), false)),
@@ -78,7 +79,7 @@ export class Notebook {
         () => this.setType(this.indexOf(cell), cell.data.cell_type === "code" ? "markdown" : "code")),
       button("✕", "Delete (D, D)", () => this.remove(this.indexOf(cell))),
     );
-    body.append(editorBox, rendered, outputs);
+    body.append(editorBox, rendered, outputs, time);
     root.append(prompt, body, tools);
     root.addEventListener("mousedown", () => this.select(this.indexOf(cell), { scroll: false }));
     rendered.addEventListener("dblclick", () => this.edit(this.indexOf(cell)));
@@ -86,7 +87,7 @@ export class Notebook {
       parent: editorBox,
       state: EditorState.create({ doc: cell.data.source, extensions: this.editorExtensions(cell) }),
     });
-    return { root, prompt, editor, editorBox, rendered, outputs };
+    return { root, prompt, editor, editorBox, rendered, outputs, time };
   }
 
   editorExtensions(cell) {
@@ -100,12 +101,16 @@ export class Notebook {
         { key: "Shift-Enter", run: run(true) },
         { key: "Mod-Enter", run: run(false) },
         { key: "Alt-Enter", run: run(true, true) },
-        { key: "Escape", run: () => { this.commandMode(); return true; } },
+        { key: "Escape", run: (view) => {
+          if (completionStatus(view.state)) return false;  // Escape closes the completion list first
+          this.commandMode();
+          return true;
+        } },
       ])),
       history(), drawSelection(), indentOnInput(), bracketMatching(), closeBrackets(), indentUnit.of("    "),
       syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
       keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, indentWithTab]),
-      ...(cell.data.cell_type === "code" ? [python()] : [EditorView.lineWrapping]),
+      ...(cell.data.cell_type === "code" ? [python(), ...this.completion()] : [EditorView.lineWrapping]),
       placeholder(cell.data.cell_type === "code" ? "Python code — Shift+Enter runs" : "Markdown text — Shift+Enter renders"),
       EditorView.updateListener.of((u) => {
         if (u.docChanged) {
@@ -118,6 +123,23 @@ export class Notebook {
         }
       }),
     ];
+  }
+
+  /** Jupyter's Tab: after a name or a dot it lists the kernel's completions, elsewhere it indents. */
+  completion() {
+    const source = async (ctx) => {
+      const before = ctx.state.doc.sliceString(Math.max(0, ctx.pos - 200), ctx.pos);
+      if (!/[\w.]$/.test(before)) return null;
+      const r = await this.kernel.complete(before).catch(() => null);
+      if (!r || !r.matches.length) return null;
+      return { from: ctx.pos - r.length, options: r.matches.map((label) => ({ label })), validFor: /^\w*$/ };
+    };
+    const tab = (view) => {
+      const { head, empty } = view.state.selection.main;
+      if (!empty || !/[\w.]/.test(view.state.sliceDoc(head - 1, head))) return false;
+      return startCompletion(view);
+    };
+    return [autocompletion({ override: [source], activateOnTyping: false, icons: false }), Prec.high(keymap.of([{ key: "Tab", run: tab }]))];
   }
 
   indexOf(cell) {
@@ -216,6 +238,10 @@ export class Notebook {
     cell.view.prompt.textContent = cell.queued ? "[*]:" : `[${n ?? " "}]:`;
     cell.view.root.classList.toggle("queued", Boolean(cell.queued));
     cell.view.root.classList.toggle("running", Boolean(cell.running));
+    const t = cell.data.metadata.execution || {};
+    const ms = Date.parse(t["shell.execute_reply"]) - Date.parse(t["iopub.execute_input"]);
+    cell.view.time.textContent = cell.running ? "running…" : Number.isFinite(ms) ? `took ${fmtDuration(ms)}` : "";
+    cell.view.time.title = Number.isFinite(ms) ? `ran at ${new Date(t["iopub.execute_input"]).toLocaleString()}` : "";
   }
 
   clearOutputs(cell) {
@@ -227,8 +253,8 @@ export class Notebook {
     }
   }
 
-  showOutput(cell, out) {
-    const box = renderOutput(out);
+  showOutput(cell, out, trusted) {
+    const box = renderOutput(out, trusted);
     cell.view.outputs.append(box);
     const id = out.transient?.display_id;
     if (id) {
@@ -238,25 +264,36 @@ export class Notebook {
     return box;
   }
 
-  /** One output item from the kernel (kernel_worker.js's protocol) into the cell's nbformat outputs. */
+  /** One output item from the kernel (kernel_worker.js's protocol) into the cell's nbformat outputs; all of
+   * them trusted (this session's kernel made them). */
   receive(cell, item) {
+    if (item.kind === "clear") {
+      if (JSON.parse(item.text).wait) cell.clearPending = true;  // IPython's clear_output(wait=True)
+      else this.clearOutputs(cell);
+      return this.onChange("output");
+    }
+    if (item.kind !== "update" && cell.clearPending) {
+      cell.clearPending = false;
+      this.clearOutputs(cell);
+    }
     const outs = cell.data.outputs;
+    const add = (out) => {
+      outs.push(out);
+      this.showOutput(cell, out, true);
+    };
     if (item.kind === "stdout" || item.kind === "stderr") {
       const last = outs[outs.length - 1];
       if (last && last.output_type === "stream" && last.name === item.kind) {
         last.text = appendStream(last.text, item.text);
         cell.view.outputs.lastChild.refresh();
       } else {
-        const out = { output_type: "stream", name: item.kind, text: appendStream("", item.text) };
-        outs.push(out);
-        this.showOutput(cell, out);
+        add({ output_type: "stream", name: item.kind, text: appendStream("", item.text) });
       }
     } else if (item.kind === "display") {
       const m = JSON.parse(item.text);
       const out = { output_type: "display_data", data: m.data, metadata: m.metadata || {} };
       if (m.display_id) out.transient = { display_id: m.display_id };
-      outs.push(out);
-      this.showOutput(cell, out);
+      add(out);
     } else if (item.kind === "update") {
       const m = JSON.parse(item.text);
       for (const d of this.displays.get(m.display_id) || []) {
@@ -266,14 +303,10 @@ export class Notebook {
       }
     } else if (item.kind === "result") {
       const m = JSON.parse(item.text);
-      const out = { output_type: "execute_result", execution_count: m.execution_count, data: m.data, metadata: m.metadata || {} };
-      outs.push(out);
-      this.showOutput(cell, out);
+      add({ output_type: "execute_result", execution_count: m.execution_count, data: m.data, metadata: m.metadata || {} });
     } else if (item.kind === "error") {
       const m = JSON.parse(item.text);
-      const out = { output_type: "error", ename: m.ename, evalue: m.evalue, traceback: m.traceback };
-      outs.push(out);
-      this.showOutput(cell, out);
+      add({ output_type: "error", ename: m.ename, evalue: m.evalue, traceback: m.traceback });
     }
     this.onChange("output");
   }
@@ -288,14 +321,21 @@ export class Notebook {
     const count = ++this.count;
     cell.queued = true;
     this.setPrompt(cell);
+    let started = null;
     const status = await this.kernel.execute(cell.data.source, count, (item) => this.receive(cell, item), () => {
       this.clearOutputs(cell);
+      cell.clearPending = false;
       cell.running = true;
+      started = new Date();
       this.setPrompt(cell);
     });
     cell.queued = false;
     cell.running = false;
-    if (status !== "aborted") cell.data.execution_count = count;
+    if (status !== "aborted") {
+      cell.data.execution_count = count;
+      // JupyterLab's recordTiming keys, so Jupyter shows the same time for a saved notebook
+      if (started) cell.data.metadata.execution = { "iopub.execute_input": started.toISOString(), "shell.execute_reply": new Date().toISOString() };
+    }
     this.setPrompt(cell);
     this.onChange("output");
     if (status === "error") this.kernel.clearQueue();  // as Jupyter: an error stops a run-all

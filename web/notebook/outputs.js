@@ -1,7 +1,9 @@
 // Cell outputs, stored as nbformat 4 output objects and rendered into the page. Live outputs (plots,
 // progress bars) carry a display id; an update replaces their data and redraws them in place.
 import { uPlot } from "./build/vendor.js";
+import { el } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { sanitizeHTML } from "./sanitize.js";
 
 export const PLOT_MIME = "application/vnd.webtorch.plot+json";
 export const PROGRESS_MIME = "application/vnd.webtorch.progress+json";
@@ -19,13 +21,6 @@ export function appendStream(text, chunk) {
 }
 
 const streamText = (s) => s.replace(/\r/g, "");
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 function drawPlot(box, spec) {
   const names = Object.keys(spec.series || {});
@@ -67,37 +62,61 @@ function drawProgress(box, p) {
   box.classList.toggle("closed", Boolean(p.closed));
 }
 
-function renderBundle(box, data, metadata) {
-  if (data[PLOT_MIME]) return drawPlot(box, data[PLOT_MIME]);
-  if (data[PROGRESS_MIME]) return drawProgress(box, data[PROGRESS_MIME]);
-  box.replaceChildren();
-  if (data["text/html"] !== undefined) {
-    const div = el("div", "html-output");
-    div.innerHTML = [].concat(data["text/html"]).join("");
-    box.append(div);
-  } else if (data["image/png"] || data["image/jpeg"] || data["image/svg+xml"]) {
-    const img = el("img", "image-output");
-    const mime = data["image/png"] ? "image/png" : data["image/jpeg"] ? "image/jpeg" : "image/svg+xml";
-    const value = [].concat(data[mime]).join("");
-    img.src = mime === "image/svg+xml" ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(value)}`
-      : `data:${mime};base64,${value.replace(/\n/g, "")}`;
-    const md = (metadata || {})[mime] || {};
-    if (md.width) img.width = md.width;
-    if (md.height) img.height = md.height;
-    img.alt = [].concat(data["text/plain"] || "image").join("");
-    box.append(img);
-  } else if (data["text/markdown"] !== undefined) {
-    const div = el("div", "markdown-output");
-    div.innerHTML = renderMarkdown([].concat(data["text/markdown"]).join(""));
-    box.append(div);
-  } else {
-    box.append(el("pre", "text-output", [].concat(data["text/plain"] ?? "").join("")));
-  }
+const text = (v) => [].concat(v ?? "").join("");
+
+function htmlBlock(cls, html) {
+  const div = el("div", cls);
+  div.innerHTML = html;
+  return div;
 }
 
-/** An element showing one nbformat output; `element.refresh()` redraws it after its data changed. */
-export function renderOutput(out) {
+function image(mime, src, data, metadata) {
+  const img = el("img", "image-output");
+  img.src = src;
+  const md = (metadata || {})[mime] || {};
+  if (md.width) img.width = md.width;
+  if (md.height) img.height = md.height;
+  img.alt = text(data["text/plain"] || "image");
+  return img;
+}
+
+const base64 = (v) => text(v).replace(/\n/g, "");
+
+/** The MIME renderers, richest first (JupyterLab's rendermime ranking): an output shows through the first one
+ * whose type its bundle holds. `render(box, value, {data, metadata, trusted})` fills `box` (the live ones, plot
+ * and progress, redraw into what they drew before). HTML and SVG are sanitized unless this session's kernel
+ * made them; Markdown always is (markdown.js). */
+const RENDERERS = [
+  { mime: PLOT_MIME, render: (box, spec) => drawPlot(box, spec) },
+  { mime: PROGRESS_MIME, render: (box, p) => drawProgress(box, p) },
+  { mime: "text/html", render: (box, v, { trusted }) =>
+    box.replaceChildren(htmlBlock("html-output", trusted ? text(v) : sanitizeHTML(text(v)))) },
+  { mime: "text/markdown", render: (box, v) => box.replaceChildren(htmlBlock("markdown-output", renderMarkdown(text(v)))) },
+  // LaTeX outputs (IPython's Math and Latex, sympy) are text with $math$: the Markdown renderer typesets it
+  { mime: "text/latex", render: (box, v) => box.replaceChildren(htmlBlock("latex-output", renderMarkdown(text(v)))) },
+  { mime: "image/svg+xml", render: (box, v, { trusted }) =>
+    box.replaceChildren(htmlBlock("svg-output", trusted ? text(v) : sanitizeHTML(text(v)))) },
+  ...["image/png", "image/jpeg", "image/gif", "image/webp"].map((mime) => ({ mime, render: (box, v, { data, metadata }) =>
+    box.replaceChildren(image(mime, `data:${mime};base64,${base64(v)}`, data, metadata)) })),
+  { mime: "text/plain", render: (box, v) => box.replaceChildren(el("pre", "text-output", text(v))) },
+];
+
+function renderBundle(box, data, metadata, trusted) {
+  const r = RENDERERS.find((c) => data[c.mime] !== undefined);
+  if (box.dataset.mime !== r?.mime) {  // a display updated into another type: the old drawing goes
+    plots.get(box)?.destroy();
+    plots.delete(box);
+    box.replaceChildren();
+    box.dataset.mime = r?.mime ?? "";
+  }
+  if (r) r.render(box, data[r.mime], { data, metadata, trusted });
+}
+
+/** An element showing one nbformat output; `element.refresh()` redraws it after its data changed. `trusted`:
+ * this session's kernel made it (HTML and SVG from anywhere else are sanitized). */
+export function renderOutput(out, trusted) {
   const box = el("div", `output output-${out.output_type}`);
+  box.dataset.trusted = String(Boolean(trusted));
   box.refresh = () => {
     if (out.output_type === "stream") {
       box.classList.toggle("stderr", out.name === "stderr");
@@ -107,7 +126,7 @@ export function renderOutput(out) {
     } else if (out.output_type === "error") {
       box.replaceChildren(el("pre", "error-output", [].concat(out.traceback || [`${out.ename}: ${out.evalue}`]).join("\n")));
     } else {
-      renderBundle(box, out.data || {}, out.metadata);
+      renderBundle(box, out.data || {}, out.metadata, trusted);
     }
   };
   box.refresh();

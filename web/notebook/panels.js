@@ -1,12 +1,11 @@
 // The sidebar: notebooks (tutorials and the ones autosaved in this browser), the kernel's files, the device.
+import { $, el } from "./dom.js";
 import { deleteNotebook, listNotebooks } from "./store.js";
 
-const $ = (id) => document.getElementById(id);
 
 function item(label, onOpen, extra = []) {
-  const li = document.createElement("li");
-  const a = document.createElement("a");
-  a.textContent = label;
+  const li = el("li");
+  const a = el("a", "", label);
   a.title = label;
   a.addEventListener("click", onOpen);
   li.append(a, ...extra);
@@ -15,15 +14,11 @@ function item(label, onOpen, extra = []) {
 
 function orEmpty(items, text) {
   if (items.length) return items;
-  const li = document.createElement("li");
-  li.className = "empty";
-  li.textContent = text;
-  return [li];
+  return [el("li", "empty", text)];
 }
 
 function smallButton(label, title, onClick) {
-  const b = document.createElement("button");
-  b.textContent = label;
+  const b = el("button", "", label);
   b.title = title;
   b.addEventListener("click", onClick);
   return b;
@@ -48,7 +43,7 @@ export async function showNotebookList(app) {
 const size = (n) => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`);
 
 export function downloadBlob(blob, name) {
-  const a = document.createElement("a");
+  const a = el("a");
   a.href = URL.createObjectURL(blob);
   a.download = name;
   document.body.append(a);
@@ -103,7 +98,7 @@ const fmtBytes = (n) => (n == null ? "–" : size(n));
 /** The device panel; `info` from the kernel's ready message, `stats` from the last cell (may be null). */
 export function showDevice(app, info, stats) {
   const render = (rows) => {
-    document.getElementById("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
+    $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
   };
   if (!info) return render([["kernel", "starting…"]]);
   const rows = [["default device", `<b>${escape(info.devices.default)}</b>`], ["because", escape(info.devices.why)],

@@ -1,8 +1,8 @@
 """Facts about the elementwise and reduction ops every backend implements, defined once for all of them.
 
-``ELEMENTWISE_OPS`` names the ops of the ``elementwise`` primitive (backends/base.py) with their number of
+``ELEMENTWISE_OPS`` names the ops of the ``elementwise`` primitive (backends/contract.py) with their number of
 operands; the sets below classify them by what a backend must do differently: a bool result, an integer
-division whose zero divisor PyTorch reports.
+division whose zero divisor PyTorch reports. ``reduce_identity``: where a scatter reduction starts.
 """
 
 ELEMENTWISE_OPS = {
@@ -39,3 +39,23 @@ BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "log
 INT_DIVISIONS = frozenset(("floor_divide", "remainder", "fmod"))
 
 REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
+
+# ops whose input check runs through the ``require_all`` primitive (backends/contract.py; webgpu checks on the
+# device and reports at the next read, backends/webgpu/device_checks.py): the RuntimeError PyTorch raises when it fails
+VALUE_CHECKS = {
+    "binary_cross_entropy": "all elements of input should be between 0 and 1 (apply sigmoid first, or use "
+                            "binary_cross_entropy_with_logits on the raw scores)",
+    "normal": "normal expects all elements of std >= 0.0",
+    "histc": "torch.histc: range of [min, max] is not finite (remove NaN and inf values from the input, or pass "
+             "finite min= and max=)",
+}
+
+
+def reduce_identity(reduce, lowest, highest):
+    """The value a scatter reduction starts from where the target's own value is left out (include_self=False):
+    the identity of ``reduce`` among the values ``lowest``..``highest`` its storage holds."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    return lowest if reduce == "amax" else highest

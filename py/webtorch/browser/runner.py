@@ -37,17 +37,17 @@ def _print_traceback(exc):
 
 
 async def _load_imported_packages(path):
-    """Load the Pyodide packages the script imports (numpy, ...), as Pyodide's console does; one that cannot be
-    fetched is left to fail at its import with Python's own error."""
-    import pyodide_js
-    from pyodide.ffi import create_proxy
+    """Load the Pyodide packages the script imports (numpy, ...) from the package source web/loader.js set; one
+    that cannot be loaded raises, at its import, an error naming it and where it was looked for."""
+    from .packages import current
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    quiet = create_proxy(lambda message: None)
-    try:
-        await pyodide_js.loadPackagesFromImports(source, messageCallback=quiet, errorCallback=quiet)
-    finally:
-        quiet.destroy()
+    if current() is not None:
+        await current().load_imports(source, progress=_print_loading)
+
+
+def _print_loading(done, total, names):
+    print(f"webtorch: loading Pyodide packages {', '.join(names)}: {done}/{total}", file=sys.stderr)
 
 
 async def run_script(path, argv):

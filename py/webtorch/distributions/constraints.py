@@ -176,14 +176,6 @@ class _IntegerInterval(_Bounded):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
 
-class _IntegerLessThan(_Bounded):
-    is_discrete = True
-    _bounds = ("upper_bound",)
-
-    def check(self, value):
-        return (value % 1 == 0) & (value <= self.upper_bound)
-
-
 class _IntegerGreaterThan(_Bounded):
     is_discrete = True
     _bounds = ("lower_bound",)

@@ -215,6 +215,19 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
+@register_kl(Beta, Normal)
+@register_kl(Exponential, Normal)
+@register_kl(Gamma, Normal)
+@register_kl(Laplace, Normal)
+@register_kl(Uniform, Normal)
+def _kl_to_normal(p, q):
+    """KL(p || Normal) from p's entropy, mean and variance alone: the cross-entropy -E_p[log q(x)] is
+    log(sqrt(2 pi) sigma) + E_p[(x - mu)^2] / (2 sigma^2), and E_p[(x - mu)^2] = Var p + (E p - mu)^2."""
+    var_normal = q.scale.pow(2)
+    spread = p.variance + (p.mean - q.loc).pow(2)
+    return -p.entropy() + 0.5 * (2 * math.pi * var_normal).log() + spread / (2 * var_normal)
+
+
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
@@ -256,18 +269,6 @@ def _kl_beta_gamma(p, q):
     return t1 + t2 - t3 + t4
 
 
-@register_kl(Beta, Normal)
-def _kl_beta_normal(p, q):
-    e_beta = p.concentration1 / (p.concentration1 + p.concentration0)
-    var_normal = q.scale.pow(2)
-    t1 = -p.entropy()
-    t2 = 0.5 * (var_normal * 2 * math.pi).log()
-    t3 = (e_beta * (1 - e_beta) / (p.concentration1 + p.concentration0 + 1) + e_beta.pow(2)) * 0.5
-    t4 = q.loc * e_beta
-    t5 = q.loc.pow(2) * 0.5
-    return t1 + t2 + (t3 - t4 + t5) / var_normal
-
-
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p, q):
     result = -p.entropy() + (q.high - q.low).log()
@@ -287,64 +288,20 @@ def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
 
 
-@register_kl(Gamma, Beta)
-@register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
-
-
-@register_kl(Gamma, Normal)
-def _kl_gamma_normal(p, q):
-    var_normal = q.scale.pow(2)
-    beta_sqr = p.rate.pow(2)
-    t1 = 0.5 * (beta_sqr * var_normal * 2 * math.pi).log() - p.concentration - p.concentration.lgamma()
-    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
-    t3 = q.loc * p.concentration / p.rate
-    t4 = 0.5 * q.loc.pow(2)
-    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
-
-
 @register_kl(Exponential, Beta)
 @register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Exponential, Normal)
-def _kl_exponential_normal(p, q):
-    var_normal = q.scale.pow(2)
-    rate_sqr = p.rate.pow(2)
-    t1 = 0.5 * (rate_sqr * var_normal * 2 * math.pi).log()
-    t2 = rate_sqr.reciprocal()
-    t3 = q.loc / p.rate
-    t4 = q.loc.pow(2) * 0.5
-    return t1 - 1 + (t2 - t3 + t4) / var_normal
-
-
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, Uniform)
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
-@register_kl(Laplace, Normal)
-def _kl_laplace_normal(p, q):
-    var_normal = q.scale.pow(2)
-    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
-    t1 = 0.5 * (2 * scale_sqr_var_ratio / math.pi).log()
-    t2 = 0.5 * p.loc.pow(2)
-    t3 = p.loc * q.loc
-    t4 = 0.5 * q.loc.pow(2)
-    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
+def _kl_infinity(p, q):
+    """p puts mass where q has none (q's support is bounded or half-bounded, p's is not): KL is inf everywhere."""
+    return _infinite_like(p.mean)
 
 
 @register_kl(Normal, Laplace)
@@ -387,12 +344,3 @@ def _kl_uniform_gamma(p, q):
     result = -t1 + t2 + t3 + t4
     result[p.low < q.support.lower_bound] = math.inf
     return result
-
-
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    common_term = p.high - p.low
-    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
-    t2 = common_term.pow(2) / 12
-    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
-    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)

@@ -3,6 +3,8 @@
 The ops live in webtorch.ops (forward and backward side by side); this module gathers them under
 PyTorch's F names and signatures.
 """
+import functools
+
 from ..ops.unary_math import relu as _relu  # noqa: F401
 from ..ops.linalg import matmul as _matmul  # noqa: F401
 
@@ -12,7 +14,8 @@ def relu(input, inplace=False):
 
 
 # ---- activations, softmax, normalization, dropout, losses, attention (webtorch.ops.<family>) ------------
-from ..ops.softmax import f_softmax as softmax, f_log_softmax as log_softmax, f_softmin as softmin  # noqa: E402,F401
+from ..ops.softmax import (f_softmax as softmax, f_log_softmax as log_softmax, f_softmin as softmin,  # noqa: E402,F401
+                           gumbel_softmax)
 from ..ops.activation import (  # noqa: E402,F401
     hardtanh, hardtanh_, relu6, leaky_relu, leaky_relu_, threshold, threshold_, hardshrink, softshrink,
     hardsigmoid, hardswish, elu, elu_, selu, selu_, celu, celu_, softplus, gelu, silu, mish, logsigmoid, softsign,
@@ -41,9 +44,26 @@ from ..ops.pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_p
                            avg_pool3d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                            adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d,
                            max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d)
+
+
+def _with_indices(pool):
+    """PyTorch's ``<pool>_with_indices``: the pooling function returning (values, indices) by default."""
+    with_indices = functools.partial(pool, return_indices=True)
+    with_indices.__name__ = pool.__name__ + "_with_indices"
+    return with_indices
+
+
+max_pool1d_with_indices = _with_indices(max_pool1d)
+max_pool2d_with_indices = _with_indices(max_pool2d)
+max_pool3d_with_indices = _with_indices(max_pool3d)
+adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
+adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
+
 from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, channel_shuffle, interpolate,  # noqa: E402,F401
                               upsample, upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
 from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 

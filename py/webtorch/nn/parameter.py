@@ -1,4 +1,5 @@
-"""torch.nn.Parameter and torch.nn.Buffer: the tensors a Module registers when they are assigned to it."""
+"""torch.nn.Parameter and torch.nn.Buffer: the tensors a Module registers when they are assigned to it; the
+uninitialized ones of lazy modules."""
 from .._tensor import Tensor, _as_subclass
 from ..autograd.grad_mode import no_grad
 
@@ -83,5 +84,62 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+class UninitializedTensorMixin:
+    """A parameter or buffer of a lazy module: no values and no shape until ``materialize`` gives it a shape,
+    which turns it into its ``cls_to_become`` in place (optimizers and modules holding it keep the object)."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Give the tensor ``shape`` (uninitialized values) on ``device``/``dtype`` (its own by default)."""
+        from ..ops.creation import empty
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        with no_grad():
+            self.data = empty(shape, device=device or self.device, dtype=dtype or self.dtype)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (type(self), (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """The parameter a lazy module (``nn.LazyLinear``, ...) holds until its first forward infers the shape."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ..ops.creation import empty
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """The buffer a lazy module (``nn.LazyBatchNorm1d``, ...) holds until its first forward infers the shape."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        from ..ops.creation import empty
+        t = _as_subclass(empty(0, device=device, dtype=dtype), cls)
+        t.requires_grad = requires_grad
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None):
+        pass
+
+
 def is_lazy(param):
-    return False
+    """Whether ``param`` is an uninitialized parameter or buffer of a lazy module."""
+    return isinstance(param, UninitializedTensorMixin)

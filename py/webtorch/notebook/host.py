@@ -32,6 +32,9 @@ class Host:
     def update(self, bundle, metadata=None, display_id=None):
         raise NotImplementedError
 
+    def clear(self, wait=False):
+        raise NotImplementedError
+
     def defer(self, live):
         self._pending[live.display_id] = live
 
@@ -58,6 +61,9 @@ class AppHost(Host):
         self.send("update", json.dumps({"data": bundle, "metadata": metadata or {}, "display_id": display_id}),
                   display_id)
 
+    def clear(self, wait=False):
+        self.send("clear", json.dumps({"wait": bool(wait)}), None)
+
 
 class IPythonHost(Host):
     interval = 0.5  # each update re-renders SVG/HTML in the frontend
@@ -74,6 +80,10 @@ class IPythonHost(Host):
         from IPython.display import update_display
         update_display(bundle, raw=True, metadata=metadata or {}, display_id=display_id)
 
+    def clear(self, wait=False):
+        from IPython.display import clear_output
+        clear_output(wait=wait)
+
 
 class TextHost(Host):
     """Plain stdout: a bundle's text/plain, live outputs at most one line per half second."""
@@ -86,6 +96,9 @@ class TextHost(Host):
             print(text, file=sys.stdout, flush=True)
 
     update = show
+
+    def clear(self, wait=False):  # lines already printed stay: a terminal cannot take them back
+        pass
 
     def defer(self, live):  # text lines are never sent late: the next change prints the newest state
         pass

@@ -1,12 +1,14 @@
 """The notebook app's kernel, Python side (runs in Pyodide inside web/notebook/kernel_worker.js).
 
 ``install(send)`` routes stdout/stderr and rich output to ``send(kind, text, display_id)`` (a JS function that
-batches messages to the page); ``await run_cell(source, count)`` runs one cell the way Jupyter does: top-level
-``await`` allowed, the last expression's value shown, errors reported with the traceback trimmed to the
-user's code.
+batches messages to the page) and provides ``IPython.display`` when IPython is not installed;
+``await run_cell(source, count)`` runs one cell the way Jupyter does: top-level ``await`` allowed, ``name?``
+lines answered with help, the last expression's value shown, errors reported with the traceback trimmed to the
+user's code. ``complete(text)`` answers the editor's tab completion.
 """
 import ast
 import builtins
+import importlib.util
 import inspect
 import io
 import json
@@ -15,10 +17,16 @@ import os
 import sys
 import traceback
 
+from . import ipython_display
+from ..browser.packages import UnavailableFinder
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
+from .progress import LoadingLine
+from . import tqdm_hook
 
 _host = None
+# the file of the import hook that explains an unavailable Pyodide package: its frame is not the user's code
+_PACKAGES_FINDER = UnavailableFinder.find_spec.__code__.co_filename
 
 
 class _Stream(io.TextIOBase):
@@ -56,7 +64,59 @@ def install(send):
         sys.path.insert(0, os.getcwd())
     sys.stdout = _Stream("stdout", send)
     sys.stderr = _Stream("stderr", send)
-    _webgpu_counters()  # the device is set up while the kernel boots, not in the first cell's time
+    _provide_ipython_display()
+    _help_without_a_prompt()
+    tqdm_hook.install()  # `import tqdm` (shipped with the app) draws the app's progress bars
+    # matplotlib (where a package URL makes it loadable) draws into the cell's output as PNG images
+    os.environ.setdefault("MPLBACKEND", f"module://{__package__}.matplotlib_backend")
+
+
+def _provide_ipython_display():
+    """``from IPython.display import ...`` works in cells: ipython_display stands in for a missing IPython."""
+    if "IPython" in sys.modules or importlib.util.find_spec("IPython") is not None:
+        return
+    import types
+    ipython = types.ModuleType("IPython", "webtorch's stand-in: only IPython.display (see its docstring)")
+    core = types.ModuleType("IPython.core")
+    ipython.__path__ = core.__path__ = []
+    ipython.display = core.display = ipython_display
+    ipython.core = core
+    ipython.get_ipython = ipython_display.get_ipython
+    sys.modules.update({"IPython": ipython, "IPython.core": core, "IPython.display": ipython_display,
+                        "IPython.core.display": ipython_display})
+
+
+def _help_without_a_prompt():
+    """``help()`` alone is pydoc's interactive prompt, which reads input(): the kernel has no stdin, so it says
+    how to ask instead of failing with an I/O error. ``help(obj)`` is pydoc's, unchanged."""
+    pydoc_help = builtins.help
+
+    def help(*args, **kwargs):  # noqa: A001 -- it is the builtin, wrapped
+        if args or kwargs:
+            return pydoc_help(*args, **kwargs)
+        print("help() alone opens an interactive prompt, which needs input(), and this kernel has no input: "
+              "ask about one thing instead, help(torch.nn.Linear) or torch.nn.Linear? in a cell")
+        return None
+
+    builtins.help = help
+
+
+def complete(text_before_cursor):
+    """JSON {"matches", "length"} completing the name that ends ``text_before_cursor`` (the editor's Tab)."""
+    from . import introspect
+    return json.dumps(introspect.complete(text_before_cursor, _namespace()))
+
+
+def _parse(source, filename):
+    """The cell's syntax tree; a cell that is not Python because of ``name?`` lines is read with them as help."""
+    try:
+        return ast.parse(source, filename)
+    except SyntaxError:
+        from . import introspect
+        rewritten = introspect.help_lines(source)
+        if rewritten is None:
+            raise
+        return ast.parse(rewritten, filename)
 
 
 def _namespace():
@@ -74,7 +134,15 @@ def _trimmed_traceback(exc, filename_prefix):
     if isinstance(exc, SyntaxError):
         tb = None
     text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
-    return [line for line in text.split("\n") if not line.startswith('  File "<frozen ')]
+    out, skipping = [], False
+    for line in text.split("\n"):
+        if line.startswith("  File "):  # a frame: the import system's and its hook's are not the user's code
+            skipping = line.startswith(('  File "<frozen ', f'  File "{_PACKAGES_FINDER}"'))
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            out.append(line)
+    return out
 
 
 def _send(kind, payload):
@@ -82,9 +150,11 @@ def _send(kind, payload):
 
 
 def _webgpu_counters():
+    """The device panel's counters; None until a cell has used the webgpu device (the kernel does not set the
+    device up itself: a cell that needs it does, so the kernel is ready as soon as Python is)."""
     try:
         from .. import webgpu
-        if not webgpu.is_available():
+        if not webgpu.is_initialized():
             return None
         s = webgpu.stats()
         return {"dispatches": s.get("dispatches", 0), "kernels_compiled": s.get("kernels_compiled", 0),
@@ -100,16 +170,30 @@ async def _run(code, ns):
     return value
 
 
+async def _load_imports(source):
+    """Load the Pyodide packages the cell imports (webtorch.browser.packages; none outside a page)."""
+    from ..browser import packages
+    if packages.current() is not None:
+        await packages.current().load_imports(source, progress=LoadingLine())
+
+
+def _flush_figures():
+    if "matplotlib.pyplot" in sys.modules:
+        from .matplotlib_backend import flush_figures
+        flush_figures()
+
+
 async def run_cell(source, count):
-    """Run one cell; sends "result" or "error" and then "stats" (device counters for the device panel).
-    Returns "ok" or "error"."""
+    """Run one cell, after loading the Pyodide packages it imports; sends "result" or "error" and then "stats"
+    (device counters for the device panel). Returns "ok" or "error"."""
     filename = f"<cell {count}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = _namespace()
     before = _webgpu_counters()
     status = "ok"
     try:
-        tree = ast.parse(source, filename)
+        tree = _parse(source, filename)
+        await _load_imports(ast.unparse(tree))  # the cell as parsed (help lines answered, not imported)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         if tree.body:
@@ -126,6 +210,7 @@ async def run_cell(source, count):
                         "traceback": _trimmed_traceback(exc, "<cell ")})
     finally:
         try:
+            _flush_figures()
             _host.flush()
         except BaseException as exc:  # noqa: BLE001 -- a failing live output must not hide the cell's status
             _send("error", {"ename": type(exc).__name__, "evalue": str(exc), "traceback": [repr(exc)]})

@@ -1,4 +1,6 @@
-"""``tqdm``: a progress bar (a tqdm-compatible subset) with rate and ETA, live in notebooks."""
+"""Progress bars in notebooks: ``ProgressOutput`` (one bar's live output, drawn by the host) and ``tqdm``, a
+small tqdm-compatible bar for hosts without the tqdm package (PyPI's tqdm, where installed, draws through
+``ProgressOutput`` too: ``tqdm_bar``)."""
 import html
 import time
 
@@ -16,7 +18,39 @@ def _clock(seconds):
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-class tqdm(LiveOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.notebook import tqdm` is a drop-in
+class ProgressOutput(LiveOutput):
+    """One progress bar's live output. ``state()``: {"n", "total", "desc", "unit", "elapsed", "rate", "eta",
+    "postfix", "closed"}; ``line()``: the bar as one text line. The app draws the state (its progress mime type),
+    IPython an HTML <progress>, a text host the line. ``hide()`` empties it (a bar closed with leave=False)."""
+
+    hidden = False
+
+    def state(self):
+        raise NotImplementedError
+
+    def line(self):
+        raise NotImplementedError
+
+    def hide(self):
+        self.hidden = True
+        if self._sent_at is not None:
+            self.send_update()
+
+    def bundle(self, rich):
+        if self.hidden:
+            return {"text/plain": ""}
+        line = self.line()
+        if not rich:
+            return {"text/plain": line}
+        if self.host.app:
+            return {PROGRESS_MIME: self.state(), "text/plain": line}
+        state = self.state()
+        value = f' value="{state["n"]}" max="{state["total"]}"' if state["total"] else ""
+        return {"text/html": f'<div><progress{value} style="width: 16em"></progress> <code>{html.escape(line)}</code></div>',
+                "text/plain": line}
+
+
+class tqdm(ProgressOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.notebook import tqdm` is a drop-in
     """Wrap an iterable (or count by hand with ``update``) and show n/total, rate and ETA.
 
         for batch in tqdm(loader, desc="epoch 1"):
@@ -105,12 +139,17 @@ class tqdm(LiveOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.note
                     f"[{_clock(s['elapsed'])}<{_clock(s['eta'])}, {rate}{tail}]")
         return f"{head}{self.n}{self.unit} [{_clock(s['elapsed'])}, {rate}{tail}]"
 
-    def bundle(self, rich):
-        line = self.line()
-        if not rich:
-            return {"text/plain": line}
-        if self.host.app:
-            return {PROGRESS_MIME: self.state(), "text/plain": line}
-        value = f' value="{self.n}" max="{self.total}"' if self.total else ""
-        return {"text/html": f'<div><progress{value} style="width: 16em"></progress> <code>{html.escape(line)}</code></div>',
-                "text/plain": line}
+
+class LoadingLine:
+    """A ``progress(done, total, names)`` callback (webtorch.browser.packages) drawn as a progress bar: the
+    line of the Pyodide packages a cell's imports load."""
+
+    def __init__(self):
+        self.bar = None
+
+    def __call__(self, done, total, names):
+        if self.bar is None or self.bar.closed:  # a load begins
+            self.bar = tqdm(total=total, desc=f"loading {', '.join(names)}", unit="pkg")
+        else:  # it ended: ``done`` of them loaded
+            self.bar.update(done - self.bar.n)
+            self.bar.close()

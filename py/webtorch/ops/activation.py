@@ -1,7 +1,7 @@
 """Activation functions (torch.nn.functional forms, plus torch./Tensor names where PyTorch has them).
 
 Each activation is a Node named like PyTorch's; forward and backward are composed of elementwise Tensor
-ops (so the webgpu scheduler fuses them, and double backward works). In-place forms compute out of
+ops (so the webgpu planner fuses them, and double backward works). In-place forms compute out of
 place and ``commit``; they keep a private copy of the input because commit overwrites it.
 """
 import math
@@ -9,7 +9,7 @@ import math
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from ._core.dispatch import norm_dim
-from ._core.inplace import require_float, commit
+from ._core.inplace import require_float, commit, overlaps_itself, write_sequentially
 from .unary_math import sigmoid, tanh, erf
 from .where_clamp import where, clamp
 
@@ -39,6 +39,8 @@ def _unary_node(name, fwd, bwd):
 
 def _run(node, input, params, inplace):
     if inplace:
+        if input._base is not None and overlaps_itself(input):
+            return write_sequentially(lambda piece: _run(node, piece, params, True), input, (), {})
         return commit(input, apply_op(node, input, params, True))
     return apply_op(node, input, params, False)
 
@@ -282,7 +284,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         from .creation import rng_for
         from ._core.dispatch import wrap
         u = wrap(input._be.uniform(tuple(input.shape), float(lower), float(upper), input.dtype,
-                                   rng_for(None, input._device)), input)
+                                   rng_for(None, input._device)), input, input.shape)
         noise = where(input > 0, 1.0, u)
     else:
         noise = where(input > 0, 1.0, (lower + upper) / 2)
@@ -343,11 +345,11 @@ def _halves(x, dim):
     shape = tuple(x.shape)
     split = shape[:dim] + (2, shape[dim] // 2) + shape[dim + 1:]
     r = x.reshape(split)
-    from ._core.dispatch import wrap
+    from ._core.dispatch import wrap_view
     lead = (slice(None),) * dim
     tail = (slice(None),) * (len(split) - dim - 1)
     be = r._be
-    return wrap(be.slice(r._data, lead + (0,) + tail), r), wrap(be.slice(r._data, lead + (1,) + tail), r)
+    return wrap_view(be.slice(r._data, lead + (0,) + tail), r), wrap_view(be.slice(r._data, lead + (1,) + tail), r)
 
 
 class GluBackward0(Node):

@@ -6,6 +6,8 @@ A transposed convolution *is* conv_backward_input, so all of them close under di
 backward works).
 """
 from ..autograd.graph import Node, apply_op
+from .._geometry import numel
+from ..backends.window_geometry import out_size
 from ._core.dispatch import wrap, check_same_device
 from .._dtype import scalar_type_name
 
@@ -41,14 +43,16 @@ class ConvolutionBackward0(Node):
         ctx.has_bias = bias is not None
         ctx.save_for_backward(x, w)
         if not transposed:
+            shape = (x.shape[0], w.shape[0]) + tuple(out_size(*s) for s in zip(x.shape[2:], w.shape[2:], stride,
+                                                                               padding, dilation))
             return wrap(be.conv(x._data, w._data, None if bias is None else bias._data, stride, padding, dilation,
-                                groups), x)
+                                groups), x, shape)
         shape = (x.shape[0], w.shape[1] * groups) + tuple(out)
         y = be.conv_backward_input(x._data, w._data, shape, stride, padding, dilation, groups)
         if bias is not None:
             b = be.reshape_view(bias._data, (1, shape[1]) + (1,) * len(out))
             y = be.elementwise("add", (y, b), x.dtype)
-        return wrap(y, x)
+        return wrap(y, x, shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -81,7 +85,8 @@ class ConvolutionBackwardBackward0(Node):
     def forward(ctx, dy, x, weight_shape, stride, padding, dilation, groups):
         ctx.p = (stride, padding, dilation, groups)
         ctx.save_for_backward(dy, x)
-        return wrap(x._be.conv_backward_weight(dy._data, x._data, weight_shape, stride, padding, dilation, groups), x)
+        return wrap(x._be.conv_backward_weight(dy._data, x._data, weight_shape, stride, padding, dilation, groups), x,
+                    weight_shape)
 
     @staticmethod
     def backward(ctx, gw):
@@ -289,7 +294,9 @@ class Im2ColBackward0(Node):
     @staticmethod
     def forward(ctx, x, kernel, dilation, padding, stride):
         ctx.p = (tuple(x.shape[2:]), kernel, dilation, padding, stride)
-        return wrap(x._be.im2col(x._data, kernel, stride, padding, dilation), x)
+        blocks = numel([out_size(*s) for s in zip(x.shape[2:], kernel, stride, padding, dilation)])
+        return wrap(x._be.im2col(x._data, kernel, stride, padding, dilation), x,
+                    (x.shape[0], x.shape[1] * numel(kernel), blocks))
 
     @staticmethod
     def backward(ctx, g):
@@ -301,7 +308,8 @@ class Col2ImBackward0(Node):
     @staticmethod
     def forward(ctx, cols, size, kernel, dilation, padding, stride):
         ctx.p = (kernel, dilation, padding, stride)
-        return wrap(cols._be.col2im(cols._data, size, kernel, stride, padding, dilation), cols)
+        return wrap(cols._be.col2im(cols._data, size, kernel, stride, padding, dilation), cols,
+                    (cols.shape[0], cols.shape[1] // numel(kernel)) + tuple(size))
 
     @staticmethod
     def backward(ctx, g):

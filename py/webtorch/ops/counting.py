@@ -10,7 +10,7 @@ import math
 
 from .. import _dtype as D
 from .creation import arange, zeros, linspace
-from .shape import cat, stack
+from .shape import cat
 from .sorting import searchsorted
 from ._core.return_types import _make
 from ._core.elementwise import not_differentiable
@@ -50,13 +50,12 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise RuntimeError("torch.histc: max must be larger than min")
     lo, hi = float(min), float(max)
     data_range = lo == hi and input.numel() > 0
-    if data_range:  # PyTorch reads the data's range on the host too, and refuses a NaN or inf there
-        lo_t, hi_t = input.detach().amin(), input.detach().amax()
-        lo, hi = stack((lo_t, hi_t)).tolist()
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite (remove NaN and inf values "
                            "from the input, or pass finite min= and max=)")
-    if data_range:
+    if data_range:  # the data's range, refused when not finite: on webgpu checked on the device (no readback)
+        lo_t, hi_t = input.detach().amin(), input.detach().amax()
+        input._be.require_all((lo_t.isfinite() & hi_t.isfinite())._data, "histc")
         same = lo_t == hi_t
         lo_t, hi_t = lo_t.where(same.logical_not(), lo_t - 1), hi_t.where(same.logical_not(), hi_t + 1)
         # linspace(lo, hi, bins + 1) in the input's dtype, in PyTorch's order of operations: the first half

@@ -3,7 +3,7 @@ import math
 
 from .. import _dtype as D
 from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
-from .._tensor import Tensor, _wrap, default_backend
+from .._tensor import Tensor, _as_subclass, _wrap, default_backend, fresh_geometry, handle_geometry
 from ._core.dispatch import new_size_arg
 from ._core.inplace import not_implemented_for
 from ._core.out_arg import ANY, RESIZED, Rule, floating, takes_out
@@ -15,8 +15,9 @@ def _finish(t, requires_grad):
     return t
 
 
-def _make(h, be, dev, requires_grad=False):
-    return _finish(_wrap(h, be, dev), requires_grad)
+def _make(h, be, dev, shape, requires_grad=False):
+    """The Tensor around a creation primitive's fresh result h of ``shape``."""
+    return _finish(_wrap(h, be, dev, fresh_geometry(tuple(shape))), requires_grad)
 
 
 _PLAIN_SCALARS = frozenset((float, int, bool))
@@ -94,7 +95,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         return _finish(t, requires_grad)
     if _is_numpy(data):
         h = backend_for("cpu").from_numpy(data.reshape(data.shape), copy=True)
-        t = _wrap(h, backend_for("cpu"), _device_cls("cpu"))
+        t = _wrap(h, backend_for("cpu"), _device_cls("cpu"), fresh_geometry(tuple(data.shape)))
         if dt is not None or dev.type != "cpu":
             t = t.to(dev, dt)
         return _finish(t, requires_grad)
@@ -104,7 +105,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         for v in flat:
             if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
                 raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
-    return _make(be.from_flat(flat, shape, dt), be, dev, requires_grad)
+    return _make(be.from_flat(flat, shape, dt), be, dev, shape, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -123,7 +124,8 @@ def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
 
 def from_numpy(array):
     be = backend_for("cpu")
-    return _wrap(be.from_numpy(array, copy=False), be, _device_cls("cpu"))
+    h = be.from_numpy(array, copy=False)  # shares the array's memory, in the array's own geometry
+    return _wrap(h, be, _device_cls("cpu"), handle_geometry(be, h))
 
 
 def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=None):
@@ -137,7 +139,7 @@ def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=No
     if n * dt.itemsize > len(mv) or (count == -1 and len(mv) % dt.itemsize):
         raise ValueError(f"buffer length ({len(mv)} bytes) is not a multiple of element size ({dt.itemsize})")
     be, dev = default_backend(device)
-    return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, requires_grad)
+    return _make(be.from_buffer(mv[: n * dt.itemsize], (n,), dt), be, dev, (n,), requires_grad)
 
 
 def _rebuild_tensor_from_bytes(data, dtype_name, shape, device, requires_grad):
@@ -163,7 +165,7 @@ def _filled(size, value, dtype, device, requires_grad, default=None, name="zeros
         h = be.empty(shape, dt)
     else:
         h = be.full(shape, value, dt)
-    return _make(h, be, dev, requires_grad)
+    return _make(h, be, dev, shape, requires_grad)
 
 
 def _factory(name, warn=False):
@@ -254,7 +256,7 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, req
     if dt is D.bool_:
         _refuse_dtype("arange_cpu", dt)
     be, dev = default_backend(device)
-    return _make(be.arange(start, end, step, dt), be, dev, requires_grad)
+    return _make(be.arange(start, end, step, dt), be, dev, (max(0, math.ceil((end - start) / step)),), requires_grad)
 
 
 @_factory("aten::range")
@@ -276,7 +278,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _make(be.linspace(start, end, int(steps), dt), be, dev, requires_grad)
+    return _make(be.linspace(start, end, int(steps), dt), be, dev, (int(steps),), requires_grad)
 
 
 @_factory("aten::logspace")
@@ -301,7 +303,7 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False)
         if v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     be, dev = default_backend(device)
-    return _make(be.eye(n, m, dt), be, dev, requires_grad)
+    return _make(be.eye(n, m, dt), be, dev, (n, m), requires_grad)
 
 
 # ---- random ---------------------------------------------------------------------------------------
@@ -401,7 +403,7 @@ def _random(kind, size, generator, dtype, device, requires_grad, *params):
     elif not dt.is_floating_point:
         _refuse_dtype("check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu", dt)
     h = getattr(be, kind)(shape, *params, dt, rng_for(generator, dev))
-    return _make(h, be, dev, requires_grad)
+    return _make(h, be, dev, shape, requires_grad)
 
 
 @_factory("aten::rand")
@@ -435,7 +437,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
         _refuse_dtype("randperm", dt)
     (n,) = new_size_arg((n,))
     be, dev = default_backend(device)
-    return _make(be.randperm(n, dt, rng_for(generator, dev)), be, dev, requires_grad)
+    return _make(be.randperm(n, dt, rng_for(generator, dev)), be, dev, (n,), requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -478,8 +480,7 @@ def check_std(std):
 def _normal_tensors(mean, std, *, generator=None):
     ref = mean if isinstance(mean, Tensor) else std
     if isinstance(std, Tensor):
-        if std.numel() and not bool((std >= 0).all()):  # PyTorch reads std's minimum too
-            raise RuntimeError("normal expects all elements of std >= 0.0")
+        std._be.require_all((std.detach() >= 0)._data, "normal")  # webgpu: checked on the device, no readback
     else:
         check_std(std)
     from ._core.dispatch import broadcast_shapes
@@ -509,6 +510,25 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, device=device or self._device, requires_grad=requires_grad)
 
 
+def _tensor_new(cls, *args, device=None, dtype=None):
+    """``Tensor(data)`` copies data (float32 by default); ``Tensor(2, 3)`` is uninitialized."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        src = args[0]
+        t = tensor(src, dtype=src.dtype if isinstance(src, Tensor) else (dtype or D.float32), device=device)
+    else:
+        shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        t = empty(*shape, dtype=dtype or D.float32, device=device)
+    if cls is Tensor:
+        return t
+    return _as_subclass(t, cls)
+
+
+def _reduce_ex(self, proto):
+    """Pickling: the bytes, dtype, shape, device and requires_grad (``_rebuild_tensor_from_bytes`` restores)."""
+    return (_rebuild_tensor_from_bytes,
+            (self.contiguous()._bytes(), self.dtype.name, tuple(self.shape), str(self._device), self.requires_grad))
+
+
 FUNCTIONS = {
     "tensor": tensor, "as_tensor": as_tensor, "asarray": asarray, "from_numpy": from_numpy,
     "frombuffer": frombuffer, "zeros": zeros, "ones": ones, "empty": empty, "full": full,
@@ -521,3 +541,4 @@ METHODS = {
     "new_zeros": _new_factory(zeros), "new_ones": _new_factory(ones), "new_empty": _new_factory(empty),
     "new_full": _new_full, "new_tensor": _new_tensor,
 }
+DUNDERS = {"__new__": _tensor_new, "__reduce_ex__": _reduce_ex}

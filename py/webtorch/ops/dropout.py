@@ -20,7 +20,7 @@ def _check_p(p):
 
 def _bernoulli(input, keep, shape):
     h = input._be.bernoulli(keep, tuple(shape), input.dtype, rng_for(None, input._device))
-    return wrap(h, input)
+    return wrap(h, input, shape)
 
 
 def _feature_shape(input, batched):

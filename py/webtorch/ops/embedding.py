@@ -9,7 +9,7 @@ class EmbeddingBackward0(Node):
     @staticmethod
     def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
         ctx.p = (indices, weight.shape[0], padding_idx, scale_grad_by_freq)
-        return wrap(weight._be.embedding(weight._data, indices._data), weight)
+        return wrap(weight._be.embedding(weight._data, indices._data), weight, indices.shape + weight.shape[1:])
 
     @staticmethod
     def backward(ctx, g):
@@ -23,7 +23,8 @@ class EmbeddingDenseBackward0(Node):
     @staticmethod
     def forward(ctx, g, indices, num, padding_idx, scale_grad_by_freq):
         ctx.p = (indices, num, padding_idx, scale_grad_by_freq)
-        return wrap(g._be.embedding_backward(g._data, indices._data, num, padding_idx, scale_grad_by_freq), g)
+        return wrap(g._be.embedding_backward(g._data, indices._data, num, padding_idx, scale_grad_by_freq), g,
+                    (num, g.shape[-1]))
 
     @staticmethod
     def backward(ctx, gg):
@@ -37,7 +38,7 @@ class EmbeddingDenseBackward0(Node):
             row_scale = be.elementwise("div", (row_scale, be.elementwise("maximum", (counts, 1.0), dt)), dt)
         if padding_idx is not None:
             be.copy_(be.slice(row_scale, (slice(padding_idx, padding_idx + 1), slice(None))), 0.0)
-        return apply_op(EmbeddingBackward0, gg * wrap(row_scale, gg), indices, None, False), None
+        return apply_op(EmbeddingBackward0, gg * wrap(row_scale, gg, (num, 1)), indices, None, False), None
 
 
 def _check_indices(indices, fn):
@@ -98,7 +99,7 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     col = be.reshape_view(be.contiguous(h), tuple(tensor.shape) + (1,))
     hit = be.elementwise("eq", (col, be.arange(0, num_classes, 1, D.int64)), D.int64)
-    return wrap(be.cast(hit, D.int64), tensor)
+    return wrap(be.cast(hit, D.int64), tensor, tensor.shape + (num_classes,))
 
 
 FUNCTIONS = {"embedding": torch_embedding, "embedding_renorm_": embedding_renorm_}

@@ -6,6 +6,7 @@ max/min along a dim send it to the selected index only.
 from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from ._core import return_types
+from .._geometry import reduced
 from ._core.dispatch import norm_dim, norm_dims, wrap
 from ._core.out_arg import SAME, Rule, castable, takes_out
 from .reduction import restore_dims
@@ -74,7 +75,7 @@ def _even_split(g, x, value, dims, keepdim, nan_aware=False):
 
 
 def _reduce(op, x, dims, keepdim):
-    return wrap(x._be.reduce(op, x._data, dims, keepdim, x.dtype), x)
+    return wrap(x._be.reduce(op, x._data, dims, keepdim, x.dtype), x, reduced(x.shape, dims, keepdim))
 
 
 def _make_full(op, node_name):
@@ -108,8 +109,9 @@ def _make_along(op, arg_op, node_name):
     def forward(ctx, x, dim, keepdim):
         be = x._be
         dims = (dim,) if x.dim() else ()
-        values = wrap(be.reduce(op, x._data, dims, keepdim, x.dtype), x)
-        indices = wrap(be.arg_reduce(arg_op, x._data, dim if x.dim() else None, keepdim), x)
+        shape = reduced(x.shape, dims, keepdim)
+        values = wrap(be.reduce(op, x._data, dims, keepdim, x.dtype), x, shape)
+        indices = wrap(be.arg_reduce(arg_op, x._data, dim if x.dim() else None, keepdim), x, shape)
         ctx.save_for_backward(indices)
         ctx.meta = (tuple(x.shape), dim, keepdim)
         return values, indices
@@ -182,11 +184,13 @@ def _arg(name):
         if dim is None:
             if input.numel() == 0:
                 raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-            return wrap(input._be.arg_reduce(name, input._data, None, keepdim), input)
+            return wrap(input._be.arg_reduce(name, input._data, None, keepdim), input,
+                        (1,) * input.dim() if keepdim else ())
         d = norm_dim(dim, input.dim())
         if input.dim():
             _nonempty(name, input, (d,))
-        return wrap(input._be.arg_reduce(name, input._data, d if input.dim() else None, keepdim), input)
+        return wrap(input._be.arg_reduce(name, input._data, d if input.dim() else None, keepdim), input,
+                    reduced(input.shape, (d,), keepdim) if input.dim() else ())
     fn.__name__ = name
     return fn
 

@@ -6,7 +6,7 @@ through inplace.write_inplace, so version counters, views and CopySlices behave 
 from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node
-from ._core.dispatch import new_size_arg, wrap
+from ._core.dispatch import new_size_arg, wrap, wrap_target
 from ._core.inplace import resize_storage, write_inplace
 
 
@@ -20,7 +20,7 @@ class FillBackward2(Node):
     def forward(ctx, x, value, inplace=False):
         h = _target(x, inplace)
         x._be.copy_(h, value)
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -40,7 +40,7 @@ class FillBackward3(Node):
             x._be.copy_(h, value._data)
         else:
             x._be.copy_(h, value.item())
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -90,7 +90,7 @@ class CopyBackwards(Node):
         h = _target(x, inplace)
         sh = src._data if src._be is x._be else src._be.to_other(src._data, x._be)
         x._be.copy_(h, sh)
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):

@@ -9,7 +9,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
-from ._core.dispatch import norm_dim, wrap
+from ._core.dispatch import norm_dim, wrap, wrap_target
 from .._dtype import scalar_type_name
 from ._core.inplace import write_inplace
 from .scatter_gather import INDEX_DTYPES, write_target, handle_or_number, runtime_error, to_device_of, fill_value
@@ -69,7 +69,10 @@ class IndexSelectBackward0(Node):
             h = x._be.index(_x1(x), _along_dim(x, dim, index))
         except IndexOutOfRange:
             raise IndexError("index out of range in self") from None
-        return wrap(h if x.dim() else x._be.reshape_view(h, ()) if index.numel() == 1 else h, x)
+        n = index.numel()
+        if x.dim():
+            return wrap(h, x, x.shape[:dim] + (n,) + x.shape[dim + 1:])
+        return wrap(x._be.reshape_view(h, ()), x, ()) if n == 1 else wrap(h, x, (n,))
 
     @staticmethod
     def backward(ctx, g):
@@ -121,9 +124,9 @@ class IndexAddBackward0(Node):
         ctx.meta = (dim, index, alpha)
         h = write_target(x, inplace)
         if alpha != 1:
-            source = wrap(x._be.elementwise("mul", (source._data, alpha), x.dtype), x)
+            source = wrap(x._be.elementwise("mul", (source._data, alpha), x.dtype), x, source.shape)
         _put_along(x, h, dim, index, source, True, "index_add")
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -154,7 +157,7 @@ class IndexCopyBackward0(Node):
         ctx.meta = (dim, index)
         h = write_target(x, inplace)
         _put_along(x, h, dim, index, source, False, "index_copy")
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -186,7 +189,7 @@ class IndexFillBackward0(Node):
         ctx.meta = (dim, index)
         h = write_target(x, inplace)
         _put_along(x, h, dim, index, handle_or_number(value), False, "index_fill")
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):

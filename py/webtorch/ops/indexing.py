@@ -11,7 +11,7 @@ from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..autograd.grad_mode import state as _grad_state
-from ._core.dispatch import norm_dim, wrap
+from ._core.dispatch import norm_dim, wrap, wrap_target
 from .._dtype import scalar_type_name
 from ._core.inplace import view_at, write_inplace
 
@@ -314,6 +314,18 @@ def _indices_list(adv):
 
 # ---- advanced indexing: index / index_put ------------------------------------------------------------
 
+def _index_shape(shape, indices):
+    """The shape of advanced indexing (the ``index`` primitive): the index tensors' broadcast shape replaces the
+    indexed dims where those are adjacent, else comes first (NumPy's rule)."""
+    dims = [d for d, t in enumerate(indices) if t is not None]
+    idx = broadcast_shapes(*(tuple(indices[d].shape) for d in dims))
+    if not dims:
+        return tuple(shape)
+    if dims == list(range(dims[0], dims[-1] + 1)):
+        return tuple(shape[:dims[0]]) + idx + tuple(shape[dims[-1] + 1:])
+    return idx + tuple(s for d, s in enumerate(shape) if d not in dims)
+
+
 def _handles(indices):
     return tuple(None if t is None else t._data for t in indices)
 
@@ -342,7 +354,7 @@ class IndexBackward0(Node):
     def forward(ctx, x, indices):
         ctx.in_shape = tuple(x.shape)
         ctx.indices = indices
-        return wrap(x._be.index(x._data, _handles(indices)), x)
+        return wrap(x._be.index(x._data, _handles(indices)), x, _index_shape(x.shape, indices))
 
     @staticmethod
     def backward(ctx, g):
@@ -397,7 +409,7 @@ class IndexPutBackward0(Node):
         ctx.values_tensor = isinstance(values, Tensor)
         h = x._data if inplace else x._be.contiguous(x._data)
         x._be.index_put_(h, _handles(indices), values._data if isinstance(values, Tensor) else values, accumulate)
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):

@@ -60,6 +60,19 @@ def _transposed(x):
     return x.stride() == (1, x.shape[0]) and x.shape[0] != 1 and x.shape[1] != 1
 
 
+def product_shape(sa, sb):
+    """The shape of the matmul primitive's result for operands of shapes sa and sb (a 1-D operand is a row /
+    column vector whose dim is dropped, batch dims broadcast)."""
+    if len(sa) == 2 == len(sb):
+        return sa[0], sb[1]
+    a = sa if len(sa) > 1 else (1,) + tuple(sa)
+    b = sb if len(sb) > 1 else tuple(sb) + (1,)
+    out = broadcast_shapes(a[:-2], b[:-2]) + (a[-2], b[-1])
+    if len(sa) == 1:
+        out = out[:-2] + out[-1:]
+    return out[:-1] if len(sb) == 1 else out
+
+
 class _SavedProduct(Node):
     """Forward of the product nodes that keep both operands for backward: one backend matmul."""
     _operands = (0, 1)
@@ -67,7 +80,7 @@ class _SavedProduct(Node):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return wrap(a._be.matmul(a._data, b._data), a)
+        return wrap(a._be.matmul(a._data, b._data), a, product_shape(a.shape, b.shape))
 
 
 class MmBackward0(Node):
@@ -76,7 +89,7 @@ class MmBackward0(Node):
     @staticmethod
     def forward(ctx, a, b):
         _save_mm(ctx, a, b, 0, 1)
-        return wrap(a._be.matmul(a._data, b._data), a)
+        return wrap(a._be.matmul(a._data, b._data), a, (a.shape[0], b.shape[1]))
 
     @staticmethod
     def backward(ctx, g):
@@ -104,10 +117,11 @@ class AddmmBackward0(Node):
         prod = be.matmul(a._data, b._data)
         if alpha != 1:
             prod = be.elementwise("mul", (prod, alpha), a.dtype)
+        shape = (a.shape[0], b.shape[1])
         if beta == 0:
-            return wrap(prod, a)
+            return wrap(prod, a, shape)
         bias_h = bias._data if beta == 1 else be.elementwise("mul", (bias._data, beta), a.dtype)
-        return wrap(be.elementwise("add", (prod, bias_h), a.dtype), a)
+        return wrap(be.elementwise("add", (prod, bias_h), a.dtype), a, broadcast_shapes(shape, bias.shape))
 
     @staticmethod
     def backward(ctx, g):

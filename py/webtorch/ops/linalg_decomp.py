@@ -6,7 +6,7 @@ values, as PyTorch's do."""
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ..backends.base import _LinAlgError
-from ._core.dispatch import wrap
+from ._core.dispatch import broadcast_shapes, wrap
 from .._dtype import scalar_type_name
 from .linalg_extra import _backend_call, _square, inv
 from ._core.out_arg import SAME, takes_out
@@ -44,13 +44,18 @@ def _call(name, A, prim, *args):
 
 # ---- cholesky ------------------------------------------------------------------------------------------------
 
+def _batched(A, B, matrix):
+    """The shape of a result with A's and B's batch dims broadcast and ``matrix`` as its last two dims."""
+    return broadcast_shapes(A.shape[:-2], B.shape[:-2]) + tuple(matrix)
+
+
 class LinalgCholeskyExBackward0(Node):
     _engine_materializes = False
 
     @staticmethod
     def forward(ctx, A, upper):
         L, info = _call("linalg.cholesky", A, "linalg_cholesky", A._data, upper)
-        L, info = wrap(L, A), wrap(info, A)
+        L, info = wrap(L, A, A.shape), wrap(info, A, A.shape[:-2])
         ctx.save_for_backward(L)
         ctx.upper = upper
         return L, info
@@ -104,7 +109,7 @@ class LinalgSolveTriangularBackward0(Node):
     @staticmethod
     def forward(ctx, A, B, upper, left, unitriangular):
         X = wrap(_call("linalg.solve_triangular", A, "linalg_solve_triangular", A._data, B._data, upper, left,
-                       unitriangular), A)
+                       unitriangular), A, _batched(A, B, B.shape[-2:]))
         ctx.save_for_backward(A, X)
         ctx.flags = (upper, left, unitriangular)
         return X
@@ -144,7 +149,8 @@ class CholeskySolveBackward0(Node):
         # A = L L^T = U^T U: a lower-triangular solve by L (U^T), then an upper one by L^T (U)
         low, up = (_mT(L), L) if upper else (L, _mT(L))
         Y = _call("cholesky_solve", L, "linalg_solve_triangular", low._data, B._data, False, True, False)
-        X = wrap(_call("cholesky_solve", L, "linalg_solve_triangular", up._data, Y, True, True, False), L)
+        X = wrap(_call("cholesky_solve", L, "linalg_solve_triangular", up._data, Y, True, True, False), L,
+                 _batched(L, B, B.shape[-2:]))
         ctx.save_for_backward(L, X)
         ctx.upper = upper
         return X
@@ -186,7 +192,7 @@ class LinalgSlogdetBackward0(Node):
     @staticmethod
     def forward(ctx, A):
         sign, logabs = _call("linalg.slogdet", A, "linalg_slogdet", A._data)
-        sign, logabs = wrap(sign, A), wrap(logabs, A)
+        sign, logabs = wrap(sign, A, A.shape[:-2]), wrap(logabs, A, A.shape[:-2])
         ctx.save_for_backward(A)  # sign records history as in PyTorch, with a zero gradient for real input
         return sign, logabs
 
@@ -247,7 +253,9 @@ class LinalgQrBackward0(Node):
     @staticmethod
     def forward(ctx, A, mode):
         Q, R = _call("linalg.qr", A, "linalg_qr", A._data, mode)
-        Q, R = wrap(Q, A), wrap(R, A)
+        batch, (m, n) = A.shape[:-2], A.shape[-2:]
+        k = m if mode == "complete" else min(m, n)
+        Q, R = wrap(Q, A, (0,) if mode == "r" else batch + (m, k)), wrap(R, A, batch + (k, n))
         ctx.save_for_backward(Q, R)
         ctx.mode = mode
         return Q, R
@@ -301,8 +309,8 @@ class LinalgEighBackward0(Node):
     @staticmethod
     def forward(ctx, A, upper, compute_v):
         w, V = _call("linalg.eigh", A, "linalg_eigh", A._data, upper, compute_v)
-        w = wrap(w, A)
-        V = wrap(V, A) if V is not None else None
+        w = wrap(w, A, A.shape[:-1])
+        V = wrap(V, A, A.shape) if V is not None else None
         ctx.save_for_backward(w, V)
         return w, V
 
@@ -388,9 +396,11 @@ class LinalgSvdBackward0(Node):
     @staticmethod
     def forward(ctx, A, full_matrices, compute_uv):
         U, S, Vh = _call("linalg.svd", A, "linalg_svd", A._data, full_matrices, compute_uv)
-        S = wrap(S, A)
-        U = wrap(U, A) if U is not None else None
-        Vh = wrap(Vh, A) if Vh is not None else None
+        batch, (m, n) = A.shape[:-2], A.shape[-2:]
+        k = min(m, n)
+        S = wrap(S, A, batch + (k,))
+        U = wrap(U, A, batch + (m, m if full_matrices else k)) if U is not None else None
+        Vh = wrap(Vh, A, batch + (n if full_matrices else k, n)) if Vh is not None else None
         ctx.save_for_backward(U, S, Vh)
         ctx.full = full_matrices
         return U, S, Vh
@@ -531,7 +541,7 @@ class LinalgLstsqBackward0(Node):
     @staticmethod
     def forward(ctx, A, B, rcond, residuals):
         X, rank = _call("linalg.lstsq", A, "linalg_lstsq", A._data, B._data, rcond)
-        X, rank = wrap(X, A), wrap(rank, A)
+        X, rank = wrap(X, A, _batched(A, B, (A.shape[-1], B.shape[-1]))), wrap(rank, A, A.shape[:-2])
         ctx.save_for_backward(A, B)
         n = A.shape[-1]
         if residuals and A.shape[-2] > n and bool((rank == n).all().item()):

@@ -2,7 +2,7 @@
 baddbmm, addmv, addbmm, cross, kron, cdist; inv/det/solve where the backend has them (NumPy on cpu)."""
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
-from ._core.dispatch import norm_dim, wrap
+from ._core.dispatch import broadcast_shapes, norm_dim, wrap
 from ._core.out_arg import CAST, SAME, Rule, same, takes_out
 from .where_clamp import where as _where
 
@@ -171,7 +171,8 @@ class DiagEmbedBackward0(Node):
         it = iter(lead)
         for i in range(nd):
             shape.append(n if i in (d1, d2) else next(it))
-        out = wrap(x._be.full(tuple(shape), 0, x.dtype), x)
+        shape = tuple(shape)
+        out = wrap(x._be.full(shape, 0, x.dtype), x, shape)
         x._be.copy_(x._be.diagonal(out._data, offset, d1, d2), x._data)
         ctx.meta = (offset, d1, d2)
         return out
@@ -203,7 +204,7 @@ class TraceBackward0(Node):
         ctx.meta = (tuple(x.shape), x.dtype, x.device)
         from .reduction import sum_dtype
         d = x._be.diagonal(x._data, 0, 0, 1)
-        return wrap(x._be.reduce("sum", d, (0,), False, sum_dtype(x.dtype)), x)
+        return wrap(x._be.reduce("sum", d, (0,), False, sum_dtype(x.dtype)), x, ())
 
     @staticmethod
     def backward(ctx, g):
@@ -373,7 +374,7 @@ def _backend_call(name, t, prim, *handles):
 class LinalgInvExBackward0(Node):
     @staticmethod
     def forward(ctx, A):
-        inv_ = wrap(_backend_call("torch.linalg.inv", A, "linalg_inv", A._data), A)
+        inv_ = wrap(_backend_call("torch.linalg.inv", A, "linalg_inv", A._data), A, A.shape)
         ctx.save_for_backward(inv_)
         return inv_
 
@@ -399,7 +400,7 @@ def inv_ex(A, *, check_errors=False):
 class LinalgDetBackward0(Node):
     @staticmethod
     def forward(ctx, A):
-        det_ = wrap(_backend_call("torch.linalg.det", A, "linalg_det", A._data), A)
+        det_ = wrap(_backend_call("torch.linalg.det", A, "linalg_det", A._data), A, A.shape[:-2])
         ctx.save_for_backward(A, det_)
         return det_
 
@@ -419,7 +420,8 @@ class LinalgSolveExBackward0(Node):
     @staticmethod
     def forward(ctx, A, B, vector):
         b = B.unsqueeze(-1) if vector else B
-        X = wrap(_backend_call("torch.linalg.solve", A, "linalg_solve", A._data, b._data), A)
+        X = wrap(_backend_call("torch.linalg.solve", A, "linalg_solve", A._data, b._data), A,
+                 broadcast_shapes(A.shape[:-2], b.shape[:-2]) + b.shape[-2:])
         ctx.save_for_backward(A, X)
         ctx.vector = vector
         return X.squeeze(-1) if vector else X

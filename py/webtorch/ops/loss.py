@@ -163,11 +163,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 class BinaryCrossEntropyBackward0(Node):
     @staticmethod
     def forward(ctx, x, t, weight, reduction):
-        # PyTorch checks this on every device (CUDA with a device assert); until webgpu kernels report errors
-        # through the flush, the check reads one bool back rather than return a loss computed from NaNs
-        if x.numel() and _host_reduce((x < 0) | (x > 1) | x.isnan(), "any"):
-            raise RuntimeError("all elements of input should be between 0 and 1 (apply sigmoid first, or use "
-                               "binary_cross_entropy_with_logits on the raw scores)")
+        # PyTorch checks this on every device (CUDA with a device assert); webgpu checks on the device too and
+        # raises at the next read (NaN fails the check as in PyTorch)
+        x._be.require_all(((x >= 0) & (x <= 1))._data, "binary_cross_entropy")
         # PyTorch clamps the logs at -100 so that a confident wrong answer costs 100, not inf
         loss = -(t * x.log().clamp_min(-100.0) + (1 - t) * (1 - x).log().clamp_min(-100.0))
         if weight is not None:
@@ -271,7 +269,8 @@ def _host_reduce(t, op):
 def _check_target_range(target, c, ignore_index=None, op="nll_loss"):
     """target, its class indices checked to lie in [0, c) or equal ignore_index (the backend raises PyTorch's
     IndexError; webgpu checks on the device, raising at the next read, with no readback of its own)."""
-    return wrap(target._be.check_classes(target._data, c, ignore_index, op), target)
+    h = target._be.check_classes(target._data, c, ignore_index, op)
+    return target if h is target._data else wrap(h, target, target.shape)
 
 
 class NllLossBackward0(Node):

@@ -6,9 +6,9 @@ The in-place forms write straight into self's storage through inplace.write_inpl
 """
 from .. import _dtype as D
 from .._broadcast import broadcast_shapes
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, apply_op
-from ._core.dispatch import wrap
+from ._core.dispatch import wrap, wrap_view
 from .._dtype import scalar_type_name
 from ._core.inplace import write_inplace
 from ._core.out_arg import Rule, same, takes_out
@@ -35,8 +35,9 @@ class MaskedFillBackward0(Node):
         be = x._be
         if inplace:
             be.elementwise("where", (mask._data, handle_or_number(value), x._data), x.dtype, out=x._data)
-            return wrap(x._data, x)
-        return wrap(be.elementwise("where", (mask._data, handle_or_number(value), x._data), x.dtype), x)
+            return _wrap(x._data, be, x._device, x._geom, dtype=x.dtype)
+        return wrap(be.elementwise("where", (mask._data, handle_or_number(value), x._data), x.dtype), x,
+                    broadcast_shapes(x.shape, mask.shape))
 
     @staticmethod
     def backward(ctx, g):
@@ -79,10 +80,10 @@ def masked_fill_(self, mask, value):
 
 
 def _mask_coords(mask):
-    """The nonzero coordinates of mask as a tuple of 1-D index handles (one per dim)."""
+    """(the nonzero coordinates of mask as a tuple of 1-D index handles (one per dim), their count)."""
     be = mask._be
     nz = be.nonzero(mask._data)
-    return tuple(be.slice(nz, (slice(None), j)) for j in range(mask.dim()))
+    return tuple(be.slice(nz, (slice(None), j)) for j in range(mask.dim())), be.geometry(nz)[0][0]
 
 
 def _broadcast_pair(x, mask):
@@ -98,7 +99,8 @@ class MaskedSelectBackward0(Node):
         ctx.meta = (tuple(xb.shape), mb)
         if xb.dim() == 0:
             xb, mb = xb.reshape(1), mb.reshape(1)
-        return wrap(x._be.index(xb._data, _mask_coords(mb)), x)
+        coords, n = _mask_coords(mb)
+        return wrap(x._be.index(xb._data, coords), x, (n,))
 
     @staticmethod
     def backward(ctx, g):
@@ -121,14 +123,15 @@ class MaskedScatterBackward0(Node):
             h = x._be.contiguous(xb._data)
         if xb.dim() == 0:
             h, mb = x._be.reshape_view(h, (1,)), mb.reshape(1)
-        coords = _mask_coords(mb)
-        n = x._be.shape(coords[0])[0] if coords else 0
+        coords, n = _mask_coords(mb)
         if source.numel() < n:
             raise RuntimeError("Number of elements of source < number of ones in mask")
         flat = source.reshape(-1)
         x._be.index_put_(h, coords, x._be.slice(flat._data, (slice(0, n, 1),)), False)
         ctx.meta = (mb if xb.dim() else mb.reshape(()), n, tuple(source.shape))
-        return wrap(h if xb.dim() else x._be.reshape_view(h, ()), x)
+        if inplace:
+            return _wrap(x._data, x._be, x._device, x._geom, dtype=x.dtype)
+        return wrap(h if xb.dim() else x._be.reshape_view(h, ()), x, xb.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -169,15 +172,15 @@ def nonzero(input, *, out=None, as_tuple=False):
         return _nonzero(input, out=out)
     if out is not None:
         raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
-    r = wrap(input._be.nonzero(input._data), input)
+    r = wrap_view(input._be.nonzero(input._data), input)  # (data-dependent size)
     if input.dim() == 0:
-        return (wrap(input._be.nonzero(input._be.reshape_view(input._data, (1,))), input)[:, 0],)
+        return (wrap_view(input._be.nonzero(input._be.reshape_view(input._data, (1,))), input)[:, 0],)
     return tuple(r[:, j] for j in range(input.dim()))
 
 
 @takes_out(None, Rule(same, "nonzero: Expected out tensor to have scalar type Long but got scalar type{o}"))
 def _nonzero(input):
-    return wrap(input._be.nonzero(input._data), input)
+    return wrap_view(input._be.nonzero(input._data), input)  # (data-dependent size)
 
 
 def argwhere(input):

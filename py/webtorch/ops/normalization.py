@@ -8,7 +8,6 @@ so that second derivatives see their dependence on x.
 """
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
-from ..backends.base import Backend
 from ..autograd.grad_mode import state, no_grad
 from ._core.dispatch import wrap, broadcast_shapes
 from ._core.inplace import commit, require_float
@@ -47,11 +46,12 @@ class NativeLayerNormBackward0(Node):
         be = x._be
         y, mean, rstd = be.layer_norm(x._data, None if weight is None else weight._data,
                                       None if bias is None else bias._data, n, eps)
-        mean, rstd = wrap(mean, x), wrap(rstd, x)
+        stat = x.shape[:x.dim() - n] + (1,) * n
+        mean, rstd = wrap(mean, x, stat), wrap(rstd, x, stat)
         if recording(ctx):
             ctx.save_for_backward(x, weight, mean, rstd)
             ctx.meta = (n, eps, weight is not None, bias is not None)
-        return wrap(y, x)
+        return wrap(y, x, x.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -69,7 +69,8 @@ class NativeLayerNormBackward0(Node):
         else:
             hs = x._be.layer_norm_backward(g._data, x._data, mean._data, rstd._data,
                                            weight._data if has_w else None, n, need)
-            gx, gw, gb = (wrap(h, x) if h is not None else None for h in hs)
+            gx, gw, gb = (wrap(h, x, s) if h is not None else None
+                          for h, s in zip(hs, (x.shape, x.shape[x.dim() - n:], x.shape[x.dim() - n:])))
         out = [gx]
         if has_w:
             out.append(gw)
@@ -137,11 +138,6 @@ def _affine(xhat, weight, bias):
     return xhat
 
 
-def _fused(be, name):
-    """Whether backend ``be`` implements the primitive ``name`` (else the op composes other ops)."""
-    return getattr(type(be), name, None) is not getattr(Backend, name)
-
-
 def _handle(t):
     return None if t is None else t._data
 
@@ -151,14 +147,14 @@ class NativeBatchNormBackward0(Node):
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
         nd = x.dim()
         dims = (0,) + tuple(range(2, nd))
-        fused = training and x.numel() > 0 and _fused(x._be, "batch_norm")
+        fused = training and x.numel() > 0
         if fused:  # one kernel: statistics, running-stat updates and the normalized output
             y, mean, rstd = x._be.batch_norm(x._data, _handle(weight), _handle(bias), _handle(running_mean),
                                              _handle(running_var), momentum, eps)
             for r in (running_mean, running_var):
                 if r is not None:
                     r._version[0] += 1
-            y, mean, rstd = wrap(y, x), wrap(mean, x), wrap(rstd, x)
+            y, mean, rstd = wrap(y, x, x.shape), wrap(mean, x, x.shape[1:2]), wrap(rstd, x, x.shape[1:2])
             if recording(ctx):
                 ctx.save_for_backward(x, weight)
                 ctx.stats = (_channel_view(mean, nd), _channel_view(rstd, nd))
@@ -197,7 +193,8 @@ class NativeBatchNormBackward0(Node):
             need = (nig[0], has_w and nig[1], has_b and nig[1 + has_w])
             hs = x._be.batch_norm_backward(g._data, x._data, ctx.flat_stats[0]._data, ctx.flat_stats[1]._data,
                                            _handle(weight), need)
-            gx, gw, gb = (wrap(h, x) if h is not None else None for h in hs)
+            gx, gw, gb = (wrap(h, x, s) if h is not None else None
+                          for h, s in zip(hs, (x.shape, x.shape[1:2], x.shape[1:2])))
             return (gx,) + ((gw,) if has_w else ()) + ((gb,) if has_b else ()) + (None,) * ctx.n_running
         gh = g * _channel_view(weight, nd) if has_w else g
         if training:

@@ -4,6 +4,7 @@ import math
 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
+from .._geometry import reduced
 from ._core.dispatch import norm_dims, norm_dim, wrap
 from .where_clamp import where as _where
 from .reduction import restore_dims
@@ -28,7 +29,7 @@ class LinalgVectorNormBackward0(Node):
         else:
             s = be.reduce("sum", be.elementwise("pow", (a, float(ord)), dt), dims, keepdim, dt)
             r = be.elementwise("pow", (s, 1.0 / ord), dt)
-        out = wrap(r, x)
+        out = wrap(r, x, reduced(x.shape, dims, keepdim))
         ctx.save_for_backward(x, out)
         ctx.meta = (ord, dims, keepdim)
         return out

@@ -21,7 +21,8 @@ class _PadNode(Node):
         h = x._data
         if any(lo or hi for lo, hi in crop):
             h = x._be.slice(h, tuple(slice(lo, s - hi) for (lo, hi), s in zip(crop, x.shape)))
-        return wrap(x._be.pad(h, pads, cls.mode, value), x)
+        shape = tuple(s - c0 - c1 + p0 + p1 for s, (c0, c1), (p0, p1) in zip(x.shape, crop, pads))
+        return wrap(x._be.pad(h, pads, cls.mode, value), x, shape)
 
     @classmethod
     def backward(cls, ctx, g):
@@ -41,7 +42,8 @@ class _PadAdjointNode(Node):
     @classmethod
     def forward(cls, ctx, g, pads):
         ctx.pads = pads
-        return wrap(g._be.pad_backward(g._data, pads, cls.mode), g)
+        return wrap(g._be.pad_backward(g._data, pads, cls.mode), g,
+                    tuple(s - p0 - p1 for s, (p0, p1) in zip(g.shape, pads)))
 
     @classmethod
     def backward(cls, ctx, gg):

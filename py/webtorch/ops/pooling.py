@@ -7,6 +7,7 @@ applied with matmul, so its forward, backward and double backward are GEMMs on e
 import math
 
 from ..autograd.graph import Node, apply_op
+from ..backends.window_geometry import out_size
 from ._core.dispatch import wrap
 from .conv import ntuple
 from .separable_resample import constant_matrix, resample_node
@@ -81,7 +82,8 @@ class _PlaneScatter(Node):
     @classmethod
     def forward(cls, ctx, src, indices, plane):
         ctx.indices = indices
-        return wrap(src._be.scatter_plane(src._data, indices._data, plane, cls.accumulate), src)
+        return wrap(src._be.scatter_plane(src._data, indices._data, plane, cls.accumulate), src,
+                    tuple(src.shape[:2]) + tuple(plane))
 
     @staticmethod
     def backward(ctx, g):
@@ -95,7 +97,7 @@ class PlaneGatherBackward0(Node):
     def forward(ctx, src, indices):
         ctx.indices = indices
         ctx.plane = tuple(src.shape[2:])
-        return wrap(src._be.gather_plane(src._data, indices._data), src)
+        return wrap(src._be.gather_plane(src._data, indices._data), src, indices.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -122,10 +124,12 @@ class MaxPool2DWithIndicesBackward0(Node):
     @staticmethod
     def forward(ctx, x, kernel, stride, padding, dilation, ceil_mode):
         vals, idx = x._be.max_pool(x._data, kernel, stride, padding, dilation, ceil_mode)
-        indices = wrap(idx, x)
+        shape = x.shape[:2] + tuple(out_size(*w, ceil_mode) for w in zip(x.shape[2:], kernel, stride, padding,
+                                                                            dilation))
+        indices = wrap(idx, x, shape)
         ctx.indices = indices
         ctx.plane = tuple(x.shape[2:])
-        return wrap(vals, x), indices
+        return wrap(vals, x, shape), indices
 
     @staticmethod
     def backward(ctx, g, _g_indices):
@@ -230,7 +234,10 @@ class AvgPool2DBackward0(Node):
     @staticmethod
     def forward(ctx, x, params):
         ctx.params, ctx.shape = params, tuple(x.shape)
-        return wrap(x._be.avg_pool(x._data, *params), x)
+        kernel, stride, padding, ceil_mode = params[:4]
+        shape = x.shape[:2] + tuple(out_size(s, k, st, p, 1, ceil_mode)
+                                    for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
+        return wrap(x._be.avg_pool(x._data, *params), x, shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -247,7 +254,7 @@ class AvgPool2DBackwardBackward0(Node):
     @staticmethod
     def forward(ctx, g, shape, params):
         ctx.params = params
-        return wrap(g._be.avg_pool_backward(g._data, shape, *params), g)
+        return wrap(g._be.avg_pool_backward(g._data, shape, *params), g, shape)
 
     @staticmethod
     def backward(ctx, gg):
@@ -365,10 +372,11 @@ class AdaptiveMaxPool2DBackward0(MaxPool2DWithIndicesBackward0):
     @staticmethod
     def forward(ctx, x, size):
         vals, idx = x._be.adaptive_max_pool(x._data, size)
-        indices = wrap(idx, x)
+        shape = x.shape[:2] + tuple(size)
+        indices = wrap(idx, x, shape)
         ctx.indices = indices
         ctx.plane = tuple(x.shape[2:])
-        return wrap(vals, x), indices
+        return wrap(vals, x, shape), indices
 
 
 class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):

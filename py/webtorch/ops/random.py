@@ -17,7 +17,7 @@ def _fill(self, h):
     """Write drawn handle h into self. A non-leaf keeps a graph that sends it no gradient (PyTorch's fills
     have zero derivative)."""
     check_inplace_target(self)
-    drawn = wrap(h, self)
+    drawn = wrap(h, self, self.shape)
     if state.enabled and self.requires_grad:
         drawn = self * 0 + drawn
     return commit(self, drawn)
@@ -143,7 +143,7 @@ def _bernoulli_p_in(input, *, generator=None):
     if not bool(((lo_hi >= 0).logical_and(lo_hi <= 1)).all().item()):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     h = input._be.bernoulli(input._data, tuple(input.shape), input.dtype, rng_for(generator, input._device))
-    return wrap(h, input)
+    return wrap(h, input, input.shape)
 
 
 @takes_out(None, Rule(same, "multinomial expects Long tensor out, got: {o}"), warn=False)
@@ -180,7 +180,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         u = be.uniform((rows, n), 0.0, 1.0, dt, rng)
         keys = be.elementwise("div", (be.elementwise("log", (be.elementwise("sub", (1.0, u), dt),), dt), w2), dt)
         idx = be.topk(keys, num_samples, 1, True, True)[1]
-    r = wrap(idx, w)
+    r = wrap(idx, w, (rows, num_samples))
     return r.reshape(num_samples) if input.dim() == 1 else r
 
 

@@ -2,7 +2,7 @@
 import builtins
 
 from .. import _dtype as D
-from .._geometry import numel
+from .._geometry import numel, reduced
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import norm_dim, norm_dims, wrap
 from ._core.out_arg import SAME, Rule, floating, takes_out
@@ -46,8 +46,8 @@ class SumBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
         be, h = x._be, x._data
-        ctx.meta = (be.shape(h), dims, keepdim)
-        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x, dtype)
+        ctx.meta = (x.shape, dims, keepdim)
+        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x, reduced(x.shape, dims, keepdim), dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -72,8 +72,8 @@ class MeanBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
         be, h = x._be, x._data
-        ctx.meta = (be.shape(h), dims, keepdim)
-        return wrap(be.reduce("mean", h, dims, keepdim, dtype), x, dtype)
+        ctx.meta = (x.shape, dims, keepdim)
+        return wrap(be.reduce("mean", h, dims, keepdim, dtype), x, reduced(x.shape, dims, keepdim), dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -111,7 +111,7 @@ def _numel(shape, dims):
 class ProdBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims, keepdim, dtype):
-        out = wrap(x._be.reduce("prod", x._data, dims, keepdim, dtype), x)
+        out = wrap(x._be.reduce("prod", x._data, dims, keepdim, dtype), x, reduced(x.shape, dims, keepdim))
         ctx.save_for_backward(x, out)
         ctx.meta = (dims, keepdim)
         return out
@@ -173,7 +173,7 @@ def _moments(x, dims, keepdim, correction):
     ss = be.reduce("sum", be.elementwise("mul", (d, d), dt), dims, keepdim, dt)
     denom = builtins.max(_numel(x.shape, dims) - correction, 0)
     var = be.elementwise("div", (ss, float(denom)), dt)
-    return wrap(var, x), wrap(mean_k, x)
+    return wrap(var, x, reduced(x.shape, dims, keepdim)), wrap(mean_k, x, reduced(x.shape, dims, True))
 
 
 def _squeeze_mean(mean_k, shape, dims, keepdim):
@@ -212,7 +212,7 @@ class StdBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims, keepdim, correction):
         var = _moments(x, dims, keepdim, correction)[0]
-        std = wrap(x._be.elementwise("sqrt", (var._data,), x.dtype), x)
+        std = wrap(x._be.elementwise("sqrt", (var._data,), x.dtype), x, var.shape)
         ctx.save_for_backward(x, std)
         ctx.meta = (dims, keepdim, correction)
         return std
@@ -243,7 +243,7 @@ class StdMeanBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims, keepdim, correction):
         var, mean_k = _moments(x, dims, keepdim, correction)
-        std = wrap(x._be.elementwise("sqrt", (var._data,), x.dtype), x)
+        std = wrap(x._be.elementwise("sqrt", (var._data,), x.dtype), x, var.shape)
         ctx.save_for_backward(x, std)
         ctx.meta = (dims, keepdim, correction)
         return std, _squeeze_mean(mean_k, tuple(x.shape), dims, keepdim)
@@ -292,7 +292,7 @@ class LogsumexpBackward0(Node):
             m = 0.0
         s = be.reduce("sum", be.elementwise("exp", (be.elementwise("sub", (x._data, m), dt),), dt), dims, True, dt)
         out = be.elementwise("add", (be.elementwise("log", (s,), dt), m), dt)
-        out = wrap(out, x)
+        out = wrap(out, x, reduced(x.shape, dims, True))
         if not keepdim:
             out = _squeeze_mean(out, tuple(x.shape), dims, False)
         ctx.save_for_backward(x, out)
@@ -319,7 +319,8 @@ def logsumexp(input, dim, keepdim=False):
 def _logical_reduce(op):
     def fn(input, dim=None, keepdim=False):
         dims = norm_dims(dim, input.dim()) if dim is not None else tuple(range(input.dim()))
-        r = wrap(input._be.reduce(op, input._data, dims, keepdim if dim is not None else False, D.bool_), input)
+        keep = keepdim if dim is not None else False
+        r = wrap(input._be.reduce(op, input._data, dims, keep, D.bool_), input, reduced(input.shape, dims, keep))
         return r.to(D.uint8) if input.dtype is D.uint8 else r  # PyTorch keeps uint8 for uint8 inputs
     fn.__name__ = op
     # uint8 inputs reduce to uint8: out may be bool or uint8
@@ -344,7 +345,7 @@ class NansumBackward0(Node):
             h = be.elementwise("where", (be.elementwise("isnan", (h,), x.dtype), 0, h), x.dtype)
         ctx.save_for_backward(x)
         ctx.meta = (tuple(x.shape), dims, keepdim)
-        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x, dtype)
+        return wrap(be.reduce("sum", h, dims, keepdim, dtype), x, reduced(x.shape, dims, keepdim), dtype)
 
     @staticmethod
     def backward(ctx, g):

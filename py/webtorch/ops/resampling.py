@@ -30,14 +30,15 @@ def _shuffle_handle(x, r, up):
         v = be.reshape_view(be.contiguous(x._data), lead + (c, h // r, r, w // r, r))
         v = be.permute(v, tuple(range(k)) + (k, k + 2, k + 4, k + 1, k + 3))
         new = lead + (c * r * r, h // r, w // r)
-    return be.reshape_view(be.contiguous(v), new)
+    return be.reshape_view(be.contiguous(v), new), new
 
 
 class PixelShuffleBackward0(Node):
     @staticmethod
     def forward(ctx, x, r):
         ctx.r = r
-        return wrap(_shuffle_handle(x, r, True), x)
+        h, shape = _shuffle_handle(x, r, True)
+        return wrap(h, x, shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -48,7 +49,8 @@ class PixelUnshuffleBackward0(Node):
     @staticmethod
     def forward(ctx, x, r):
         ctx.r = r
-        return wrap(_shuffle_handle(x, r, False), x)
+        h, shape = _shuffle_handle(x, r, False)
+        return wrap(h, x, shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -98,7 +100,7 @@ class ChannelShuffleBackward0(Node):
     @staticmethod
     def forward(ctx, x, groups):
         ctx.inverse = x.shape[1] // groups
-        return wrap(_channel_shuffle_handle(x, groups), x)
+        return wrap(_channel_shuffle_handle(x, groups), x, x.shape)
 
     @staticmethod
     def backward(ctx, g):

@@ -2,7 +2,7 @@
 
 Forward takes the two gate projections gi = x W_ih^T + b_ih, gh = h W_hh^T + b_hh (gate order i, f, g, o)
 and the previous cell state c, and returns (h', c') = (o * tanh(c'), f * c + i * g), computed with
-elementwise Tensor ops (the webgpu scheduler fuses the chain). It saves the activated gates and tanh(c'),
+elementwise Tensor ops (the webgpu planner fuses the chain). It saves the activated gates and tanh(c'),
 so backward needs a handful of elementwise ops instead of a node (and saved intermediates) per op.
 """
 from ..autograd.graph import Node, apply_op, recording

@@ -15,8 +15,8 @@ def _dim(input, dim):
 
 def _scan(op, x, dim, dtype, reverse):
     if x.dim() == 0:
-        return wrap(x._be.cast(x._data, dtype), x)
-    return wrap(x._be.cumulative(op, x._data, dim, dtype, reverse), x)
+        return wrap(x._be.cast(x._data, dtype), x, ())
+    return wrap(x._be.cumulative(op, x._data, dim, dtype, reverse), x, x.shape)
 
 
 class CumsumBackward0(Node):
@@ -81,10 +81,10 @@ def cumprod(input, dim, *, dtype=None):
 def _make_cumext(op, node_name):
     def forward(ctx, x, dim):
         if x.dim() == 0:
-            values, idx = wrap(x._be.contiguous(x._data), x), wrap(x._be.full((), 0, D.int64), x)
+            values, idx = wrap(x._be.contiguous(x._data), x, ()), wrap(x._be.full((), 0, D.int64), x, ())
         else:
             v, i = x._be.cumulative(op, x._data, dim, x.dtype, False)
-            values, idx = wrap(v, x), wrap(i, x)
+            values, idx = wrap(v, x, x.shape), wrap(i, x, x.shape)
         ctx.save_for_backward(idx)
         ctx.meta = (dim, tuple(x.shape), x.dtype)
         return values, idx
@@ -147,8 +147,10 @@ def logcumsumexp(input, dim, *, out=None):
 
 def _inplace(fn):
     def method(self, dim, *, dtype=None):
-        from ._core.inplace import commit
+        from ._core.inplace import commit, overlaps_itself, write_sequentially
         from ._core.elementwise import keep_original_self
+        if self._base is not None and overlaps_itself(self):
+            return write_sequentially(method, self, (dim,), {"dtype": dtype}, keep_dim=_dim(self, dim))
         r = fn(self, dim, dtype=dtype)
         keep_original_self(r, self)
         return commit(self, r)

@@ -11,7 +11,7 @@ from .._broadcast import broadcast_shapes
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op, recording
 from ..backends.base import IndexOutOfRange
-from ._core.dispatch import check_same_device, norm_dim, wrap
+from ._core.dispatch import check_same_device, norm_dim, wrap, wrap_target
 from ._core.inplace import check_overlap, commit, write_inplace
 from ._core.out_arg import SAME, takes_out
 
@@ -107,7 +107,7 @@ class GatherBackward0(Node):
             raise runtime_error(e) from None
         if index.dim() == 0:
             h = x._be.reshape_view(h, ())
-        return wrap(h, x)
+        return wrap(h, x, index.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -142,7 +142,7 @@ class ScatterBackward0(Node):
         ctx.src_shape = tuple(src.shape)
         h = write_target(x, inplace)
         _scatter_into(x, h, dim, index, src, _LEGACY_REDUCE[reduce])
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -160,7 +160,7 @@ class ScatterBackward1(Node):
         ctx.meta = (dim, index, reduce)
         h = write_target(x, inplace)
         _scatter_into(x, h, dim, index, value, _LEGACY_REDUCE[reduce])
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -199,7 +199,7 @@ class ScatterAddBackward0(Node):
         ctx.meta = (dim, index, tuple(src.shape))
         h = write_target(x, inplace)
         _scatter_into(x, h, dim, index, src, "sum")
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):
@@ -231,7 +231,7 @@ class ScatterReduceBackward0(Node):
     def forward(ctx, x, dim, index, src, reduce, include_self):
         h = x._be.contiguous(x._data)
         _scatter_into(x, h, dim, index, src, reduce, include_self)
-        out = wrap(h, x)
+        out = wrap(h, x, x.shape)
         if recording(ctx):
             ctx.meta = (dim, index, reduce, include_self)
             ctx.save_for_backward(x, src, out)

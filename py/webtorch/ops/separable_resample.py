@@ -4,13 +4,14 @@ matrices are built once per (backend, dtype, shape, mode) and cached. Adaptive a
 interpolate (resampling.py) are such maps.
 """
 from ..autograd.graph import Node
-from ._core.dispatch import wrap
+from ._core.dispatch import wrap, wrap_view
 
 _MATRICES = {}
 
 
 def constant_matrix(like, key, build):
-    """Cached constant (L_in, L_out) handle on like's backend, in like's dtype."""
+    """(cached constant (L_in, L_out) handle on like's backend in like's dtype, L_out); key = (kind, L_in, L_out,
+    ...)."""
     full = (id(like._be), like.dtype) + key
     h = _MATRICES.get(full)
     if h is None:
@@ -19,11 +20,10 @@ def constant_matrix(like, key, build):
         for j, o, w in build():
             vals[j * O + o] += w
         h = _MATRICES[full] = like._be.from_flat(vals, (L, O), like.dtype)
-    return h
+    return h, key[2]
 
 
-def _apply_mats(be, h, mats, dtype):
-    nd = len(be.shape(h))
+def _apply_mats(be, h, nd, mats):
     for i, m in enumerate(mats):
         if m is None:
             continue
@@ -32,7 +32,7 @@ def _apply_mats(be, h, mats, dtype):
         inv = [0] * nd
         for pos, k in enumerate(perm):
             inv[k] = pos
-        h = be.permute(be.matmul(be.permute(h, perm), m), tuple(inv))
+        h = be.permute(be.matmul(be.permute(h, perm), m[0]), tuple(inv))
     return be.contiguous(h)
 
 
@@ -42,14 +42,15 @@ class _Resample(Node):
     @staticmethod
     def forward(ctx, x, mats):
         ctx.mats = mats
-        return wrap(_apply_mats(x._be, x._data, mats, x.dtype), x)
+        shape = tuple(x.shape[:2]) + tuple(s if m is None else m[1] for s, m in zip(x.shape[2:], mats))
+        return wrap(_apply_mats(x._be, x._data, x.dim(), mats), x, shape)
 
     @staticmethod
     def backward(ctx, g):
         be = g._be
         for i, m in enumerate(ctx.mats):
             if m is not None:
-                g = g.movedim(2 + i, -1).matmul(wrap(be.permute(m, (1, 0)), g)).movedim(-1, 2 + i)
+                g = g.movedim(2 + i, -1).matmul(wrap_view(be.permute(m[0], (1, 0)), g)).movedim(-1, 2 + i)
         return g
 
 

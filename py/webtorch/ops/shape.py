@@ -7,7 +7,7 @@ backend runs one copy kernel per input); repeat is expand + copy; the splits are
 from .. import _dtype as D
 from .. import _geometry as G
 from .._broadcast import broadcast_shapes
-from .._tensor import Tensor
+from .._tensor import Size, Tensor, _wrap
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import norm_dim, norm_dims, shape_arg, check_same_device, wrap
 from .indexing import SliceBackward0, narrow
@@ -66,7 +66,7 @@ class CatBackward0(Node):
             sizes.append(n)
             pos += n
         ctx.meta = (dim, sizes)
-        return wrap(h, ref)
+        return wrap(h, ref, shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -122,7 +122,7 @@ class StackBackward0(Node):
             key[dim] = i
             if t.numel():
                 be.copy_(be.slice(h, tuple(key)), t._data)
-        return wrap(h, tensors[0])
+        return wrap(h, tensors[0], out)
 
     @staticmethod
     def backward(ctx, g):
@@ -363,7 +363,8 @@ class RepeatBackward0(Node):
         if v is None:
             v = be.reshape_view(be.contiguous(x._data), tuple(inter))
         h = be.contiguous(be.expand(v, tuple(big)))
-        return wrap(be.reshape_view(h, tuple(r * s for r, s in zip(repeats, shape))), x)
+        out = tuple(r * s for r, s in zip(repeats, shape))
+        return wrap(be.reshape_view(h, out), x, out)
 
     @staticmethod
     def backward(ctx, g):
@@ -428,7 +429,7 @@ class FlipBackward0(Node):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return wrap(x._be.flip(x._data, dims), x)
+        return wrap(x._be.flip(x._data, dims), x, x.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -460,11 +461,12 @@ class RollBackward0(Node):
         be = x._be
         if not dims:  # roll the flattened elements
             flat = be.reshape_view(be.contiguous(x._data), (x.numel(),))
-            return wrap(be.reshape_view(_roll_handle(be, flat, shifts[0], 0), tuple(x.shape)), x)
+            return wrap(be.reshape_view(_roll_handle(be, flat, (x.numel(),), shifts[0], 0), tuple(x.shape)), x,
+                        x.shape)
         h = x._data
         for s, d in zip(shifts, dims):
-            h = _roll_handle(be, h, s, d)
-        return wrap(h if h is not x._data else be.contiguous(h), x)
+            h = _roll_handle(be, h, x.shape, s, d)
+        return wrap(h if h is not x._data else be.contiguous(h), x, x.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -472,9 +474,8 @@ class RollBackward0(Node):
         return g.roll(tuple(-s for s in shifts), dims if dims else None)
 
 
-def _roll_handle(be, h, shift, dim):
-    """h rolled by shift along dim, as two strided copies into a fresh handle."""
-    shape = be.shape(h)
+def _roll_handle(be, h, shape, shift, dim):
+    """h (of ``shape``) rolled by shift along dim, as two strided copies into a fresh handle."""
     n = shape[dim]
     if n == 0 or shift % n == 0:
         return h
@@ -511,10 +512,10 @@ class Rot90Backward0(Node):
         if k == 1:
             return new_view_fresh(x, be.flip(x._data, (d1,)), d0, d1)
         if k == 2:
-            return wrap(be.flip(x._data, (d0, d1)), x)
+            return wrap(be.flip(x._data, (d0, d1)), x, x.shape)
         if k == 3:
             return new_view_fresh(x, be.flip(x._data, (d0,)), d0, d1)
-        return wrap(be.contiguous(x._data), x)
+        return wrap(be.contiguous(x._data), x, x.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -523,8 +524,9 @@ class Rot90Backward0(Node):
 
 
 def new_view_fresh(x, h, d0, d1):
-    """A fresh handle h with dims d0 and d1 swapped (a transposed view of new storage)."""
-    return wrap(x._be.permute(h, G.transpose_dims(x.dim(), d0, d1)), x)
+    """A fresh handle h of x's shape with dims d0 and d1 swapped (a transposed view of new storage)."""
+    geom = G.permute(x.shape, G.contiguous_strides(x.shape), 0, G.transpose_dims(x.dim(), d0, d1))
+    return _wrap(x._be.as_strided(h, *geom), x._be, x._device, (Size(geom[0]),) + geom[1:])
 
 
 def rot90(input, k=1, dims=(0, 1)):

@@ -10,7 +10,7 @@ from .._dtype import scalar_type_name
 
 def _softmax_node(log):
     def forward(ctx, x, dim, dtype):
-        y = wrap(x._be.softmax(x._data, dim, log, dtype), x)
+        y = wrap(x._be.softmax(x._data, dim, log, dtype), x, x.shape)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -22,7 +22,7 @@ def _softmax_node(log):
                 return g - y.exp() * g.sum(ctx.dim, keepdim=True)
             gy = g * y
             return gy - y * gy.sum(ctx.dim, keepdim=True)
-        return wrap(y._be.softmax_backward(g._data, y._data, ctx.dim, log, y.dtype), y)
+        return wrap(y._be.softmax_backward(g._data, y._data, ctx.dim, log, y.dtype), y, y.shape)
 
     name = "LogSoftmaxBackward0" if log else "SoftmaxBackward0"
     return type(name, (Node,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
@@ -83,3 +83,17 @@ def f_softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 FUNCTIONS = {"softmax": softmax, "log_softmax": log_softmax}
 METHODS = dict(FUNCTIONS)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """F.gumbel_softmax: softmax((logits + Gumbel noise) / tau) along dim; ``hard`` returns the one-hot argmax in
+    the forward pass with the soft sample's gradient (straight-through). ``eps`` is unused, as in PyTorch."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.")
+    gumbels = -logits.new_empty(tuple(logits.shape)).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = logits.new_zeros(tuple(logits.shape)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

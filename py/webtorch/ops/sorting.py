@@ -5,7 +5,7 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from ._core import return_types
-from ._core.dispatch import norm_dim, wrap
+from ._core.dispatch import norm_dim, wrap, wrap_view
 from .extrema import selection_backward, ties_mask
 from .._dtype import scalar_type_name
 from ._core.out_arg import SAME, Rule, same, takes_out
@@ -26,7 +26,7 @@ class SortBackward0(Node):
     @staticmethod
     def forward(ctx, x, dim, descending, stable):
         v, i = x._be.sort(x._data, dim, descending, stable)
-        values, idx = wrap(v, x), wrap(i, x)
+        values, idx = wrap(v, x, x.shape), wrap(i, x, x.shape)
         ctx.save_for_backward(idx)
         ctx.meta = (tuple(x.shape), dim)
         return values, idx
@@ -47,7 +47,7 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     d = _dim(input, dim)
-    return wrap(input._be.sort(input._data, d, bool(descending), bool(stable))[1], input)
+    return wrap(input._be.sort(input._data, d, bool(descending), bool(stable))[1], input, input.shape)
 
 
 def msort(input):
@@ -58,7 +58,8 @@ class TopkBackward0(SortBackward0):
     @staticmethod
     def forward(ctx, x, k, dim, largest, sorted_):
         v, i = x._be.topk(x._data, k, dim, largest, sorted_)
-        values, idx = wrap(v, x), wrap(i, x)
+        shape = x.shape[:dim] + (k,) + x.shape[dim + 1:] if x.dim() else ()
+        values, idx = wrap(v, x, shape), wrap(i, x, shape)
         ctx.save_for_backward(idx)
         ctx.meta = (tuple(x.shape), dim)
         return values, idx
@@ -76,7 +77,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def _pick_sorted(x, dim, pos_k):
     """(values, indices) at sorted position pos_k (keepdim-shaped int64) along dim."""
     v, i = x._be.sort(x._data, dim, False, True)
-    values, idx = wrap(v, x), wrap(i, x)
+    values, idx = wrap(v, x, x.shape), wrap(i, x, x.shape)
     return values.gather(dim, pos_k), idx.gather(dim, pos_k)
 
 
@@ -88,7 +89,7 @@ def _make_select(node_name, position):
     """A node that picks, along dim, the element at the sorted position ``position(x, dim)`` returns."""
     def forward(ctx, x, dim, keepdim, *params):
         if x.dim() == 0:
-            values, idx = wrap(x._be.contiguous(x._data), x), wrap(x._be.full((), 0, D.int64), x)
+            values, idx = wrap(x._be.contiguous(x._data), x, ()), wrap(x._be.full((), 0, D.int64), x, ())
         else:
             values, idx = _pick_sorted(x, dim, position(x, dim, *params))
             values, idx = _squeeze(values, dim, keepdim), _squeeze(idx, dim, keepdim)
@@ -140,7 +141,7 @@ def _make_full_median(node_name, ignore_nan):
     def forward(ctx, x):
         flat = x.reshape(-1)
         if flat.numel() == 0:
-            out = wrap(x._be.full((), float("nan"), x.dtype), x)
+            out = wrap(x._be.full((), float("nan"), x.dtype), x, ())
         else:
             out = _pick_sorted(flat, 0, _median_position(flat, 0, ignore_nan))[0].reshape(())
         ctx.save_for_backward(x, out)
@@ -186,11 +187,11 @@ nanmedian = _median_fn("nanmedian", NanmedianBackward0, NanmedianBackward1, retu
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     d = None if dim is None else _dim(input, dim)
     v, inv, counts = input._be.unique(input._data, sorted, return_inverse, return_counts, d)
-    out = [wrap(v, input)]
+    out = [wrap_view(v, input)]  # data-dependent sizes
     if return_inverse:
-        out.append(wrap(inv, input))
+        out.append(wrap_view(inv, input))
     if return_counts:
-        out.append(wrap(counts, input))
+        out.append(wrap_view(counts, input))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -223,7 +224,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq.shape)} and input value tensor {list(input.shape)}")
-    r = wrap(seq._be.searchsorted(seq._data, input._data, bool(right), bool(out_int32)), seq)
+    r = wrap(seq._be.searchsorted(seq._data, input._data, bool(right), bool(out_int32)), seq, input.shape)
     return r.reshape(()) if scalar else r
 
 

@@ -7,7 +7,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ..backends.base import IndexOutOfRange
-from ._core.dispatch import wrap
+from ._core.dispatch import wrap, wrap_target
 from .._dtype import scalar_type_name
 from ._core.inplace import write_inplace
 from .scatter_gather import to_device_of
@@ -33,7 +33,7 @@ class TakeBackward0(Node):
             h = be.index(_flat(x), (be.reshape_view(be.contiguous(index._data), (index.numel(),)),))
         except IndexOutOfRange as e:
             raise _out_of_range(e, x.numel()) from None
-        return wrap(be.reshape_view(h, tuple(index.shape)), x)
+        return wrap(be.reshape_view(h, tuple(index.shape)), x, index.shape)
 
     @staticmethod
     def backward(ctx, g):
@@ -69,7 +69,7 @@ class PutBackward0(Node):
             raise _out_of_range(e, n) from None
         if flat is None:  # self is not viewable as 1-D: write the updated copy back
             be.copy_(h, be.reshape_view(work, tuple(x.shape)))
-        return wrap(h, x)
+        return wrap_target(h, x, inplace)
 
     @staticmethod
     def backward(ctx, g):

@@ -6,7 +6,7 @@ import math
 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
-from .._tensor import _wrap
+from .._tensor import _wrap, fresh_geometry
 from ._core.dispatch import wrap, float_result
 from ._core.elementwise import ew, write_out, inplace_method
 from .where_clamp import where
@@ -70,7 +70,7 @@ def _make_unary(op, node_name, kind, bwd):
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
         be = x._be
-        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device, dtype=dt)
+        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device, fresh_geometry(x._geom[0]), dtype=dt)
         if recording(ctx):
             ctx.save_for_backward(None, y) if saves_result else ctx.save_for_backward(x, None)
         return y
@@ -211,7 +211,7 @@ _Logit = _make_unary_composite("LogitBackward0", _logit_fwd, _logit_grad)
 
 def _nan_to_num_fwd(x, dt, nan, posinf, neginf):
     if not dt.is_floating_point:
-        return wrap(x._be.contiguous(x._data), x)
+        return wrap(x._be.contiguous(x._data), x, x.shape)
     big = D.finfo(dt).max
     hi = big if posinf is None else posinf
     lo = -big if neginf is None else neginf

@@ -4,10 +4,11 @@ Each optimizer's module, lr_scheduler and swa_utils load on first use (``webtorc
 from .._lazy import lazy_names
 from .optimizer import Optimizer  # noqa: F401
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam", "Optimizer",
-           "RAdam", "RMSprop", "Rprop", "SGD", "swa_utils"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler", "NAdam",
+           "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "swa_utils"]
 __getattr__, __dir__ = lazy_names(__name__, globals(), {
-    "Adadelta": ".adadelta:Adadelta", "Adagrad": ".adagrad:Adagrad", "Adam": ".adam:Adam", "Adamax": ".adamax:Adamax",
+    "Adadelta": ".adadelta:Adadelta", "Adafactor": ".adafactor:Adafactor", "Adagrad": ".adagrad:Adagrad",
+    "Adam": ".adam:Adam", "Adamax": ".adamax:Adamax",
     "AdamW": ".adamw:AdamW", "ASGD": ".asgd:ASGD", "LBFGS": ".lbfgs:LBFGS", "NAdam": ".nadam:NAdam",
     "RAdam": ".radam:RAdam", "RMSprop": ".rmsprop:RMSprop", "Rprop": ".rprop:Rprop", "SGD": ".sgd:SGD",
     "lr_scheduler": ".lr_scheduler", "swa_utils": ".swa_utils"})

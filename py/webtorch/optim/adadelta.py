@@ -54,7 +54,7 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
              differentiable=False, has_complex=False, *, lr, rho, eps, weight_decay, maximize):
     """Functional Adadelta: updates ``params`` and the state lists in place. See :class:`Adadelta`."""
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_adadelta if use_fused("adadelta_update", params, foreach, None) else \
+    func = _multi_tensor_adadelta if use_fused(params, foreach, None) else \
         _single_tensor_adadelta
     func(params, grads, square_avgs, acc_deltas, state_steps, lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
          maximize=maximize)

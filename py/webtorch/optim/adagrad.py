@@ -66,7 +66,7 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
     """Functional Adagrad: updates ``params`` and ``state_sums`` in place. See :class:`Adagrad`."""
     _check_no_grad_scaling(grad_scale, found_inf)
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_adagrad if use_fused("adagrad_update", params, foreach, fused) else _single_tensor_adagrad
+    func = _multi_tensor_adagrad if use_fused(params, foreach, fused) else _single_tensor_adagrad
     func(params, grads, state_sums, state_steps, lr=lr, weight_decay=weight_decay, lr_decay=lr_decay, eps=eps,
          maximize=maximize)
 

@@ -93,10 +93,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
         # would take the webgpu backend's host fallback, which a capture refuses; per tensor it stays there)
         fused_ok = not any(isinstance(x, Tensor) for x in (lr, beta1, beta2)) and \
             all(t.dtype is float32 for t in [*params, *state_steps])
-        func = _fused_capturable_adam if fused_ok and use_fused("adam_update", params, foreach, fused) \
+        func = _fused_capturable_adam if fused_ok and use_fused(params, foreach, fused) \
             else _capturable_adam
     else:
-        func = _multi_tensor_adam if use_fused("adam_update", params, foreach, fused) else _single_tensor_adam
+        func = _multi_tensor_adam if use_fused(params, foreach, fused) else _single_tensor_adam
     func(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, amsgrad=amsgrad, beta1=beta1,
          beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=maximize,
          decoupled_weight_decay=decoupled_weight_decay)

@@ -55,7 +55,7 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, foreach=None, maximiz
            capturable=False, has_complex=False, *, eps, beta1, beta2, lr, weight_decay):
     """Functional Adamax: updates ``params`` and the state lists in place. See :class:`Adamax`."""
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_adamax if use_fused("adamax_update", params, foreach, None) else _single_tensor_adamax
+    func = _multi_tensor_adamax if use_fused(params, foreach, None) else _single_tensor_adamax
     func(params, grads, exp_avgs, exp_infs, state_steps, eps=eps, beta1=beta1, beta2=beta2, lr=lr,
          weight_decay=weight_decay, maximize=maximize)
 

@@ -68,7 +68,7 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, decoup
           lr, weight_decay, momentum_decay, eps):
     """Functional NAdam: updates ``params`` and the state lists in place. See :class:`NAdam`."""
     _check_singleton_lists(state_steps=state_steps, mu_products=mu_products)
-    func = _multi_tensor_nadam if use_fused("nadam_update", params, foreach, None) else _single_tensor_nadam
+    func = _multi_tensor_nadam if use_fused(params, foreach, None) else _single_tensor_nadam
     func(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, beta1=beta1, beta2=beta2, lr=lr,
          weight_decay=weight_decay, momentum_decay=momentum_decay, eps=eps, maximize=maximize,
          decoupled_weight_decay=decoupled_weight_decay)

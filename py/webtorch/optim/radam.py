@@ -60,7 +60,7 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
           weight_decay, eps):
     """Functional RAdam: updates ``params`` and the state lists in place. See :class:`RAdam`."""
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_radam if use_fused("radam_update", params, foreach, None) else _single_tensor_radam
+    func = _multi_tensor_radam if use_fused(params, foreach, None) else _single_tensor_radam
     func(params, grads, exp_avgs, exp_avg_sqs, state_steps, beta1=beta1, beta2=beta2, lr=lr,
          weight_decay=weight_decay, eps=eps, maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
 

@@ -66,7 +66,7 @@ def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_s
             weight_decay, momentum, centered):
     """Functional RMSprop: updates ``params`` and the state lists in place. See :class:`RMSprop`."""
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_rmsprop if use_fused("rmsprop_update", params, foreach, None) else _single_tensor_rmsprop
+    func = _multi_tensor_rmsprop if use_fused(params, foreach, None) else _single_tensor_rmsprop
     func(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, lr=lr, alpha=alpha, eps=eps,
          weight_decay=weight_decay, momentum=momentum, centered=centered, maximize=maximize)
 

@@ -80,7 +80,7 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
         found_inf=None, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
     """Functional SGD: updates ``params`` in place; fills None entries of ``momentum_buffer_list``."""
     _check_no_grad_scaling(grad_scale, found_inf)
-    func = _multi_tensor_sgd if use_fused("sgd_update", params, foreach, fused) else _single_tensor_sgd
+    func = _multi_tensor_sgd if use_fused(params, foreach, fused) else _single_tensor_sgd
     func(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum, lr=lr,
          dampening=dampening, nesterov=nesterov, maximize=maximize)
 

@@ -7,6 +7,10 @@
 // It also does for webtorch what web/loader.js does in its pages: the WebGPU device is requested and the
 // kernels of a first training step (the wheel's warm-up manifest) start compiling while Pyodide boots, so
 // `import webtorch` finds its bridge ready and the first training step does not wait for ~100 pipeline builds.
+// And `import tqdm` (loaded at boot, jupyter-lite.json) draws webtorch's notebook progress bars instead of
+// looking for Jupyter's widgets (webtorch.notebook.tqdm_hook); a cell's import of a Pyodide package the kernel
+// lacks loads it from this folder, then from loadPyodideOptions.webtorchPackagesURL when the site set one, or
+// says why it cannot (webtorch.browser.packages).
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
@@ -20,10 +24,20 @@ async function webtorchBridge() {
 }
 
 export async function loadPyodide(options) {
+  const { webtorchPackagesURL = null, ...pyodideOptions } = options || {};
   // no WebGPU here: webtorch says so on first use of "webgpu"
   const bridge = webtorchBridge().catch(() => {});
-  const pyodide = await loadPyodideCore(options);
+  const pyodide = await loadPyodideCore(pyodideOptions);
   await bridge;
+  if (pyodide.loadedPackages.webtorch) {
+    const index = JSON.stringify(new URL("./", import.meta.url).href);
+    const url = webtorchPackagesURL ? JSON.stringify(new URL(webtorchPackagesURL, location.href).href.replace(/\/?$/, "/")) : "None";
+    pyodide.runPython(`from webtorch.browser import packages as _p
+from webtorch.notebook import progress as _pr, tqdm_hook as _h
+_h.install()
+_p.configure(${index}, ${url}, on_import=_pr.LoadingLine())
+del _p, _pr, _h`);
+  }
   if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
     const buffer = new Int32Array(new SharedArrayBuffer(4));
     pyodide.setInterruptBuffer(buffer);

@@ -23,3 +23,9 @@ def npdtype(dt):
 def as_ndarray(r):
     """r, or the 0-dim ndarray of the NumPy scalar a full reduction returns."""
     return r if type(r) is np.ndarray else np.asarray(r)
+
+
+def c_order(r):
+    """r in C order: the layout every primitive's fresh result has (backends/contract.py). NumPy's ufuncs and
+    reductions lay a result out as their inputs are (a transposed input gives a transposed result)."""
+    return r if r.flags.c_contiguous else r.copy(order="C")

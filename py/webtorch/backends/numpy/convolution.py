@@ -1,6 +1,7 @@
-"""NumPy implementations of the convolution, pooling, padding and embedding primitives of base.py.
+"""NumPy implementations of the convolution, pooling, padding and embedding primitives of backends/contract.py.
 
-Plain functions NumpyBackend delegates to. Spatial ops take (N, C, *spatial) arrays with 1 to 3 spatial dims. Sliding
+Plain functions NumpyBackend is built from (backends/base.py).
+Spatial ops take (N, C, *spatial) arrays with 1 to 3 spatial dims. Sliding
 windows are strided views (no copy); convolution is im2col + one batched matmul over all groups; the
 adjoint (col2im) loops only over kernel offsets, adding one strided slice each.
 """

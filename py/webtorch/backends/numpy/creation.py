@@ -1,4 +1,4 @@
-"""NumPy implementations of the creation primitives of base.py (empty, full, arange, linspace, eye)."""
+"""NumPy implementations of the creation primitives of backends/contract.py (empty, full, arange, linspace, eye)."""
 import numpy as np
 
 from .arrays import npdtype

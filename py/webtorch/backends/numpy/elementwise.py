@@ -1,4 +1,5 @@
-"""The elementwise primitive on NumPy: one call of the op's NumPy function (ufuncs.py) in the result dtype.
+"""The elementwise family on NumPy: copy_, contiguous, cast, and the elementwise primitive -- one call of the op's
+NumPy function (ufuncs.py) in the result dtype.
 
 Per-op overhead matters here (every small op of a model comes through): two hot paths serve a ufunc on operands
 already of the result dtype before the general path converts operands, checks integer division by zero and
@@ -8,7 +9,8 @@ import numpy as np
 
 from ..._broadcast import broadcast_shapes
 from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY
-from .arrays import TO_NP, npdtype
+from .arrays import TO_NP, c_order, npdtype
+from .indexing import check_writable
 from .ufuncs import UFUNC
 
 # ufuncs called directly (hot paths, out=); reciprocal takes the general path (NumPy's integer reciprocal truncates)
@@ -40,20 +42,20 @@ def elementwise(op, args, dtype, out=None):
         if fn is not None and type(a) is _NDARRAY and a.dtype is nd:
             if type(b) is _NDARRAY and b.dtype is nd and (a.ndim or b.ndim):
                 try:
-                    return fn(a, b)
+                    return fn(a, b, order="C")
                 except ValueError:
                     broadcast_shapes(a.shape, b.shape)
                     raise
             # a float array and a Python number: NumPy keeps the array's dtype (NEP 50), as PyTorch does
             if type(b) in _PY_REAL and a.ndim and nd.kind == "f":
-                return fn(a, b)
+                return fn(a, b, order="C")
     elif out is None and len(args) == 1:
         fn = _FAST_UNARY.get(op)
         a = args[0]
         if fn is not None and type(a) is _NDARRAY and a.dtype is nd and a.ndim:
             r = fn(a)
             if r.dtype is nd:
-                return r
+                return c_order(r)
     fn = UFUNC[op]
     conv = []
     for a in args:
@@ -84,5 +86,21 @@ def elementwise(op, args, dtype, out=None):
     if type(r) is not np.ndarray:
         r = np.asarray(r)
     if op not in BOOL_RESULT and r.dtype != nd:
-        r = r.astype(nd)
-    return r
+        r = r.astype(nd, order="C")
+    return c_order(r)
+
+
+def copy_(dst, src):
+    check_writable(dst)
+    np.copyto(dst, src, casting="unsafe")
+
+
+def contiguous(h):
+    return np.array(h, order="C", copy=True)
+
+
+def cast(h, dtype):
+    nd = npdtype(dtype)
+    if h.dtype.kind == "f" and nd.kind in "iub" and nd.kind != "b":
+        return np.trunc(h).astype(nd)
+    return h.astype(nd, order="C")

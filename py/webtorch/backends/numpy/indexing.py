@@ -1,5 +1,5 @@
-"""NumPy implementations of the indexing primitives of base.py: index, index_put_, gather, scatter_,
-nonzero, flip; plain functions NumpyBackend delegates to.
+"""NumPy implementations of the indexing family of backends/contract.py: index, index_put_, gather, scatter_,
+nonzero, flip, check_classes.
 
 Every index array is range-checked (two reductions) before anything is read or written, so a bad index
 raises IndexOutOfRange with PyTorch's wording and leaves the destination untouched.
@@ -7,6 +7,7 @@ raises IndexOutOfRange with PyTorch's wording and leaves the destination untouch
 import numpy as np
 
 from ..base import IndexOutOfRange
+from ..op_facts import reduce_identity
 
 
 def check_writable(h):
@@ -63,17 +64,14 @@ def _block(h, shape, dim):
 _REDUCE_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
 
 
-def _identity(reduce, dtype):
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
+def _dtype_range(dtype):
+    """(lowest, highest) value an array of ``dtype`` holds."""
     if dtype.kind == "f":
-        return -np.inf if reduce == "amax" else np.inf
+        return -np.inf, np.inf
     if dtype.kind == "b":
-        return reduce == "amin"
+        return False, True
     info = np.iinfo(dtype)
-    return info.min if reduce == "amax" else info.max
+    return info.min, info.max
 
 
 def index(h, indices):
@@ -106,7 +104,7 @@ def scatter_(h, dim, index, src, reduce, include_self):
         sub[key] = src
         return h
     if not include_self:
-        sub[key] = _identity(reduce, h.dtype)
+        sub[key] = reduce_identity(reduce, *_dtype_range(h.dtype))
     _REDUCE_UFUNC[reduce].at(sub, key, src)
     if reduce == "mean":
         count = np.full(sub.shape, 1 if include_self else 0, dtype=np.int64)
@@ -125,3 +123,14 @@ def nonzero(h):
 
 def flip(h, dims):
     return np.flip(h, dims).copy(order="C")
+
+
+def check_classes(h, n, ignore, op):
+    bad = (h < 0) | (h >= n)
+    if ignore is not None:
+        bad &= h != ignore
+    if bad.any():
+        value = np.where(bad, h, 0)
+        hi, lo = int(value.max()), int(value.min())
+        raise IndexError(f"Target {hi if hi >= n else lo} is out of bounds.")
+    return h

@@ -1,7 +1,7 @@
 """NumPy implementations of matmul and the dense linear algebra primitives (linalg_inv, linalg_det, linalg_solve and
 the decompositions linalg_cholesky, linalg_solve_triangular, linalg_slogdet, linalg_qr, linalg_eigh, linalg_svd,
-linalg_lstsq) -- documented in base.py. Every result keeps the input's float dtype (LAPACK runs in float32 for
-float32); batch dimensions are handled by NumPy's stacked linalg."""
+linalg_lstsq) -- documented in backends/contract.py. Every result keeps the input's float dtype (LAPACK runs in
+float32 for float32); batch dimensions are handled by NumPy's stacked linalg."""
 import numpy as np
 
 from ..base import _LinAlgError

@@ -1,10 +1,11 @@
-"""NumPy implementations of the fused nn primitives of backends/base.py (softmax, layer norm, batch norm).
+"""NumPy implementations of the fused nn primitives of backends/contract.py (softmax, layer norm, batch norm).
 
-Plain functions NumpyBackend delegates to. float16 inputs accumulate in float32 and are rounded once at the end.
+Plain functions NumpyBackend is built from (backends/base.py).
+float16 inputs accumulate in float32 and are rounded once at the end.
 """
 import numpy as np
 
-from .arrays import npdtype
+from .arrays import c_order, npdtype
 
 
 def _acc(a):
@@ -34,7 +35,7 @@ def softmax(h, dim, log, dtype):
     else:
         r = np.exp(z)
         r /= r.sum(axis=dim, keepdims=True)
-    return r.astype(nd, copy=False)
+    return c_order(r.astype(nd, copy=False))
 
 
 def softmax_backward(g, y, dim, log, dtype):
@@ -45,7 +46,7 @@ def softmax_backward(g, y, dim, log, dtype):
     else:
         gy = g * y
         r = gy - y * gy.sum(axis=dim, keepdims=True)
-    return r.astype(nd, copy=False)
+    return c_order(r.astype(nd, copy=False))
 
 
 def layer_norm(x, weight, bias, n, eps):
@@ -66,7 +67,8 @@ def layer_norm(x, weight, bias, n, eps):
     if bias is not None:
         y += _acc(bias).reshape(-1)
     stat_shape = lead + (1,) * n
-    return (y.reshape(x.shape).astype(x.dtype, copy=False), mean.reshape(stat_shape).astype(x.dtype, copy=False),
+    return (c_order(y.reshape(x.shape).astype(x.dtype, copy=False)),
+            mean.reshape(stat_shape).astype(x.dtype, copy=False),
             rstd.reshape(stat_shape).astype(x.dtype, copy=False))
 
 
@@ -81,7 +83,7 @@ def layer_norm_backward(g, x, mean, rstd, weight, n, need):
         cols = max(x2.shape[1], 1)
         a = gh.sum(axis=1, keepdims=True) / cols
         b = np.einsum("ij,ij->i", gh, xhat)[:, None] / cols
-        gx = ((gh - a - xhat * b) * rstd).reshape(x.shape).astype(x.dtype, copy=False)
+        gx = c_order(((gh - a - xhat * b) * rstd).reshape(x.shape).astype(x.dtype, copy=False))
     wshape = x.shape[x.ndim - n:]
     if need[1] and weight is not None:
         gw = np.einsum("ij,ij->j", g2, xhat).reshape(wshape).astype(weight.dtype, copy=False)
@@ -109,7 +111,7 @@ def batch_norm(x, weight, bias, running_mean, running_var, momentum, eps):
     if running_var is not None:
         running_var *= 1 - momentum
         running_var += (momentum * var * (m / max(m - 1, 1))).astype(running_var.dtype, copy=False)
-    return (y.reshape(x.shape).astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False),
+    return (c_order(y.reshape(x.shape).astype(x.dtype, copy=False)), mean.astype(x.dtype, copy=False),
             rstd.astype(x.dtype, copy=False))
 
 
@@ -124,7 +126,7 @@ def batch_norm_backward(g, x, mean, rstd, weight, need):
     if need[0]:
         scale = rstd * _acc(weight) if weight is not None else rstd
         gx = (g3 - (sg / m)[:, None] - xhat * (sgx / m)[:, None]) * scale[:, None]
-        gx = gx.reshape(x.shape).astype(x.dtype, copy=False)
+        gx = c_order(gx.reshape(x.shape).astype(x.dtype, copy=False))
     if need[1] and weight is not None:
         gw = sgx.astype(weight.dtype, copy=False)
     if need[2]:

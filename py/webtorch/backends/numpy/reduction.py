@@ -1,8 +1,9 @@
-"""NumPy implementations of the reduce and arg_reduce primitives of base.py."""
+"""NumPy implementations of the reduce, arg_reduce and require_all primitives of backends/contract.py."""
 import numpy as np
 
 from ... import _dtype as D
-from .arrays import TO_NP, as_ndarray, npdtype
+from ..op_facts import VALUE_CHECKS
+from .arrays import TO_NP, as_ndarray, c_order, npdtype
 
 _F16 = TO_NP[D.float16]
 
@@ -13,11 +14,16 @@ def reduce(op, h, dims, keepdim, dtype):
         nd = TO_NP[dtype]  # (a subscript is cheaper than npdtype's .get on the hot path of sum)
     except KeyError:
         nd = npdtype(dtype)  # raises: the dtype has no NumPy counterpart
-    if op == "sum":  # np.add.reduce is np.sum without its Python-level dispatch
+    if op == "sum" and nd is not _F16 and not keepdim and (axis is None or len(axis) == h.ndim):
+        # np.add.reduce is np.sum without its Python-level dispatch; a full reduction, into its 0-dim array
+        return np.add.reduce(h, axis, nd, np.empty((), nd))
+    return c_order(_reduce(op, h, axis, keepdim, nd))
+
+
+def _reduce(op, h, axis, keepdim, nd):
+    if op == "sum":
         if nd is _F16:
             return as_ndarray(np.add.reduce(h, axis=axis, dtype=np.float32, keepdims=keepdim)).astype(nd)
-        if not keepdim and (axis is None or len(axis) == h.ndim):
-            return np.add.reduce(h, axis, nd, np.empty((), nd))  # a full reduction, into its 0-dim array
         return np.add.reduce(h, axis=axis, dtype=nd, keepdims=keepdim)
     if op == "mean":
         acc = np.float32 if nd == np.float16 else nd
@@ -43,4 +49,9 @@ def arg_reduce(op, h, dim, keepdim):
     if dim is None:
         r = as_ndarray(fn(h))
         return r.reshape((1,) * h.ndim) if keepdim else r.astype(np.int64)
-    return as_ndarray(fn(h, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False)
+    return c_order(as_ndarray(fn(h, axis=dim, keepdims=keepdim)).astype(np.int64, copy=False))
+
+
+def require_all(h, op):
+    if h.size and not h.all():
+        raise RuntimeError(VALUE_CHECKS[op])

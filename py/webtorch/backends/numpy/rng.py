@@ -1,4 +1,4 @@
-"""NumPy implementations of the random primitives of base.py: a stream is a NumPy Generator over PCG64, its
+"""NumPy implementations of the random primitives of backends/contract.py: a stream is a NumPy Generator over PCG64, its
 state the bit generator's state as JSON bytes."""
 import numpy as np
 

@@ -1,5 +1,5 @@
 """NumPy implementations of the scan and sorting primitives (cumulative, sort, topk, searchsorted, unique) --
-documented in base.py."""
+documented in backends/contract.py."""
 import numpy as np
 
 from .arrays import npdtype

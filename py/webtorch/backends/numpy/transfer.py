@@ -1,5 +1,5 @@
-"""NumPy implementations of the primitives that move values between the host, dtypes and devices (base.py):
-from_flat, from_buffer, from_numpy, to_numpy, to_bytes, tolist, item, known_range, cast, to_other."""
+"""NumPy implementations of the primitives that move values between the host, dtypes and devices (backends/contract.py):
+from_flat, from_buffer, from_numpy, to_numpy, to_bytes, tolist, item, known_range, to_other."""
 import numpy as np
 
 from .arrays import FROM_NP, npdtype
@@ -23,7 +23,7 @@ def from_numpy(array, copy):
                             "are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
-    return np.array(array) if copy else array
+    return np.array(array, order="C") if copy else array
 
 
 def to_numpy(h):
@@ -47,13 +47,6 @@ def item(h):
 
 def known_range(h):
     return None  # reading host memory is as cheap as keeping bounds
-
-
-def cast(h, dtype):
-    nd = npdtype(dtype)
-    if h.dtype.kind == "f" and nd.kind in "iub" and nd.kind != "b":
-        return np.trunc(h).astype(nd)
-    return h.astype(nd, order="C")
 
 
 def to_other(h, target):

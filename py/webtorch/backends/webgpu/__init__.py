@@ -1,4 +1,4 @@
-"""Device "webgpu": lazy graph -> fused WGSL kernels -> one batched submit per flush.
+"""Device "webgpu": pending queue -> fused WGSL kernels -> one batched submit per flush.
 
 ``get_backend()`` returns the device's Backend (created on first use); ``is_available()`` tells
 whether a WebGPU adapter exists (wgpu-py natively; the browser's navigator.gpu in Pyodide).
@@ -35,6 +35,11 @@ def is_available():
             from .runtime_native import request_adapter
             _state["available"] = request_adapter() is not None
     return _state["available"]
+
+
+def is_initialized():
+    """Whether the device's Backend exists (a tensor or a query has set it up)."""
+    return _state["backend"] is not None
 
 
 async def init_async():

@@ -11,7 +11,6 @@ from ..._geometry import numel
 from ..window_geometry import out_size
 from . import conv_unfold_gemm, creation, limits, reduce_kernels
 from .elementwise_kernels import contiguous
-from .fallback import host_fallback
 from .kernel_launch import dense, float_kernel, pack, source, spatial3
 from .unfold_kernels import add_channel_bias
 
@@ -30,26 +29,17 @@ def igemm_tile(M, NC):
 
 
 def conv(rec, x, w, bias, stride, padding, dilation, groups):
-    r = float_kernel(rec, lambda x, w, b: _conv(rec, x, w, b, stride, padding, dilation, groups),
-                     x, w, bias)
-    return host_fallback(rec, "conv", x, w, bias, stride, padding, dilation, groups) if r is None else r
+    return float_kernel(rec, lambda x, w, b: _conv(rec, x, w, b, stride, padding, dilation, groups), x, w, bias)
 
 
 def conv_backward_input(rec, g, w, input_shape, stride, padding, dilation, groups):
-    r = float_kernel(rec, lambda g, w: _conv_bi(rec, 
-        g, w, tuple(input_shape), stride, padding, dilation, groups), g, w)
-    if r is None:
-        return host_fallback(rec, "conv_backward_input", g, w, input_shape, stride, padding, dilation, groups)
-    return r
+    return float_kernel(rec, lambda g, w: _conv_bi(rec, g, w, tuple(input_shape), stride, padding, dilation,
+                                                   groups), g, w)
 
 
 def conv_backward_weight(rec, g, x, weight_shape, stride, padding, dilation, groups):
-    r = float_kernel(rec, lambda g, x: _conv_bw(rec, 
-        g, x, tuple(weight_shape), stride, padding, dilation, groups), g, x)
-    if r is None:
-        return host_fallback(rec, "conv_backward_weight", g, x, weight_shape, stride, padding, dilation,
-                             groups)
-    return r
+    return float_kernel(rec, lambda g, x: _conv_bw(rec, g, x, tuple(weight_shape), stride, padding, dilation,
+                                                   groups), g, x)
 
 
 # ---- the three GEMMs ----------------------------------------------------------------------------

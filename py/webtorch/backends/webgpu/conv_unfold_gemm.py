@@ -11,12 +11,12 @@ backend's matmul (matmul_register.wgsl on such an adapter), per sample and chann
     conv_backward_weight  dW[g]     = sum over n of dy[n, g] @ cols(x)[n, g]^T
 
 with K the kernel's positions and L the output's. Bias (and a following activation) join the product's
-store through the scheduler's epilogue fusion, as for Linear.
+store through the planner's epilogue fusion, as for Linear.
 """
 from ... import _dtype as D
 from ..._geometry import numel
 from . import matmul_kernels, reduce_kernels, unfold_kernels
-from .graph import View, contiguous_strides
+from .handles import View, contiguous_strides
 
 
 def _matrix_view(h, shape):

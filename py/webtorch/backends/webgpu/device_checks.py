@@ -14,13 +14,14 @@ the op, and clears the word; the kernel meanwhile clamped the index (no access o
 a harmless value, so nothing else is corrupted.
 """
 from ..base import IndexOutOfRange
-from .capture import refuse
+from ..op_facts import VALUE_CHECKS
 
 # public op -> number in the code (append only: codes are in cached kernel sources)
 OPS = ("floor_divide", "remainder", "fmod", "index", "index_select", "gather", "scatter", "embedding",
-       "nll_loss", "index_put_", "embedding_backward", "max_unpool", "gather_plane", "multi_margin_loss")
+       "nll_loss", "index_put_", "embedding_backward", "max_unpool", "gather_plane", "multi_margin_loss",
+       "binary_cross_entropy", "normal", "histc")
 _OP_NO = {name: i + 1 for i, name in enumerate(OPS)}
-DIV_ZERO, INDEX = 1, 2
+DIV_ZERO, INDEX, VALUE = 1, 2, 3  # VALUE: an op's input check (value_checks.py), worded by op_facts.VALUE_CHECKS
 
 NBYTES = 16
 _active = [None]  # the ErrorWord of the device (one webgpu device per process)
@@ -83,6 +84,8 @@ def error(word, checked=True):
     where = f" ({op}, checked on the webgpu device)" if checked else ""
     if kind == DIV_ZERO:
         return RuntimeError("ZeroDivisionError" + where)
+    if kind == VALUE:
+        return RuntimeError(VALUE_CHECKS[op] + where)
     if op == "nll_loss":  # cross_entropy's too
         return IndexError(f"Target {value} is out of bounds." + where)
     if op == "multi_margin_loss":
@@ -104,13 +107,12 @@ class ErrorWord:
 
     def __init__(self, rt, pool):
         from ... import _dtype as D
-        from .graph import Storage
+        from .handles import Storage
         self.rt = rt
         self.storage = Storage(NBYTES // 4, D.uint32, pool)  # held here: the buffer lives with the device
         self.buf = self.storage.buf
         self.armed = False
         self._zeroed = False
-        self.replay = None  # the scheduler's Replayer (replay.py), set by the Recorder: refuses reads while capturing
         _active[0] = self
 
     def binding(self):
@@ -123,9 +125,6 @@ class ErrorWord:
     def read(self, buf, offset, nbytes):
         """``rt.read(buf, offset, nbytes)``, with the error word copied in the same submit when a checking kernel
         ran since the last read; raises the failed check's error (and clears the word)."""
-        if self.replay is not None and self.replay.capture is not None:
-            refuse("reading a webgpu tensor's values (.item(), .tolist(), .numpy(), printing, .cpu())",
-                   "read the static outputs after graph.replay()")
         if not self.armed:
             return self.rt.read(buf, offset, nbytes)
         raw, word = self.rt.read(buf, offset, nbytes, check=self.buf.id)
@@ -136,8 +135,6 @@ class ErrorWord:
 
     def check(self):
         """Wait for the device, reading the word if armed (``synchronize``); raises as ``read``."""
-        if self.replay is not None and self.replay.capture is not None:
-            refuse("waiting for the device (webtorch.webgpu.synchronize())", "synchronize after the capture ends")
         if not self.armed:
             self.rt.wait()
             return

@@ -1,9 +1,9 @@
 """Elementwise primitives of the webgpu device: elementwise, copy_, contiguous, cast -- each one ew node of the
-lazy graph (Recorder.ew), fused by the scheduler into generated kernels (codegen.py)."""
+pending queue (Recorder.ew), fused by the planner into generated kernels (codegen.py)."""
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from . import codegen, dtypes as T, transfer
-from .graph import View
+from .handles import View
 
 # PyTorch's message for a write through a view with stride-0 (expanded) dims
 EXPANDED_WRITE = ("unsupported operation: more than one element of the written-to tensor refers to a single "

@@ -1,23 +1,18 @@
 """WGSL kernels of the embedding primitives: row gather (embedding_gather.wgsl), the weight gradient as a
 compare-and-swap scatter-add (embedding_backward.wgsl, with embedding_count.wgsl for scale_grad_by_freq),
 and embedding_renorm_ (embedding_count.wgsl marks the named rows, embedding_renorm.wgsl rescales them)."""
-import math
 import struct
 
 from ... import _dtype as D
 from . import creation, index_kernels
 from .elementwise_kernels import cast, copy_
-from .fallback import host_fallback
 from .index_kernels import index32
 from .kernel_launch import dense, grid256, pack, source
 
 
 def embedding(rec, weight, indices):
-    if weight.dtype is D.float16:  # the kernel moves 32-bit words
-        return cast(rec, embedding(rec, cast(rec, weight, D.float32), indices),
-                                        D.float16)
-    if weight.dtype is D.int64:  # the kernel moves 32-bit words
-        return host_fallback(rec, "embedding", weight, indices)
+    if weight.dtype is D.float16:  # the kernel moves 32-bit words (int64 runs on the host: host_rules.py)
+        return cast(rec, embedding(rec, cast(rec, weight, D.float32), indices), D.float16)
     indices, _ = index_kernels.check_index(rec, indices, weight.shape[0], 0, False, "embedding")
     dim = weight.shape[1]
     out = rec.new(indices.shape + (dim,), weight.dtype)
@@ -46,9 +41,6 @@ def embedding_backward(rec, g, indices, num_weights, padding_idx, scale_grad_by_
     if g.dtype is D.float16:
         return cast(rec, embedding_backward(rec, cast(rec, g, D.float32), indices, num_weights, padding_idx,
                                             scale_grad_by_freq), D.float16)
-    if g.dtype is not D.float32:
-        return host_fallback(rec, "embedding_backward", g, indices, num_weights, padding_idx,
-                             scale_grad_by_freq)
     indices, _ = index_kernels.check_index(rec, indices, num_weights, 0, False, "embedding_backward")
     dim = g.shape[-1]
     out = creation.full(rec, (num_weights, dim), 0.0, D.float32)
@@ -67,13 +59,11 @@ def embedding_backward(rec, g, indices, num_weights, padding_idx, scale_grad_by_
 
 
 def embedding_renorm_(rec, weight, indices, max_norm, norm_type):
-    if weight.dtype is not D.float32 or math.isinf(norm_type):
-        if weight.dtype is D.float16 and not math.isinf(norm_type):
-            w32 = cast(rec, weight, D.float32)
-            embedding_renorm_(rec, w32, indices, max_norm, norm_type)
-            copy_(rec, weight, w32)
-            return weight
-        return host_fallback(rec, "embedding_renorm_", weight, indices, max_norm, norm_type)
+    if weight.dtype is D.float16:
+        w32 = cast(rec, weight, D.float32)
+        embedding_renorm_(rec, w32, indices, max_norm, norm_type)
+        copy_(rec, weight, w32)
+        return weight
     num = weight.shape[0]
     indices, _ = index_kernels.check_index(rec, indices, num, 0, False, "embedding")
     if not indices.numel or not num:

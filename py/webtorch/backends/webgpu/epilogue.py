@@ -98,7 +98,7 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
             if len(n.attrs["buffers"]) + len(grown) - 1 > max_buffers:
                 break
             alive = out.alive() or any(p > k for p in readers.get(id(out), ()))
-            if not alive:  # a dead result: the scheduler drops the node; nothing to fuse
+            if not alive:  # a dead result: the planner drops the node; nothing to fuse
                 break
             chain.append((k, leaves))
             absorbed.add(k)

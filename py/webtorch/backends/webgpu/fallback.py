@@ -1,13 +1,14 @@
-"""The one host fallback: run a primitive that has no WGSL kernel yet on the NumPy backend.
+"""The one host fallback: run a primitive call the WGSL kernels do not serve on the NumPy backend (which calls:
+host_rules.py, the table WebGPUBackend is built with).
 
 Inputs are read back (flushing the queue), the NumPy backend computes, results are uploaded; an input
 the primitive wrote in place (in-place primitives, optimizer updates) is written back to its view.
 Every call is counted in ``webtorch.webgpu.stats()["host_fallbacks"]`` and named in
 ``stats()["host_fallback_ops"]`` -- a fallback is never silent.
 """
-from . import capture, transfer
+from . import transfer
 from .elementwise_kernels import copy_
-from .graph import View
+from .handles import View
 
 
 def count_fallback(rec, name):
@@ -18,9 +19,8 @@ def count_fallback(rec, name):
 def host_fallback(rec, name, *args, **kwargs):
     """NumpyBackend.<name>(*args, **kwargs) with every View among them (nested in lists too) read back, and every
     array it returns uploaded (an input array it returns: that input's View)."""
-    if capture.is_capturing(rec):
-        capture.refuse(f"'{name}', which runs on the host on this device (no WGSL kernel yet)",
-                       "compute it outside the capture, or on device 'cpu'")
+    rec.host_exchange(f"'{name}', which runs on the host on this device (no WGSL kernel yet)",
+                      "compute it outside the capture, or on device 'cpu'")
     try:
         from ..numpy import get_backend as numpy_backend
     except ImportError:

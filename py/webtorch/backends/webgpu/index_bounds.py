@@ -1,6 +1,6 @@
 """Host-known value ranges of integer buffers: index checks on them need no device-side check.
 
-An integer buffer carries its (min, max) in ``Buffer.bounds`` (graph.py) when the host knows them: set at
+An integer buffer carries its (min, max) in ``Buffer.bounds`` (handles.py) when the host knows them: set at
 upload, by creation ops with known values (full, arange, randperm), by kernels whose results lie in a known
 range (arg reductions, max pooling's indices, range-checked indices) and carried through casts and gathers
 (the values of x[idx] are values of x); any other recorded write clears it. Indices computed on the device

@@ -1,6 +1,6 @@
 """WGSL kernels of the indexing primitives (index, index_put_, gather, scatter_, nonzero, flip).
 
-Functions of the device's Recorder (recorder.py), delegated to by WebGPUBackend. Every index tensor is first
+Functions of the device's Recorder (recorder.py), bound by WebGPUBackend (backend.py). Every index tensor is first
 folded by fused elementwise ops into one int32 "linear offset" tensor (index * the indexed dim's stride,
 negatives wrapped); then one dispatch of webgpu-shaders/index_take.wgsl (reads) or index_scatter.wgsl (writes,
 atomics for the reductions) moves the data. Index ranges must be checked before anything is written (PyTorch
@@ -21,10 +21,11 @@ from . import (codegen, creation, device_checks, dtypes as T, reduce_kernels, sc
                transfer, views)
 from .elementwise_kernels import EXPANDED_WRITE, cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from ..._geometry import expand_strides as broadcast_strides
+from ..op_facts import reduce_identity
 
 _TYPE = {D.float32: ("f32", 0), D.int32: ("i32", 1), D.int64: (T.I64, None), D.uint32: ("u32", 2),
          D.bool_: ("u32", 2), D.uint8: ("i32", 1), D.int8: ("i32", 1), D.int16: ("i32", 1)}
@@ -47,16 +48,15 @@ def _low_words(lin, ls):
     return lin.offset * w, tuple(s * w for s in ls)
 
 
-def _identity(reduce, dtype):
-    if reduce in ("sum", "mean"):
-        return 0
-    if reduce == "prod":
-        return 1
+def _dtype_range(dtype):
+    """(lowest, highest) value of ``dtype`` (not of the i32 word a narrower integer is kept in: a value written
+    there wraps into the dtype's range, so the i32 extremes would become 0 and -1)."""
     if dtype.is_floating_point:
-        return float("-inf") if reduce == "amax" else float("inf")
-    if dtype in (D.bool_, D.uint32):
-        return 0 if reduce == "amax" else (1 if dtype is D.bool_ else (1 << 32) - 1)
-    return -(1 << 31) if reduce == "amax" else (1 << 31) - 1
+        return float("-inf"), float("inf")
+    if dtype is D.bool_:
+        return 0, 1
+    info = D.iinfo(dtype)
+    return info.min, info.max
 
 
 # ---- helpers -------------------------------------------------------------------------------------------
@@ -204,20 +204,24 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
         rec.ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 
 
-def _native_index(rec, h, rank, *others, write=False):
+def native_index(h, rank, *others, write=False):
     """Whether the kernels handle h: a dtype they know (to write: one that fits a 32-bit word), at most
-    MAX_RANK dims, src handles on this device."""
+    MAX_RANK dims, src handles on this device; else the host computes."""
     return h.dtype in _TYPE and not (write and h.dtype is D.int64) and rank <= MAX_RANK and all(
         isinstance(o, View) or o is None or isinstance(o, (bool, int, float)) for o in others)
 
 
 # ---- the primitives -------------------------------------------------------------------------------------
+def advanced_rank(h, indices):
+    """The rank of h[indices] (advanced indexing), or None when no index is given (nothing for the kernels)."""
+    idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
+    if not idx_dims:
+        return None
+    return len(h.shape) - len(idx_dims) + max(len(indices[d].shape) for d in idx_dims)
+
+
 def index(rec, h, indices):
     indices = [transfer.on_device(rec, ix) for ix in indices]
-    idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
-    out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
-    if not idx_dims or not _native_index(rec, h, out_rank):
-        return host_fallback(rec, "index", h, indices)
     shape, xs, lin, ls = _advanced(rec, h, indices, "index")
     return _take(rec, h, h.offset, xs, lin, ls, shape)
 
@@ -243,9 +247,8 @@ def index_put_(rec, h, indices, values, accumulate):
     if narrow is not None:
         copy_(rec, h, index_put_(rec, narrow[0], indices, narrow[1], accumulate))
         return h
-    idx_dims = [d for d, ix in enumerate(indices) if ix is not None]
-    out_rank = len(h.shape) - len(idx_dims) + (max(len(indices[d].shape) for d in idx_dims) if idx_dims else 0)
-    if not idx_dims or not _native_index(rec, h, out_rank, values, write=True):
+    rank = advanced_rank(h, indices)
+    if rank is None or not native_index(h, rank, values, write=True):
         return host_fallback(rec, "index_put_", h, indices, values, accumulate)
     shape, xs, lin, ls = _advanced(rec, h, indices, "index_put_")
     if isinstance(values, View):
@@ -258,8 +261,6 @@ def index_put_(rec, h, indices, values, accumulate):
 
 def gather(rec, h, dim, index):
     index = transfer.on_device(rec, index)
-    if not _native_index(rec, h, len(index.shape)):
-        return host_fallback(rec, "gather", h, dim, index)
     index, _ = check_index(rec, index, h.shape[dim], dim, False, "gather")
     lin = _offsets(rec, index, h.strides[dim], h.shape[dim], False)
     xs = tuple(0 if d == dim else s for d, s in enumerate(h.strides))
@@ -273,7 +274,7 @@ def scatter_(rec, h, dim, index, src, reduce, include_self):
     if narrow is not None:
         copy_(rec, h, scatter_(rec, narrow[0], dim, index, narrow[1], reduce, include_self))
         return h
-    if not _native_index(rec, h, len(index.shape), src, write=True) or (reduce == "mean" and h.dtype is D.bool_):
+    if not native_index(h, len(index.shape), src, write=True) or (reduce == "mean" and h.dtype is D.bool_):
         return host_fallback(rec, "scatter_", h, dim, index, src, reduce, include_self)
     index, _ = check_index(rec, index, h.shape[dim], dim, False, "scatter")
     if isinstance(src, View) and src.st is h.st:
@@ -282,7 +283,7 @@ def scatter_(rec, h, dim, index, src, reduce, include_self):
     os = tuple(0 if d == dim else s for d, s in enumerate(h.strides))
     shape = index.shape
     if reduce is not None and not include_self:
-        _scatter(rec, h, os, lin, lin.strides, shape, _identity(reduce, h.dtype), 0)
+        _scatter(rec, h, os, lin, lin.strides, shape, reduce_identity(reduce, *_dtype_range(h.dtype)), 0)
     _scatter(rec, h, os, lin, lin.strides, shape, src, _BOOL_MODES[reduce] if h.dtype is D.bool_ else _MODES[reduce])
     if reduce == "mean":
         count = creation.full(rec, h.shape, 1 if include_self else 0, D.int32)
@@ -298,8 +299,6 @@ def scatter_(rec, h, dim, index, src, reduce, include_self):
 def nonzero(rec, h):
     rank = len(h.shape)
     n = h.numel
-    if rank > MAX_RANK or n >= 1 << 31:
-        return host_fallback(rec, "nonzero", h)
     flags = cast(rec, elementwise(rec, "ne", [h, 0], h.dtype), D.int32)
     flat = View(flags.st, (n,), (1,), 0)
     cum = scan_sort_kernels.cumulative(rec, "sum", flat, 0, D.int32) if n else flat

@@ -5,7 +5,7 @@ import struct
 from ... import _dtype as D
 from . import codegen, wgsl_loader
 from .elementwise_kernels import cast, contiguous
-from .graph import View
+from .handles import View
 
 
 _sources = {}
@@ -27,15 +27,12 @@ def spatial3(values, fill):
 
 
 def float_kernel(rec, fn, *args):
-    """Run ``fn(*args)`` in float32: float16 handles are cast up and the result back down; other dtypes
-    (integer convolutions, which PyTorch rejects before reaching a backend) take the counted host fallback."""
-    dts = {a.dtype for a in args if isinstance(a, View)}
-    if dts <= {D.float32}:
+    """Run ``fn(*args)`` in float32: float16 handles are cast up and the result back down (other dtypes went
+    to the host before: host_rules.not_float)."""
+    if all(a.dtype is D.float32 for a in args if isinstance(a, View)):
         return fn(*args)
-    if dts <= {D.float16}:
-        r = fn(*[cast(rec, a, D.float32) if isinstance(a, View) else a for a in args])
-        return None if r is None else cast(rec, r, D.float16)  # None: fn leaves it to the host fallback
-    return None
+    r = fn(*[cast(rec, a, D.float32) if isinstance(a, View) else a for a in args])
+    return None if r is None else cast(rec, r, D.float16)  # None: fn leaves it to the host fallback
 
 
 def grid256(total):

@@ -2,14 +2,14 @@
 
 * ``workgroups()``: maxComputeWorkgroupsPerDimension (65,535 on every adapter today). A launch whose
   workgroup count passes it in some dimension is split (a 2-D grid, or several dispatches with offsets);
-  the scheduler refuses, naming the kernel and the limit, any dispatch that still passes it.
+  the pending queue refuses, naming the kernel and the limit, any dispatch that still passes it.
 * ``loop_trips()``: how many loop iterations one invocation may run in total. Mesa's llvmpipe (lavapipe,
   the CPU adapter of CPython tests) ends every loop of an invocation once 65,535 iterations have run in
   all (gallivm's loop limiter) -- silently, so a 70,000-long dot product returned 65535.0. Kernels whose
   loops grow with a dimension (a product's K, a reduced row, a scanned row) are split so that one
   invocation's loops stay within this budget: on every adapter, so the split is the same code everywhere.
 
-``forced(workgroups=..., loop_trips=...)`` sets either limit lower for a test (tests/test_webgpu_size_limits.py),
+``forced(workgroups=..., loop_trips=...)`` sets either limit lower for a test (tests/backends/webgpu/test_size_limits.py),
 so every split path runs at small sizes; it clears the launch plans built under the old limits.
 """
 import contextlib

@@ -158,8 +158,6 @@ def linalg_cholesky(rec, a, upper):
     if a.dtype is D.float16:  # float_kernel's rule, but only L is cast back: info stays int32
         low, info = _cholesky(rec, cast(rec, a, D.float32), upper)
         return cast(rec, low, D.float16), info
-    if a.dtype is not D.float32:
-        return host_fallback(rec, "linalg_cholesky", a, upper)
     return _cholesky(rec, a, upper)
 
 

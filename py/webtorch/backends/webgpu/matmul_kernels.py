@@ -4,24 +4,21 @@ import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
+from ..._lru import LRU
 from . import limits, views
 from .elementwise_kernels import cast, contiguous
-from .fallback import host_fallback
-from .graph import DeviceOp, Src, View, contiguous_strides
+from .handles import DeviceOp, Src, View, contiguous_strides
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
-from .recorder import GEOM_MAX, numel
+from .recorder import numel
 from ..._geometry import expand_strides as broadcast_strides
 
-_MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel) -> _matmul_plan
+_MATMUL_PLANS = limits.register_cache(LRU(4096))  # (operand geometries, batch, kernel) -> _matmul_plan
 
 
 def matmul(rec, a, b):
-    if a.dtype is not D.float32 or b.dtype is not D.float32:
-        if a.dtype is D.float16 and b.dtype is D.float16:
-            return cast(rec, matmul(rec, cast(rec, a, D.float32),
-                                                        cast(rec, b, D.float32)), D.float16)
-        return host_fallback(rec, "matmul", a, b)
+    if a.dtype is D.float16:  # (both float16: host_rules.not_float)
+        return cast(rec, matmul(rec, cast(rec, a, D.float32), cast(rec, b, D.float32)), D.float16)
     squeeze = []
     if len(a.shape) == 1:
         a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)
@@ -70,9 +67,7 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
     key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel, cpu)
     plan = _MATMUL_PLANS.get(key)
     if plan is None:  # a training step repeats the same products: build each launch plan once
-        if len(_MATMUL_PLANS) >= GEOM_MAX:
-            _MATMUL_PLANS.clear()
-        plan = _MATMUL_PLANS[key] = _matmul_plan(a, b, batch, m, n, k, kernel)
+        plan = _MATMUL_PLANS.put(key, _matmul_plan(a, b, batch, m, n, k, kernel))
     src, launches = plan
     for params, groups in launches:
         node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),

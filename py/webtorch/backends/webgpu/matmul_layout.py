@@ -10,7 +10,7 @@ else column-major when the other one is. (SwiftShader, LeNet's step, one profile
 machine: conv2's forward product 49 -> 16 ms, its input-gradient product 128 -> 17 ms.)
 """
 from .elementwise_kernels import contiguous
-from .graph import View
+from .handles import View
 
 _MIN_REUSE = 8  # copy only when each copied element then serves at least this many products' rows/columns
 _MIN_MACS = 1 << 20  # ... and the product is big enough to outweigh the copy's dispatch (a classifier head is not)

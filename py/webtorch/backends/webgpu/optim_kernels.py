@@ -1,10 +1,12 @@
 """WGSL kernels of the fused multi-tensor optimizer updates (adam_update, sgd_update, rmsprop_update, ...).
 
-Functions of the device's Recorder (recorder.py), delegated to by WebGPUBackend.
+Functions of the device's Recorder (recorder.py) taking the contract's parameters (backends/contract.py); the
+update's hyper-parameters come as one record ``hp``.
 One ``optimizer.step()`` records ceil(P / slots) dispatches of
 webgpu-shaders/optim_multi_tensor.wgsl for P parameter tensors: each dispatch updates up to ``slots``
 tensors in place (param, grad and the rule's state bound per slot), slots = maxStorageBuffersPerShaderStage
-// buffers-per-tensor (at most MAX_SLOTS; 1 on a CPU adapter). Everything stays lazy: the dispatches join the step's flush.
+// buffers-per-tensor (at most MAX_SLOTS; 1 on a CPU adapter). Everything stays lazy: the dispatches join the
+step's flush.
 Per-parameter scalars (bias corrections, which depend on each tensor's step) travel in the uniform table,
 so one pipeline serves every step. Adam with capturable=True keeps the steps on the device instead: one
 webgpu-shaders/optim_step_count.wgsl dispatch counts up to ``slots`` step tensors, and the update kernel
@@ -14,10 +16,8 @@ import itertools
 import re
 import struct
 
-from ... import _dtype as D
 from . import codegen, wgsl_loader
 from .elementwise_kernels import contiguous, copy_
-from .fallback import host_fallback
 
 MAX_SLOTS = 16
 WG = 256
@@ -67,7 +67,7 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
     has = tuple(s is not None for s in states) + (step_views is not None,)
     per = 2 + sum(has)
     # a CPU adapter runs every slot's body in every invocation (SwiftShader: 2 slots, 2x the time): one there
-    nslot = 1 if rec.rt.cpu_adapter else max(1, min(MAX_SLOTS, rec.scheduler.max_buffers // per))
+    nslot = 1 if rec.rt.cpu_adapter else max(1, min(MAX_SLOTS, rec.planner.max_buffers // per))
     head = struct.pack("<8I", *(_f32_bits(x) for x in (tuple(scalars) + (0.0,) * 8)[:8]))
     back = []  # (view, contiguous working copy) for written views that are not contiguous
 
@@ -137,7 +137,7 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
 def count_steps(rec, steps):
     """Add 1 to each float32 step tensor ``steps`` (Views) on the device: ceil(n / slots) dispatches of
     webgpu-shaders/optim_step_count.wgsl, no two steps of a dispatch in one buffer."""
-    nslot = max(1, min(MAX_SLOTS, rec.scheduler.max_buffers))
+    nslot = max(1, min(MAX_SLOTS, rec.planner.max_buffers))
     batches = []
     for v in steps:
         if not batches or len(batches[-1]) == nslot or any(u.st.buf is v.st.buf for u in batches[-1]):
@@ -154,114 +154,84 @@ def count_steps(rec, steps):
                           codegen.grid(1), bufs, bufs, bufs)
 
 
-def _optim_host(rec, name, params, *args):
-    """Non-float32 parameters (float16) take the counted host path."""
-    if all(p.dtype is D.float32 for p in params):
-        return False
-    return (host_fallback(rec, name, params, *args),)
+def _flags(hp):
+    """The kernel's rule flags of a hyper-parameter record (the fields a rule does not have count as False)."""
+    return (_MAXIMIZE * hp.maximize) | (_DECOUPLED * getattr(hp, "decoupled", False)) | \
+        (_NESTEROV * getattr(hp, "nesterov", False))
 
 
 # ---- the primitives ---------------------------------------------------------------------------------
-def sgd_update(rec, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov,
-               maximize):
-    host = _optim_host(rec, "sgd_update", params, grads, momentum_bufs, lr, momentum, dampening, weight_decay,
-                       nesterov, maximize)
-    if host:
-        return host[0]
+def sgd_update(rec, params, grads, momentum_bufs, hp):
     bufs, first = None, None
-    if momentum != 0:
+    if hp.momentum != 0:
         bufs = list(momentum_bufs)
         first = [0] * len(params)
         for i, b in enumerate(bufs):
             if b is None:
                 bufs[i] = rec.new(params[i].shape, params[i].dtype)
                 first[i] = 1
-    flags = (_MAXIMIZE if maximize else 0) | (_NESTEROV if nesterov else 0)
+    flags = _flags(hp)
     _optim_step(rec, "sgd_update", params, grads, [bufs, None, None],
-                (weight_decay, momentum, 1 - dampening, -lr), flags=flags, slot_flags=first)
+                (hp.weight_decay, hp.momentum, 1 - hp.dampening, -hp.lr), flags=flags, slot_flags=first)
     return bufs
 
 
-def adam_update(rec, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                weight_decay, amsgrad, maximize, decoupled):
-    if _optim_host(rec, "adam_update", params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
-                   beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
-        return
+def adam_update(rec, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, hp):
     on_device = bool(steps) and not isinstance(steps[0], (int, float))
     if on_device:
         count_steps(rec, steps)
-    per = None if on_device else [(-lr / (1 - beta1 ** s), (1 - beta2 ** s) ** 0.5, 0.0, 0.0) for s in steps]
-    _optim_step(rec, "adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else None],
-                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps, lr, beta1), per,
-                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0),
+    per = None if on_device else [(-hp.lr / (1 - hp.beta1 ** s), (1 - hp.beta2 ** s) ** 0.5, 0.0, 0.0)
+                                  for s in steps]
+    _optim_step(rec, "adam_update", params, grads, [exp_avgs, exp_avg_sqs, max_exp_avg_sqs if hp.amsgrad else None],
+                (hp.weight_decay, 1 - hp.lr * hp.weight_decay, 1 - hp.beta1, hp.beta2, 1 - hp.beta2, hp.eps, hp.lr,
+                 hp.beta1), per, _flags(hp),
                 step_views=steps if on_device else None)
 
 
-def rmsprop_update(rec, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
-                   momentum, centered, maximize):
-    if _optim_host(rec, "rmsprop_update", params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps,
-                   weight_decay, momentum, centered, maximize):
-        return
+def rmsprop_update(rec, params, grads, square_avgs, grad_avgs, momentum_bufs, hp):
     _optim_step(rec, "rmsprop_update", params, grads,
-                [square_avgs, grad_avgs if centered else None, momentum_bufs if momentum > 0 else None],
-                (weight_decay, alpha, 1 - alpha, eps, momentum, -lr), flags=_MAXIMIZE if maximize else 0)
+                [square_avgs, grad_avgs if hp.centered else None, momentum_bufs if hp.momentum > 0 else None],
+                (hp.weight_decay, hp.alpha, 1 - hp.alpha, hp.eps, hp.momentum, -hp.lr), flags=_flags(hp))
 
 
-def adagrad_update(rec, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
-    if _optim_host(rec, "adagrad_update", params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps,
-                   maximize):
-        return
-    per = [(-lr / (1 + (s - 1) * lr_decay), 0.0, 0.0, 0.0) for s in steps]
-    _optim_step(rec, "adagrad_update", params, grads, [state_sums, None, None], (weight_decay, eps), per,
-                _MAXIMIZE if maximize else 0)
+def adagrad_update(rec, params, grads, state_sums, steps, hp):
+    per = [(-hp.lr / (1 + (s - 1) * hp.lr_decay), 0.0, 0.0, 0.0) for s in steps]
+    _optim_step(rec, "adagrad_update", params, grads, [state_sums, None, None], (hp.weight_decay, hp.eps), per,
+                _flags(hp))
 
 
-def adadelta_update(rec, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
-    if _optim_host(rec, "adadelta_update", params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay,
-                   maximize):
-        return
+def adadelta_update(rec, params, grads, square_avgs, acc_deltas, hp):
     _optim_step(rec, "adadelta_update", params, grads, [square_avgs, acc_deltas, None],
-                (weight_decay, rho, 1 - rho, eps, -lr), flags=_MAXIMIZE if maximize else 0)
+                (hp.weight_decay, hp.rho, 1 - hp.rho, hp.eps, -hp.lr), flags=_flags(hp))
 
 
-def adamax_update(rec, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay,
-                  maximize):
-    if _optim_host(rec, "adamax_update", params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps,
-                   weight_decay, maximize):
-        return
-    per = [(-lr / (1 - beta1 ** s), 0.0, 0.0, 0.0) for s in steps]
+def adamax_update(rec, params, grads, exp_avgs, exp_infs, steps, hp):
+    per = [(-hp.lr / (1 - hp.beta1 ** s), 0.0, 0.0, 0.0) for s in steps]
     _optim_step(rec, "adamax_update", params, grads, [exp_avgs, exp_infs, None],
-                (weight_decay, 1 - beta1, beta2, eps), per, _MAXIMIZE if maximize else 0)
+                (hp.weight_decay, 1 - hp.beta1, hp.beta2, hp.eps), per, _flags(hp))
 
 
-def nadam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
-                 weight_decay, momentum_decay, decoupled, maximize):
-    if _optim_host(rec, "nadam_update", params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1,
-                   beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
-        return
+def nadam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, hp):
     per = []
     for s, prod in zip(steps, mu_products):
-        mu = beta1 * (1.0 - 0.5 * 0.96 ** (s * momentum_decay))
-        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * momentum_decay))
-        per.append((1 - beta2 ** s, -lr * (1.0 - mu) / (1.0 - prod), -lr * mu_next / (1.0 - prod * mu_next), 0.0))
+        mu = hp.beta1 * (1.0 - 0.5 * 0.96 ** (s * hp.momentum_decay))
+        mu_next = hp.beta1 * (1.0 - 0.5 * 0.96 ** ((s + 1) * hp.momentum_decay))
+        per.append((1 - hp.beta2 ** s, -hp.lr * (1.0 - mu) / (1.0 - prod), -hp.lr * mu_next / (1.0 - prod * mu_next),
+                    0.0))
     _optim_step(rec, "nadam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
-                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+                (hp.weight_decay, 1 - hp.lr * hp.weight_decay, 1 - hp.beta1, hp.beta2, 1 - hp.beta2, hp.eps), per,
+                _flags(hp))
 
 
-def radam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
-                 decoupled, maximize):
-    if _optim_host(rec, "radam_update", params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                   weight_decay, decoupled, maximize):
-        return
-    rho_inf = 2 / (1 - beta2) - 1
+def radam_update(rec, params, grads, exp_avgs, exp_avg_sqs, steps, hp):
+    rho_inf = 2 / (1 - hp.beta2) - 1
     per = []
     for s in steps:
-        bc2 = 1 - beta2 ** s
-        rho_t = rho_inf - 2 * s * beta2 ** s / bc2
+        bc2 = 1 - hp.beta2 ** s
+        rho_t = rho_inf - 2 * s * hp.beta2 ** s / bc2
         rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5 \
             if rho_t > 5.0 else 0.0
-        per.append((1 - beta1 ** s, lr, bc2 ** 0.5, rect))
+        per.append((1 - hp.beta1 ** s, hp.lr, bc2 ** 0.5, rect))
     _optim_step(rec, "radam_update", params, grads, [exp_avgs, exp_avg_sqs, None],
-                (weight_decay, 1 - lr * weight_decay, 1 - beta1, beta2, 1 - beta2, eps), per,
-                (_MAXIMIZE if maximize else 0) | (_DECOUPLED if decoupled else 0))
+                (hp.weight_decay, 1 - hp.lr * hp.weight_decay, 1 - hp.beta1, hp.beta2, 1 - hp.beta2, hp.eps), per,
+                _flags(hp))

@@ -7,7 +7,6 @@ from ... import _dtype as D
 from ..._geometry import numel as prod
 from . import dtypes as T, views
 from .elementwise_kernels import cast, elementwise
-from .fallback import host_fallback
 from .kernel_launch import dense, grid256, pack, source
 
 MAX_RANK = 6
@@ -34,12 +33,9 @@ def _rows(values, fill=0):
 def pad(rec, x, pads, mode, value):
     pads = tuple((int(a), int(b)) for a, b in pads)
     if x.dtype is D.float16:
-        return cast(rec, pad(rec, cast(rec, x, D.float32), pads, mode, value),
-                                        D.float16)
-    if len(x.shape) > MAX_RANK - (x.dtype is D.int64):  # fold the leading unpadded dims into one
+        return cast(rec, pad(rec, cast(rec, x, D.float32), pads, mode, value), D.float16)
+    if len(x.shape) > MAX_RANK - (x.dtype is D.int64):  # fold the leading unpadded dims into one (host_rules.py)
         lead = len(x.shape) - MAX_RANK + 1 + (x.dtype is D.int64)
-        if any(p != (0, 0) for p in pads[:lead]):
-            return host_fallback(rec, "pad", x, pads, mode, value)
         xc = dense(rec, x)
         folded = views.reshaped(xc, (prod(x.shape[:lead]),) + x.shape[lead:])
         y = pad(rec, folded, ((0, 0),) + pads[lead:], mode, value)
@@ -74,8 +70,6 @@ def _pad_words(rec, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, 
 def pad_backward(rec, g, pads, mode):
     if g.dtype is D.float16:
         return cast(rec, pad_backward(rec, cast(rec, g, D.float32), pads, mode), D.float16)
-    if g.dtype is not D.float32:
-        return host_fallback(rec, "pad_backward", g, pads, mode)
     g = dense(rec, g)
     for dim, (lo, hi) in enumerate(pads):
         if lo == 0 and hi == 0:

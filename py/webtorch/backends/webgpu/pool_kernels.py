@@ -20,24 +20,28 @@ def plane_geometry(x):
     return (x.strides[0], x.strides[1], st[0], st[1]), (st[2], x.offset, 0, 0)
 
 
-def _window_fits(spans):
+def window_fits(spans):
     """True when one invocation walks a window of these spans (one nested loop per dim) within its loop
-    budget (limits.py); a larger window (a global pool of a large plane) runs on the host, counted in
-    stats()["host_fallbacks"], rather than come back truncated."""
+    budget (limits.py); a larger window (a global pool of a large plane) runs on the host (host_rules.py)
+    rather than come back truncated."""
     trips = 1
     for k in spans:
         trips = trips * k + 1
     return trips <= limits.loop_trips()
 
 
+#: the dtypes the pooling kernels serve (float16 through float32, int64 through int32 when its values allow)
+SERVED = frozenset({D.float32, D.float16, D.int32, D.int64})
+
+
 def _elementwise_dtype(rec, x, scale=1):
     """The float32/int32 view to compute x's pooling on (float16 cast up; int64 narrowed when the host knows its
-    values, and sums of ``scale`` of them, fit int32), or None for the host fallback."""
+    values, and sums of ``scale`` of them, fit int32), or None: the int64 values do not fit, the host computes."""
     if x.dtype is D.float16:
         return cast(rec, x, D.float32)
     if x.dtype is D.int64:
         return cast(rec, x, D.int32) if fits_int32(rec, [(x, scale)]) else None
-    return x if x.dtype in _ELEMENT else None
+    return x
 
 
 def max_pool(rec, x, kernel, stride, padding, dilation, ceil_mode):
@@ -53,8 +57,7 @@ def adaptive_max_pool(rec, x, output_size):
 
 def _max_pool(rec, x, out, window, name, args):
     xc = _elementwise_dtype(rec, x)
-    spans = window[0] if window else [-(-s // max(o, 1)) + 1 for s, o in zip(x.shape[2:], out)]
-    if xc is None or not _window_fits(spans):
+    if xc is None:
         return host_fallback(rec, name, x, *args)
     wgsl_t, is_float = _ELEMENT[xc.dtype]
     shape = x.shape[:2] + out
@@ -77,7 +80,7 @@ def _max_pool(rec, x, out, window, name, args):
 
 def avg_pool(rec, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
     xc = _elementwise_dtype(rec, x, prod(kernel))
-    if xc is None or not _window_fits(kernel):
+    if xc is None:
         return host_fallback(rec, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
                              divisor_override)
     out = tuple(out_size(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
@@ -89,7 +92,7 @@ def avg_pool(rec, x, kernel, stride, padding, ceil_mode, count_include_pad, divi
 def avg_pool_backward(rec, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                       divisor_override):
     gc = _elementwise_dtype(rec, g, prod(kernel))
-    if gc is None or not _window_fits([-(-k // s) + 1 for k, s in zip(kernel, stride)]):
+    if gc is None:
         return host_fallback(rec, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
                              count_include_pad, divisor_override)
     y = _avg_pool(rec, gc, tuple(input_shape), tuple(input_shape), g.shape[2:], kernel, stride, padding,
@@ -138,11 +141,8 @@ def scatter_plane(rec, src, indices, plane_shape, accumulate):
 
 
 def gather_plane(rec, src, indices):
-    if src.dtype is D.float16:  # the kernel moves 32-bit words
-        return cast(rec, gather_plane(rec, cast(rec, src, D.float32), indices),
-                                        D.float16)
-    if src.dtype is D.int64:
-        return host_fallback(rec, "gather_plane", src, indices)
+    if src.dtype is D.float16:  # the kernel moves 32-bit words (int64 runs on the host: host_rules.py)
+        return cast(rec, gather_plane(rec, cast(rec, src, D.float32), indices), D.float16)
     plane = prod(src.shape[2:])
     indices, _ = index_kernels.check_index(rec, indices, plane, 0, False, "gather_plane")
     out = rec.new(indices.shape, src.dtype)

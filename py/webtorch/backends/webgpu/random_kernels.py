@@ -4,9 +4,9 @@ import struct
 
 from ... import _dtype as D
 from ..philox import PhiloxState
-from . import capture, codegen, dtypes as T, views
+from . import codegen, dtypes as T, views
 from .elementwise_kernels import cast
-from .graph import DeviceOp, Src
+from .handles import DeviceOp, Src
 from .index_bounds import keep_bounds
 from .kernel_launch import source
 
@@ -24,10 +24,9 @@ def rng_set_state(rec, rng, state):
 
 
 def draw(rec, kind, shape, a, b, rng, out_dt):
-    if capture.is_capturing(rec):
-        capture.refuse("drawing random numbers (dropout, rand, randn, randint, ...)",
-                       "every replay would draw the same numbers; draw them outside the capture into a static "
-                       "tensor, or disable dropout (p=0, model.eval())")
+    rec.host_exchange("drawing random numbers (dropout, rand, randn, randint, ...)",
+                      "every replay would draw the same numbers; draw them outside the capture into a static "
+                      "tensor, or disable dropout (p=0, model.eval())")
     out = rec.new(shape, out_dt)
     n = out.numel
     if not n:

@@ -1,6 +1,6 @@
 """randperm on the webgpu device: a bitonic sort of (Philox key, index) pairs, all on the GPU.
 
-A function of the device's Recorder (recorder.py), delegated to by WebGPUBackend.
+A function of the device's Recorder (recorder.py), bound by WebGPUBackend (backend.py).
 ``randperm(n)`` draws P = next power of two >= n random int32 keys, then sorts
 the pairs (key, index) -- ties by index, indices >= n (padding) last -- with webgpu-shaders/randperm_local.wgsl
 (stages inside 2048-pair blocks in workgroup memory) and randperm_global.wgsl (one dispatch per longer
@@ -12,7 +12,7 @@ import struct
 from ... import _dtype as D
 from . import codegen, creation, dtypes as T, random_kernels
 from .elementwise_kernels import cast
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import source
 

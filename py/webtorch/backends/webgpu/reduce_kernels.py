@@ -3,7 +3,7 @@ invocation's loop budget (limits.py) split into chunks whose partials are reduce
 from ... import _dtype as D
 from . import codegen, creation, dtypes as T, limits, views
 from .elementwise_kernels import cast, contiguous
-from .graph import DeviceOp, Src, View, contiguous_strides
+from .handles import DeviceOp, Src, View, contiguous_strides
 from .index_bounds import keep_bounds
 from .recorder import numel
 

@@ -1,8 +1,8 @@
 """The runtime interface: the only thing the webgpu backend asks of a WebGPU implementation.
 
 Two implementations share it: ``runtime_native.RuntimeNative`` (CPython, wgpu-py) and
-``runtime_browser.RuntimeBrowser`` (Pyodide, talks to web/bridge.js). Everything above it (lazy graph,
-scheduler, code generation, buffer pool) is shared Python, so a runtime stays small and does no math.
+``runtime_browser.RuntimeBrowser`` (Pyodide, talks to web/bridge.js). Everything above it (pending queue,
+planner, code generation, buffer pool) is shared Python, so a runtime stays small and does no math.
 
 The contract, in one paragraph: a runtime owns one device. Buffers are named by small integers that
 the runtime hands out (``alloc``) and takes back (``free``); they are plain byte ranges, usable as

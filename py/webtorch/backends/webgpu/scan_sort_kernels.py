@@ -1,6 +1,6 @@
 """WGSL kernels of scans (cumulative), small-row sort/topk and searchsorted.
 
-Functions of the device's Recorder (recorder.py), delegated to by WebGPUBackend. ``cumulative`` is one
+Functions of the device's Recorder (recorder.py), bound by WebGPUBackend (backend.py). ``cumulative`` is one
 dispatch of webgpu-shaders/scan_cumulative.wgsl (a workgroup scan per row, or an invocation per row when rows
 are short); ``sort``/``topk`` one dispatch of
 sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the counted host path);
@@ -12,19 +12,20 @@ import struct
 from ... import _dtype as D
 from . import codegen, creation, dtypes as T, limits, wgsl_loader
 from .elementwise_kernels import cast, contiguous
-from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .index_bounds import keep_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from .wgsl_ops import helper_sources
 
 SORT_MAX_N = 2048
 SEQUENTIAL_MAX = 32  # rows up to this long are scanned by one invocation each
-_T = {D.float32: "f32", D.int32: "i32", D.int64: T.I64, D.uint32: "u32", D.bool_: "u32", D.uint8: "i32",
+SCAN_TYPES = {D.float32: "f32", D.int32: "i32", D.int64: T.I64, D.uint32: "u32", D.bool_: "u32", D.uint8: "i32",
       D.int8: "i32", D.int16: "i32"}
 # the value functions of each kernel for int64 (two's complement vec2<u32>): no NaN, signed 64-bit order/arithmetic
 _I64_VALUES = {
     "scan_cumulative": ("""fn is_nan(v: T) -> bool { return false; }
+fn to_f32(v: T) -> f32 { return 0.0; }
+fn from_f32(v: f32) -> T { return T(); }
 fn right_wins(l: T, r: T) -> bool { return select(!wt_i64_lt(l, r), !wt_i64_lt(r, l), OP == 3u); }
 fn combine(l: T, r: T) -> T {
   switch OP {
@@ -75,33 +76,38 @@ def _scan_dummy(rec):
 
 
 def cumulative(rec, op, h, dim, dtype, reverse=False):
-    if dtype not in _T or len(h.shape) > MAX_RANK or (op == "logsumexp" and dtype is not D.float32):
-        return host_fallback(rec, "cumulative", op, h, dim, dtype, reverse)
     x = h if h.dtype is dtype else cast(rec, h, dtype)
     out = rec.new(h.shape, dtype)
-    idx = rec.new(h.shape, D.int32) if op in ("max", "min") else None
     L = h.shape[dim]
+    # a workgroup scans its row 256 elements per step of 10 loop iterations (limits.py; measured on
+    # lavapipe: the Hillis-Steele loop runs 8 times and counts once more on exit): a longer row is
+    # scanned in segments, each then combined with the running value where the one before it ended
+    seg = L if L <= SEQUENTIAL_MAX else max(256, limits.loop_trips() // 10 * 256)
+    # a float32 sum in segments: each segment starts in the kernel from the float-float pair where the one before
+    # it ended, its low words kept in an int32 buffer bound where max/min bind their indices
+    compensated = op == "sum" and dtype is D.float32
+    paired = compensated and L > seg
+    idx = rec.new(h.shape, D.int32) if op in ("max", "min") or paired else None
     if h.numel:
-        # a workgroup scans its row 256 elements per step of 10 loop iterations (limits.py; measured on
-        # lavapipe: the Hillis-Steele loop runs 8 times and counts once more on exit): a longer row is
-        # scanned in segments, each then combined with the running value where the one before it ended
-        seg = L if L <= SEQUENTIAL_MAX else max(256, limits.loop_trips() // 10 * 256)
         starts = list(range(0, L, seg))
         prev = None
         for s0 in (reversed(starts) if reverse else starts):
             part = [_narrow(v, dim, s0, min(seg, L - s0)) if v is not None else None for v in (x, out, idx)]
-            _scan_dispatch(rec, op, *part, dim, dtype, reverse)
-            if prev is not None:
+            _scan_dispatch(rec, op, *part, dim, dtype, reverse, carry=paired and prev is not None, store_lo=paired)
+            if prev is not None and not compensated:
                 _scan_carry(rec, op, part[1], part[2], prev, s0)
             edge = 0 if reverse else part[1].shape[dim] - 1  # where this segment ends in scan order
             prev = [_narrow(v, dim, edge, 1) if v is not None else None for v in part[1:]]
         if dtype in T.SMALL_INTS and op in ("sum", "prod"):  # the scan ran in i32: wrap
             rec.ew("copy", [out], dtype, dtype, out.shape, out=out)
+    if paired:
+        return out
     return (out, cast(rec, idx, D.int64)) if idx is not None else out
 
 
-def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse):
-    """One scan_cumulative.wgsl dispatch over views x -> out (and idx: positions within these views)."""
+def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse, carry=False, store_lo=False):
+    """One scan_cumulative.wgsl dispatch over views x -> out (and idx: positions within these views, or the low
+    words of a compensated sum: ``store_lo`` writes them, ``carry`` starts from the pair before the segment)."""
     L = x.shape[dim]
     rows = x.numel // L
     geom, rank = _row_geometry(x, out, dim)
@@ -109,8 +115,8 @@ def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse):
     words = (rows, L, rank, 1 if reverse else 0) + geom
     ibuf = (idx if idx is not None else _scan_dummy(rec)).st.buf
     writes = [out.st.buf] + ([idx.st.buf] if idx is not None else [])
-    src = kernel_source("scan_cumulative", T=_T[dtype], FLOAT=dtype is D.float32, OP=f"{_OPS[op]}u",
-                        SEQUENTIAL=seq)
+    src = kernel_source("scan_cumulative", T=SCAN_TYPES[dtype], FLOAT=dtype is D.float32, OP=f"{_OPS[op]}u",
+                        SEQUENTIAL=seq, CARRY=carry, STORE_LO=store_lo)
     rec.record_kernel(f"scan_{op}", src, struct.pack("<32I", *words),
                       codegen.grid(-(-rows // 256) if seq else rows),
                       [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
@@ -138,11 +144,15 @@ def _scan_carry(rec, op, out, idx, prev, s0):
     rec.ew("where", [wins, out, carry], dt, dt, out.shape, out=out)
 
 
+def sortable(h, dim):
+    """Whether the bitonic kernel sorts h's rows along dim (a dtype it knows, rows up to SORT_MAX_N long);
+    else the host sorts (host_rules.py)."""
+    return h.dtype in SCAN_TYPES and len(h.shape) <= MAX_RANK and h.shape[dim] <= SORT_MAX_N
+
+
 def _sorted_rows(rec, h, dim, descending, k):
-    """(values, int64 indices) of the first k of each row sorted along dim; None when rows are too long."""
+    """(values, int64 indices) of the first k of each row sorted along dim."""
     L = h.shape[dim]
-    if h.dtype not in _T or len(h.shape) > MAX_RANK or L > SORT_MAX_N:
-        return None
     shape = h.shape[:dim] + (k,) + h.shape[dim + 1:]
     out = rec.new(shape, h.dtype)
     idx = rec.new(shape, D.int32)
@@ -153,7 +163,7 @@ def _sorted_rows(rec, h, dim, descending, k):
             n *= 2
         geom, rank = _row_geometry(h, out, dim)
         words = (rows, L, rank, k) + geom + (n, 0, 0, 0)
-        src = kernel_source("sort_bitonic", T=_T[h.dtype], FLOAT=h.dtype is D.float32, DESCENDING=bool(descending))
+        src = kernel_source("sort_bitonic", T=SCAN_TYPES[h.dtype], FLOAT=h.dtype is D.float32, DESCENDING=bool(descending))
         rec.record_kernel("sort_bitonic", src, struct.pack("<36I", *words), codegen.grid(rows),
                           [h.st.buf, out.st.buf, idx.st.buf], [h.st.buf], [out.st.buf, idx.st.buf])
     return out, cast(rec, idx, D.int64)
@@ -162,25 +172,28 @@ def _sorted_rows(rec, h, dim, descending, k):
 def sort(rec, h, dim, descending, stable):
     if not h.shape:
         return contiguous(rec, h), creation.full(rec, (), 0, D.int64)
-    r = _sorted_rows(rec, h, dim, descending, h.shape[dim])
-    return r if r is not None else host_fallback(rec, "sort", h, dim, descending, stable)
+    return _sorted_rows(rec, h, dim, descending, h.shape[dim])
 
 
 def topk(rec, h, k, dim, largest, sorted):
     if not h.shape:
         return contiguous(rec, h), creation.full(rec, (), 0, D.int64)
-    r = _sorted_rows(rec, h, dim, largest, k)
-    return r if r is not None else host_fallback(rec, "topk", h, k, dim, largest, sorted)
+    return _sorted_rows(rec, h, dim, largest, k)
+
+
+def search_type(a, b):
+    """The dtype sort_searchsorted compares seq (dtype a) and values (dtype b) in, or None: the host searches
+    (host_rules.py)."""
+    if SCAN_TYPES.get(a) is None or SCAN_TYPES.get(b) is None:
+        return None
+    if SCAN_TYPES[a] == SCAN_TYPES[b]:
+        return a
+    return D.float32 if D.float32 in (a, b) else D.int64 if D.int64 in (a, b) else None
 
 
 def searchsorted(rec, seq, values, right, out_int32):
-    if not isinstance(values, View) or _T.get(seq.dtype) is None or _T.get(values.dtype) is None:
-        return host_fallback(rec, "searchsorted", seq, values, right, out_int32)
-    if _T[seq.dtype] != _T[values.dtype]:  # compare in the promoted type, as PyTorch does
-        common = D.float32 if D.float32 in (seq.dtype, values.dtype) else \
-            D.int64 if D.int64 in (seq.dtype, values.dtype) else None
-        if common is None:
-            return host_fallback(rec, "searchsorted", seq, values, right, out_int32)
+    if SCAN_TYPES[seq.dtype] != SCAN_TYPES[values.dtype]:  # compare in the promoted type, as PyTorch does
+        common = search_type(seq.dtype, values.dtype)
         seq, values = cast(rec, seq, common), cast(rec, values, common)
     seq = seq if seq.is_contiguous() else contiguous(rec, seq)
     values = values if values.is_contiguous() else contiguous(rec, values)
@@ -190,7 +203,7 @@ def searchsorted(rec, seq, values, right, out_int32):
         length = seq.shape[-1]
         m = 0 if len(seq.shape) == 1 else (values.shape[-1] if values.shape else 1)
         words = (n, m, length, 0, seq.offset, values.offset, 0, 0)
-        src = kernel_source("sort_searchsorted", T=_T[seq.dtype], RIGHT=bool(right))
+        src = kernel_source("sort_searchsorted", T=SCAN_TYPES[seq.dtype], RIGHT=bool(right))
         rec.record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256)),
                           [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
         keep_bounds(out, (0, length))  # insertion points: index checks on them need no readback

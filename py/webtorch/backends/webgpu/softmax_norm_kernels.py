@@ -4,7 +4,7 @@ One row (the softmax dim, or the flattened normalized dims) is reduced by RT coo
 a workgroup (webgpu-shaders/softmax_*.wgsl, layernorm_*.wgsl): short rows get few invocations each (many
 rows per workgroup), long rows a whole workgroup. Everything is recorded lazily like any other kernel.
 The weight and bias gradients of layer_norm are column sums: recorded as elementwise nodes feeding a
-reduction, which the scheduler fuses into one kernel each. batch_norm reduces per channel (one workgroup per
+reduction, which the planner fuses into one kernel each. batch_norm reduces per channel (one workgroup per
 channel over N and the spatial dims): statistics, running-stat updates and the output in one kernel; the
 backward's three gradients in one more. With the adapter's subgroups every reduction helper is swapped for its
 subgroup version (subgroup_reduce.py).
@@ -16,8 +16,7 @@ from ..._geometry import numel
 from . import creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
-from .fallback import host_fallback
-from .graph import View, contiguous_strides
+from .handles import View, contiguous_strides
 
 _SOURCES = {}
 
@@ -43,10 +42,10 @@ _CPU_MIN_ROWS = 16  # fewer rows on a CPU adapter: RT invocations share each (SI
 BN_RT = 256  # invocations per channel of batchnorm_*.wgsl
 
 
-def _row_fits(length, rt):
+def row_fits(length, rt):
     """True when ``rt`` invocations reduce a row of ``length`` within one invocation's loop budget (limits.py):
     the kernels walk the row up to four times plus a log-depth tree. A longer row (millions of elements) runs
-    on the host (counted in stats()["host_fallbacks"]) rather than come back truncated."""
+    on the host (host_rules.py) rather than come back truncated."""
     return length <= max(1, (limits.loop_trips() - 16) // 4) * rt
 
 
@@ -58,7 +57,7 @@ def _launch(rows, length, cpu):
     (rows of 64 and 128; one profiled step each on a loaded machine): layer_norm 72 -> 16 ms, softmax
     75 -> 14 ms per call."""
     rt = 1
-    if not (cpu and rows >= _CPU_MIN_ROWS and _row_fits(length, 1)):
+    if not (cpu and rows >= _CPU_MIN_ROWS and row_fits(length, 1)):
         while rt < 256 and rt * 8 < length:
             rt *= 2
     wg = max(64, rt)
@@ -110,8 +109,6 @@ def _channel_param(rec, h, fallback):
 
 
 def softmax(rec, h, dim, log, dtype):
-    if not _row_fits(h.shape[dim] if h.shape else 1, 256):
-        return host_fallback(rec, "softmax", h, dim, log, dtype)
     x = _f32(rec, h)
     out = rec.new(h.shape, D.float32)
     if out.numel:
@@ -129,8 +126,6 @@ def softmax(rec, h, dim, log, dtype):
 
 
 def softmax_backward(rec, g, y, dim, log, dtype):
-    if not _row_fits(y.shape[dim] if y.shape else 1, 256):
-        return host_fallback(rec, "softmax_backward", g, y, dim, log, dtype)
     g, y = _f32(rec, g), _f32(rec, y)
     out = rec.new(y.shape, D.float32)
     if out.numel:
@@ -149,8 +144,6 @@ def softmax_backward(rec, g, y, dim, log, dtype):
 
 
 def layer_norm(rec, x, weight, bias, n, eps):
-    if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
-        return host_fallback(rec, "layer_norm", x, weight, bias, n, eps)
     dt = x.dtype
     x2, rows, cols = _norm_rows(rec, x, n)
     stat_shape = x.shape[:len(x.shape) - n] + (1,) * n
@@ -173,8 +166,6 @@ def layer_norm(rec, x, weight, bias, n, eps):
 
 
 def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
-    if not _row_fits(numel(x.shape[len(x.shape) - n:]), 64):
-        return host_fallback(rec, "layer_norm_backward", g, x, mean, rstd, weight, n, need)
     x2, rows, cols = _norm_rows(rec, x, n)
     g2, _, _ = _norm_rows(rec, g, n)
     mean2 = views.reshaped(_dense(rec, mean), (rows, 1))
@@ -202,8 +193,6 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
 
 
 def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
-    if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
-        return host_fallback(rec, "batch_norm", x, weight, bias, running_mean, running_var, momentum, eps)
     dt = x.dtype
     c = x.shape[1]
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
@@ -235,8 +224,6 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
 
 
 def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
-    if x.shape[1] and not _row_fits(x.numel // x.shape[1], BN_RT):
-        return host_fallback(rec, "batch_norm_backward", g, x, mean, rstd, weight, need)
     c = x.shape[1]
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     g3, _ = _channel_geometry(rec, _f32(rec, g))

@@ -135,12 +135,12 @@ def forced(be, on):
         raise RuntimeError(f"the WebGPU adapter ({be.rt.description}) has no 'subgroups' feature")
     old = T.features.subgroups
     T.features.subgroups = bool(on)
-    be.scheduler.generated.clear()  # generated reductions are cached by structure, not by variant
+    be.planner.generated.clear()  # generated reductions are cached by structure, not by variant
     try:
         yield
     finally:
         T.features.subgroups = old
-        be.scheduler.generated.clear()
+        be.planner.generated.clear()
 
 
 # ---- generated reductions (codegen.reduce_kernel: one output per workgroup of WG invocations) ----------------

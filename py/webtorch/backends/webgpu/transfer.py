@@ -8,8 +8,8 @@ import struct
 import sys
 
 from ... import _dtype as D
-from . import capture, device_checks, dtypes as T
-from .graph import View
+from . import device_checks, dtypes as T
+from .handles import View
 from .index_bounds import BOUNDED, keep_bounds
 from .recorder import numel
 
@@ -119,9 +119,9 @@ def item(rec, h):
 
 
 def known_range(rec, h):
-    if capture.is_capturing(rec):  # a replay sees new values: the kernels check them
-        return None
-    return h.st.buf.bounds if h.dtype in BOUNDED else None
+    if h.dtype not in BOUNDED or not rec.host_exchange("the host-known bounds of an index"):
+        return None  # while capturing, a replay sees new values: the kernels check them
+    return h.st.buf.bounds
 
 
 def to_other(rec, h, target):
@@ -155,9 +155,8 @@ def on_device(rec, h):
 
 async def prefetch_async(rec, h):
     """h (or a contiguous copy) with its bytes awaited from the device, so reading it next never blocks."""
-    if capture.is_capturing(rec):
-        capture.refuse("reading a webgpu tensor's values (item_async, numpy_async, ...)",
-                       "read the static outputs after graph.replay()")
+    rec.host_exchange("reading a webgpu tensor's values (item_async, numpy_async, ...)",
+                      "read the static outputs after graph.replay()")
     if h.numel and not h.is_contiguous():
         h = rec.ew("copy", [h], h.dtype, h.dtype, h.shape)
     rec.flush()

@@ -5,8 +5,7 @@ conv_unfold_gemm.py builds the convolutions of a CPU adapter on them, conv_kerne
 from ... import _dtype as D
 from ..._geometry import numel
 from ..window_geometry import out_size
-from .fallback import host_fallback
-from .graph import View
+from .handles import View
 from .kernel_launch import float_kernel, grid256, pack, source, spatial3
 
 _UNFOLD_CH = 32  # conv_unfold.wgsl's CH: kernel positions of one unfold column per invocation
@@ -20,14 +19,11 @@ def add_channel_bias(rec, y, bias):
 
 # ---- F.unfold / F.fold ----------------------------------------------------------------------------
 def im2col(rec, x, kernel, stride, padding, dilation):
-    r = float_kernel(rec, lambda x: unfold(rec, x, kernel, stride, padding, dilation), x)
-    return host_fallback(rec, "im2col", x, kernel, stride, padding, dilation) if r is None else r
+    return float_kernel(rec, lambda x: unfold(rec, x, kernel, stride, padding, dilation), x)
 
 
 def col2im(rec, cols, size, kernel, stride, padding, dilation):
-    r = float_kernel(rec, lambda c: fold(rec, c, tuple(size), kernel, stride, padding, dilation),
-                     cols)
-    return host_fallback(rec, "col2im", cols, size, kernel, stride, padding, dilation) if r is None else r
+    return float_kernel(rec, lambda c: fold(rec, c, tuple(size), kernel, stride, padding, dilation), cols)
 
 
 def unfold(rec, x, kernel, stride, padding, dilation, L=None):

@@ -1,6 +1,6 @@
 """Views of webgpu handles for the kernel families: _geometry decides each view, this only wraps it in a View."""
 from ... import _geometry as G
-from .graph import View
+from .handles import View
 
 
 def reshaped(h, shape):

@@ -1,4 +1,4 @@
-"""WGSL for each elementwise op of backends/base.py ELEMENTWISE_OPS, and the helper functions they use.
+"""WGSL for each elementwise op of op_facts.ELEMENTWISE_OPS, and the helper functions they use.
 
 ``expr(op, args, ct, need)`` returns a WGSL expression: ``args`` are WGSL expressions already in the
 compute type ``ct`` ("f32", "i32", "u32", "bool", or int64's ``vec2<u32>`` (wgsl_int64.py); None for a missing

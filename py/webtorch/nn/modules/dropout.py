@@ -1,4 +1,4 @@
-"""Dropout, Dropout1d/2d, AlphaDropout: active in training mode only."""
+"""Dropout, Dropout1d/2d/3d, AlphaDropout, FeatureAlphaDropout: active in training mode only."""
 from .. import functional as F
 from .module import Module
 
@@ -37,3 +37,13 @@ class Dropout2d(_DropoutNd):
 
 class AlphaDropout(_DropoutNd):
     _fn = "alpha_dropout"
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) inputs."""
+    _fn = "dropout3d"
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """AlphaDropout of whole channels (SELU networks)."""
+    _fn = "feature_alpha_dropout"

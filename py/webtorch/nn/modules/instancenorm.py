@@ -1,8 +1,9 @@
-"""InstanceNorm1d/2d/3d: per-sample, per-channel normalization; running statistics optional (off by default)."""
+"""InstanceNorm1d/2d/3d and their lazy forms: per-sample, per-channel normalization; running statistics optional
+(off by default)."""
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
 
 class _InstanceNorm(_NormBase):
@@ -72,4 +73,26 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalization over (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _spatial = 3
+
+
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    """Lazy instance norms take _LazyNormBase's defaults (affine and running statistics on), as PyTorch's do."""
+
+
+class LazyInstanceNorm1d(_LazyInstanceNorm):
+    """InstanceNorm1d with num_features from its first input."""
+    cls_to_become = InstanceNorm1d
+    _spatial = 1
+
+
+class LazyInstanceNorm2d(_LazyInstanceNorm):
+    """InstanceNorm2d with num_features from its first input."""
+    cls_to_become = InstanceNorm2d
+    _spatial = 2
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm):
+    """InstanceNorm3d with num_features from its first input."""
+    cls_to_become = InstanceNorm3d
     _spatial = 3

@@ -1,10 +1,12 @@
-"""Identity, Linear, Bilinear."""
+"""Identity, Linear, LazyLinear, Bilinear."""
 import math
 
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..parameter import UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -81,3 +83,32 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention (a Linear under PyTorch's name)."""
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear layer whose in_features is the last dim of its first input; then it is a Linear."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.in_features = input.shape[-1]
+            self.weight.materialize((self.out_features, self.in_features))
+            if self.bias is not None:
+                self.bias.materialize((self.out_features,))
+            self.reset_parameters()

@@ -81,6 +81,16 @@ class NLLLoss(_WeightedLoss):
                           reduction=self.reduction)
 
 
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated: NLLLoss takes (N, C, H, W) inputs itself."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement.",
+                      FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
 class CTCLoss(_Loss):
     """Connectionist Temporal Classification loss (F.ctc_loss) of (T, N, C) log-probabilities."""
 

@@ -1,4 +1,4 @@
-"""PixelShuffle, PixelUnshuffle and ChannelShuffle: channel <-> space rearrangements (no parameters)."""
+"""PixelShuffle and PixelUnshuffle: channel <-> space rearrangements (no parameters)."""
 from .. import functional as F
 from .module import Module
 
@@ -29,17 +29,3 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    """Interleave ``groups`` channel groups: (N, g*k, *) viewed (N, g, k, *) -> (N, k, g, *)."""
-
-    def __init__(self, groups):
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input):
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self):
-        return f"groups={self.groups}"

@@ -1,10 +1,13 @@
-"""torch.nn.utils: flat parameter vectors, gradient clipping, the packed sequences of .rnn, parametrizations
-(.parametrize, .parametrizations: loaded on first use, ``webtorch._lazy``) and the older weight_norm/spectral_norm
-hooks."""
+"""torch.nn.utils: flat parameter vectors, gradient clipping, BatchNorm fusion, skip_init, the packed sequences
+of .rnn, parametrizations (.parametrize, .parametrizations: loaded on first use, ``webtorch._lazy``) and the older
+weight_norm/spectral_norm hooks."""
 from ..._lazy import lazy_names
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, clip_grads_with_norm_  # noqa: F401
 from . import rnn  # noqa: F401
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
+                     fuse_linear_bn_weights)
+from .init import skip_init  # noqa: F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: F401
 

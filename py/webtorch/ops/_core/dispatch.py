@@ -2,13 +2,28 @@
 import operator
 
 from ... import _dtype as D
-from ..._tensor import Tensor, _wrap
+from ..._tensor import Tensor, _wrap, fresh_geometry, handle_geometry
 from ..._broadcast import broadcast_shapes  # noqa: F401  (re-exported for ops)
+from ..._geometry import dim_index, norm_dim  # noqa: F401  (re-exported for ops)
 
 
-def wrap(h, like, dtype=None):
-    """A fresh Tensor around handle h, on like's device; dtype: h's, when the caller knows it."""
-    return _wrap(h, like._be, like._device, dtype=dtype)
+def wrap(h, like, shape, dtype=None):
+    """A Tensor around the fresh op result h of ``shape`` (a tuple, Size or list), on like's device; dtype: h's,
+    when the caller knows it."""
+    if type(shape) is list:  # (fresh_geometry's cache takes hashable shapes)
+        shape = tuple(shape)
+    return _wrap(h, like._be, like._device, fresh_geometry(shape), dtype=dtype)
+
+
+def wrap_target(h, x, inplace):
+    """The result of an op that wrote handle h: x's own handle (``inplace``: x's geometry) or a fresh copy of x."""
+    return _wrap(h, x._be, x._device, x._geom, dtype=x.dtype) if inplace else wrap(h, x, x.shape)
+
+
+def wrap_view(h, like):
+    """A Tensor around handle h whose geometry only the backend knows: a view made on handles (reshape_view,
+    permute, slice of a handle) or a result of data-dependent shape (nonzero, unique)."""
+    return _wrap(h, like._be, like._device, handle_geometry(like._be, h))
 
 
 _SCALAR_TYPES = (bool, int, float)
@@ -68,23 +83,6 @@ def check_same_device(*tensors):
         elif t._device.type != dev.type:
             raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                                f"{dev} and {t._device}! (move them with .to({str(dev)!r}))")
-
-
-def norm_dim(dim, ndim):
-    n = ndim if ndim > 0 else 1
-    if type(dim) is not int:
-        dim = dim_index(dim)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
-def dim_index(dim):
-    """An int ``dim`` argument; a float (``dim=1.0``) is refused as PyTorch refuses it."""
-    try:
-        return operator.index(dim)
-    except TypeError:
-        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}") from None
 
 
 def norm_dims(dim, ndim):

@@ -8,10 +8,11 @@ the edge (None, 0), as PyTorch's nodes do, and backward returns one gradient per
 from ... import _dtype as D
 from ...autograd.graph import Node, apply_op, attach, recording
 from ...autograd.grad_mode import state as _grad_state
-from ..._tensor import Tensor, _wrap
+from ..._broadcast import broadcast_shapes
+from ..._tensor import Tensor, _wrap, fresh_geometry
 from .dispatch import operands, wrap
 from ..._dtype import scalar_type_name
-from .inplace import store, check_castable, check_inplace_target, check_overlap
+from .inplace import store, check_castable, check_inplace_target, check_overlap, overlaps_itself, write_sequentially
 from .out_arg import write_out  # noqa: F401 (the elementwise modules import it from here)
 
 NUMBERS = (bool, int, float)
@@ -21,7 +22,8 @@ OPERAND_TYPES = (Tensor,) + NUMBERS
 
 def ew(op, args, dtype):
     ref, hs = operands(args)
-    return wrap(ref._be.elementwise(op, hs, dtype), ref)
+    h = ref._be.elementwise(op, hs, dtype)
+    return wrap(h, ref, broadcast_shapes(*(a.shape for a in args if isinstance(a, Tensor))))
 
 
 def ew2(op, a, b, dtype):
@@ -31,9 +33,13 @@ def ew2(op, a, b, dtype):
         be = a._be
         if isinstance(b, Tensor):
             if b._be is be:
-                return _wrap(be.elementwise(op, (a._data, b._data), dtype), be, a._device, dtype=dtype)
+                h = be.elementwise(op, (a._data, b._data), dtype)
+                sa, sb = a._geom[0], b._geom[0]
+                return _wrap(h, be, a._device, fresh_geometry(sa if sa == sb else broadcast_shapes(sa, sb)),
+                             dtype=dtype)
         elif type(b) in _NUMBER_TYPES:
-            return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device, dtype=dtype)
+            return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device, fresh_geometry(a._geom[0]),
+                         dtype=dtype)
     return ew(op, (a, b), dtype)
 
 
@@ -145,6 +151,8 @@ def inplace_method(fn):
         # PyTorch refuses an overlapping write before computing anything (and after autograd's leaf check)
         check_inplace_target(self)
         check_overlap(self, args + tuple(kwargs.values()) if kwargs else args)
+        if self._base is not None and overlaps_itself(self):
+            return write_sequentially(method, self, args, kwargs)
         r = fn(self, *args, **kwargs)
         check_castable(r.dtype, self.dtype)
         keep_original_self(r, self)

@@ -11,7 +11,7 @@ from ...autograd.view_history import rebase_view
 from ...autograd.grad_mode import state
 from ... import _geometry as G
 from ..._geometry import is_expanded
-from ..._tensor import Size, _wrap
+from ..._tensor import Size, Tensor, _wrap
 
 def not_implemented_for(kernel, dt):
     """PyTorch's error for a kernel that has no version for dtype dt."""
@@ -107,6 +107,49 @@ def _non_overlapping_and_dense(shape, strides):
     return True
 
 
+def overlaps_itself(self):
+    """True when self is a view some of whose elements share one address without being expanded (an unfold
+    window view, an as_strided view with small strides). Sure answers only where cheap: a view whose dims, sorted by
+    stride, each step past everything the smaller ones span, cannot overlap; any other view counts as overlapping,
+    which costs only speed (the sequential path computes the same result for a view that does not overlap)."""
+    if self._base is None:
+        return False
+    shape, strides, _ = self._geometry_of()
+    span = 0
+    for st, n in sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1):
+        if st == 0:
+            return False  # expanded: check_overlap refuses the write
+        if st <= span:
+            return True
+        span += (n - 1) * st
+    return False
+
+
+def write_sequentially(method, self, args, kwargs, keep_dim=None):
+    """Run the in-place ``method`` on an overlapping view one slice at a time, in C order, recursively down to
+    slices that do not overlap themselves: each element is then computed from memory as the elements before it
+    left it, as PyTorch's element loops do (``t.unfold(0, 2, 1).add_(1)`` adds 1 twice to each shared element).
+    Tensor arguments are sliced alongside (broadcast to self's shape); ``keep_dim``, the dim a scan runs along,
+    is never sliced. Slices are narrowed, not selected, so dim arguments keep their meaning."""
+    shape = tuple(self.shape)
+    dim = next((d for d, n in enumerate(shape) if n > 1 and d != keep_dim), None)
+    if dim is None:  # only keep_dim is left, and a dim overlapping itself alone has stride 0: never reached
+        raise RuntimeError(_INTERNAL_OVERLAP)
+
+    def part(a, i):
+        return a.expand(shape).narrow(dim, i, 1) if isinstance(a, Tensor) and a.dim() > 0 else a
+
+    for i in range(shape[dim]):
+        piece = self.narrow(dim, i, 1)
+        piece_args = [part(a, i) for a in args]
+        piece_kwargs = {k: part(v, i) for k, v in kwargs.items()}
+        if overlaps_itself(piece):
+            write_sequentially(method, piece, piece_args, piece_kwargs, keep_dim)
+        else:
+            method(piece, *piece_args, **piece_kwargs)
+    return self
+
+
 def commit(self, result, inputs=()):
     """Write result into self (same shape; dtype cast) and transfer autograd history. Returns self.
     inputs: the op's operands, checked for memory overlap with self (check_overlap) before the write."""
@@ -149,7 +192,7 @@ def view_at(src, shape, strides, offset=None):
     if offset is None:
         offset = src.storage_offset()
     t = _wrap(src._be.as_strided(src._data, shape, strides, offset), src._be, src._device,
-              geom=(Size(shape), strides, offset), dtype=src.dtype)
+              (Size(shape), strides, offset), dtype=src.dtype)
     t._version = src._version
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]

@@ -3,6 +3,6 @@ from .dataset import (Dataset, IterableDataset, TensorDataset, StackDataset, Con
                       Subset, random_split)
 from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,  # noqa: F401
                       WeightedRandomSampler, BatchSampler)
-from .collate import default_collate, default_convert  # noqa: F401
+from ._utils.collate import default_collate, default_convert  # noqa: F401
 from .dataloader import DataLoader, get_worker_info  # noqa: F401
 from . import distributed  # noqa: F401

@@ -1,14 +1,10 @@
 """DataLoader: batches from a dataset in the main process (no worker processes in the browser)."""
 import warnings
 
-from .collate import default_collate, default_convert
+from ._utils.collate import default_collate, default_convert
+from ._utils.worker import get_worker_info  # noqa: F401  (PyTorch's dataloader module names it too)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
-
-
-def get_worker_info():
-    """None: batches are always loaded in the main process (there are no worker processes)."""
-    return None
 
 
 class DataLoader:

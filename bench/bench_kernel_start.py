@@ -1,0 +1,143 @@
+"""The notebook app's start in headless Chromium: page load -> kernel ready, and where the time goes.
+
+    .venv/bin/python bench/bench_kernel_start.py [--runs N] [--out PATH]
+
+  * cold (a fresh browser profile: nothing cached) and warm (a reload: Pyodide's files and compiled wasm from
+    the HTTP cache), ``--runs`` times each; medians. Per run: page load -> kernel ready (the app's
+    ``kernelReadyAt``), Pyodide's boot inside the worker (``loadPyodide``), and the kernel's own share: ready
+    minus the worker's start minus Pyodide's boot (fetching/writing the wheels, ``import webtorch``, the kernel's
+    set-up). Goal: that share <= 500 ms;
+  * tutorial 05 run-all started at page load: when its first cell starts, when the webgpu warm-up (the
+    kernels a first training step compiles, web/bridge.js ``warm``) has finished, the whole run (boot
+    included) and its cells alone (first cell start -> last cell done).
+    Goal: the first cell starts before the warm-up ends;
+  * the runtime wheel's size.
+On this machine WebGPU is SwiftShader (the CPU) on 2 shared cores: compare within one run.
+Prints a table and writes bench/results/kernel_start.json.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from _report import report
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "py"))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from notebook_ui import (CELL_MS, KERNEL_BOOT_MS, new_notebook, run_code, wait_done, wait_idle,  # noqa: E402
+                         with_app_and_browser)
+from webtorch_devtools.wheel import build_wheel  # noqa: E402
+
+GOALS = {"kernel_share_ms": 500}
+TUTORIAL = "05_digits_on_webgpu.ipynb"
+
+_READY = """() => {
+  const i = webtorchNotebook.kernel.info;
+  return { readyAt: webtorchNotebook.kernelReadyAt, readyMs: i.readyMs, ...i.timings };
+}"""
+
+# absolute times (ms since the epoch) of the first cell's start, taken in the page
+_WATCH_FIRST_CELL = """() => {
+  window.__firstCellAt = null;
+  new MutationObserver(() => {
+    if (window.__firstCellAt === null && document.querySelector('#notebook .cell.running'))
+      window.__firstCellAt = performance.timeOrigin + performance.now();
+  }).observe(document.getElementById('notebook'), { subtree: true, attributes: true, attributeFilter: ['class'] });
+}"""
+
+
+def start_figures(page):
+    t = page.evaluate(_READY)
+    kernel_share = t["readyMs"] - t["startMs"] - t["pyodideBootMs"] if "startMs" in t else None
+    return {"ready_ms": t["readyAt"], "pyodide_boot_ms": t["pyodideBootMs"], "kernel_share_ms": kernel_share,
+            "import_ms": t["importMs"] - t["pyodideBootMs"], "setup_ms": t.get("kernelMs", t["loadMs"]) - t["loadMs"]}
+
+
+def bench_start(browser, server, runs):
+    cold, warm = [], []
+    for _ in range(runs):
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(server.app_url)
+        wait_idle(page, KERNEL_BOOT_MS)
+        cold.append(start_figures(page))
+        page.reload()
+        wait_idle(page, KERNEL_BOOT_MS)
+        warm.append(start_figures(page))
+        context.close()
+    return cold, warm
+
+
+def bench_tutorial(browser, server):
+    """Run-all of tutorial 05 clicked as soon as the page shows it (the kernel still booting)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{server.app_url}?open=/notebooks/{TUTORIAL}")
+    page.wait_for_selector("#notebook .cell.code")
+    page.evaluate(_WATCH_FIRST_CELL)
+    t0 = time.time()
+    page.click("[data-action=run-all]")
+    page.wait_for_timeout(100)
+    wait_done(page, CELL_MS)
+    total_s = time.time() - t0
+    first_cell_at = page.evaluate("window.__firstCellAt")
+    cells_s = (page.evaluate("performance.timeOrigin + performance.now()") - first_cell_at) / 1000
+    # the worker's clock: when bridge.js's warm-up finished (absolute), and the warm-up's hits
+    new_notebook(page)
+    out = run_code(page, "import js, json\nc = js.webtorchBridge.counters\n"
+                   "print(json.dumps({'warm_done_at': getattr(js.webtorchBridge, 'warmDoneAt', None), "
+                   "'hits': getattr(c, 'warmHits', 0), 'compiles': c.compiles}))")
+    warm = json.loads(out.strip().splitlines()[-1])
+    context.close()
+    return {"first_cell_at": first_cell_at, "warm_done_at": warm["warm_done_at"], "warm_hits": warm["hits"],
+            "compiles": warm["compiles"], "run_all_s": total_s, "cells_s": cells_s}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--runs", type=int, default=3, help="cold and warm starts measured (medians reported)")
+    p.add_argument("--out", default=None, help="JSON path (default bench/results/kernel_start.json)")
+    args = p.parse_args(argv)
+    (cold, warm), tutorial = with_app_and_browser(lambda browser, server: bench_start(browser, server, args.runs),
+                                                  bench_tutorial)
+
+    def med(runs, key):
+        return statistics.median(r[key] for r in runs)
+    rows = []
+    for name, runs in (("cold", cold), ("warm", warm)):
+        rows += [
+            {"figure": f"page load -> kernel ready, {name}", "value": med(runs, "ready_ms"), "unit": "ms", "goal": ""},
+            {"figure": f"  Pyodide boot (loadPyodide), {name}", "value": med(runs, "pyodide_boot_ms"), "unit": "ms",
+             "goal": ""},
+            {"figure": f"  kernel's share (ready - worker start - boot), {name}", "value": med(runs, "kernel_share_ms"),
+             "unit": "ms", "goal": f"<= {GOALS['kernel_share_ms']}"},
+            {"figure": f"    of which import webtorch + wheels, {name}", "value": med(runs, "import_ms"), "unit": "ms",
+             "goal": ""},
+            {"figure": f"    of which the kernel's set-up, {name}", "value": med(runs, "setup_ms"), "unit": "ms",
+             "goal": ""},
+        ]
+    lead = tutorial["warm_done_at"] - tutorial["first_cell_at"] if tutorial["warm_done_at"] else float("nan")
+    rows += [
+        {"figure": "tutorial 05: warm-up end - first cell start", "value": lead, "unit": "ms", "goal": "> 0"},
+        {"figure": "tutorial 05: warm-up pipelines used / compiled on demand",
+         "value": float(tutorial["warm_hits"]), "unit": f"/ {tutorial['compiles']}", "goal": ""},
+        {"figure": "tutorial 05: run-all from page load (boot included)", "value": tutorial["run_all_s"], "unit": "s",
+         "goal": ""},
+        {"figure": "tutorial 05: first cell start -> last cell done", "value": tutorial["cells_s"], "unit": "s",
+         "goal": ""},
+        {"figure": "runtime wheel", "value": build_wheel().stat().st_size / 1024, "unit": "KiB", "goal": ""},
+    ]
+    report("kernel_start", rows, [("figure", "figure", ""), ("value", "value", ".1f"), ("unit", "unit", ""),
+                                  ("goal", "goal", "")],
+           title=f"notebook app start, headless Chromium (SwiftShader WebGPU), {time.strftime('%H:%M')}, "
+                 f"medians of {args.runs}", path=args.out, goals=GOALS, runs={"cold": cold, "warm": warm},
+           tutorial=tutorial)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""The pending queue: the ops a webgpu device recorded and has not yet flushed.
+
+An op on webgpu tensors records a DeviceOp (handles.py) in program order and returns at once; nothing runs until
+a value is needed (a read, ``webtorch.webgpu.synchronize()``) or the queue reaches MAX_PENDING ops. Then the
+Recorder flushes it (recorder.py: pending queue -> plan cache -> planner -> submit or capture). Because the queue
+keeps program order, in-place writes through views need no special casing: every read sees exactly the writes
+recorded before it.
+"""
+from . import limits
+from .runtime import OutOfMemoryError
+
+MAX_PENDING = 2048
+
+
+def check_groups(name, groups):
+    """Refuse a dispatch past maxComputeWorkgroupsPerDimension (WebGPU would reject it and leave its output
+    unwritten): every launch is split below it, so this names a kernel that forgot to."""
+    w = limits.workgroups()
+    if max(groups) > w:
+        raise OutOfMemoryError(f"kernel {name}: a dispatch of {tuple(groups)} workgroups exceeds this adapter's "
+                               f"maxComputeWorkgroupsPerDimension ({w}); split the tensor into smaller ones")
+
+
+class PendingQueue:
+    """The pending ops of one device, in program order. ``on_full()`` is called when MAX_PENDING are waiting
+    (the Recorder flushes them and starts the device)."""
+
+    def __init__(self, on_full):
+        self.nodes = []
+        self.on_full = on_full
+
+    def record(self, node):
+        if node.kind == "kernel":
+            check_groups(node.attrs["name"], node.attrs["groups"])
+        node.out.buf.bounds = None
+        writes = node.attrs.get("writes")
+        if writes:
+            for buf in writes:
+                buf.bounds = None
+        nodes = self.nodes
+        nodes.append(node)
+        if len(nodes) >= MAX_PENDING:
+            self.on_full()
+
+    def take(self):
+        """The pending ops, in order; the queue is empty after."""
+        nodes, self.nodes = self.nodes, []
+        return nodes

@@ -1,0 +1,5 @@
+"""Modules ``import webtorch`` must leave unimported (they load on first use through webtorch._lazy): checked in
+CPython (tests/tooling/test_lazy_names.py) and in Pyodide (tests/tooling/test_wheel_in_pyodide.py)."""
+NOT_AT_IMPORT = ["webtorch.optim.lr_scheduler", "webtorch.optim.adam", "webtorch.distributions.kl",
+                 "webtorch.distributions.normal", "webtorch.legacy.nn", "webtorch.nn.utils.parametrize",
+                 "webtorch.serialization.load_objects", "pickle"]
