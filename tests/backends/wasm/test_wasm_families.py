@@ -7,6 +7,7 @@ import pytest
 
 from webtorch import _dtype as D
 from webtorch.backends.base import _LinAlgError
+from webtorch.backends.contract import HYPER, SGDHyper
 from webtorch.backends.numpy import get_backend as numpy_backend
 from webtorch.backends.wasm import get_backend as wasm_backend
 
@@ -204,8 +205,11 @@ def test_optimizers_bit_equal(dt):
         if transposed_param:
             w[0][1] = WB.permute(WB.from_numpy(np.ascontiguousarray(params[1].T), True), (1, 0))
         n = [[np.array(a) for a in lst] for lst in [params, grads] + states]
-        getattr(WB, name)(*w, *args)
-        getattr(NB, name)(*n, *args)
+        hyper = HYPER[name]
+        nf = len(hyper.__slots__)
+        pre, hp = args[:-nf], hyper(*args[-nf:])  # the hyper-parameters as the contract's record
+        getattr(WB, name)(*w, *pre, hp)
+        getattr(NB, name)(*n, *pre, hp)
         for lw, ln in zip(w[:1] + w[2:], n[:1] + n[2:]):
             same(lw, ln, exact=True)
 
@@ -222,10 +226,10 @@ def test_optimizers_bit_equal(dt):
     params, grads = _state(shapes, dt), _state(shapes, dt)
     pw, pn = [up(a)[0] for a in params], [np.array(a) for a in params]
     gw, gn = [up(a)[0] for a in grads], [np.array(a) for a in grads]
-    bw = WB.sgd_update(pw, gw, [None] * 3, 0.1, 0.9, 0.1, 0.01, True, False)
-    bn = NB.sgd_update(pn, gn, [None] * 3, 0.1, 0.9, 0.1, 0.01, True, False)
-    bw = WB.sgd_update(pw, gw, bw, 0.1, 0.9, 0.1, 0.01, True, True)
-    bn = NB.sgd_update(pn, gn, bn, 0.1, 0.9, 0.1, 0.01, True, True)
+    bw = WB.sgd_update(pw, gw, [None] * 3, SGDHyper(0.1, 0.9, 0.1, 0.01, True, False))
+    bn = NB.sgd_update(pn, gn, [None] * 3, SGDHyper(0.1, 0.9, 0.1, 0.01, True, False))
+    bw = WB.sgd_update(pw, gw, bw, SGDHyper(0.1, 0.9, 0.1, 0.01, True, True))
+    bn = NB.sgd_update(pn, gn, bn, SGDHyper(0.1, 0.9, 0.1, 0.01, True, True))
     same(pw + bw, pn + bn, exact=True)
 
 

@@ -11,7 +11,7 @@ from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
 from ..op_facts import BOOL_RESULT
 from .context import int_range
-from .copies import cast, check_writable, convert, overlaps
+from .copies import cast, check_writable, contiguous, convert, copy_, overlaps  # noqa: F401 (family: copies')
 from .views import View
 
 # the compute type of dtypes without kernels of their own (wasm-kernels/generate.py): the result is cast back, which
