@@ -6,9 +6,11 @@
 // MC x KC block of A packed into panels of MR rows (k-major: the micro-kernel reads both operands contiguously, for
 // any strides), then an MR x NR micro-kernel (each strip, L1-resident, against every panel of the L2-resident A
 // block): per k, MR broadcast loads of the panel times NV vectors of the strip into MR x NV SIMD128 accumulators, C
-// read/written once per KC block. Partial panels and strips are zero-padded. Measured in wasmtime (f32, one core,
-// load 12): 3 x 4 vectors 25-28 GFLOP/s at 256-1024; 6 x 2 (the previous shape) 20-23; 4 x 3 22-26, 4 x 4 (16
-// accumulators, over the 16 registers) 23, 8 x 2 21. Integers: a plain i-k-j loop.
+// read/written once per KC block. Partial panels and strips are zero-padded. The shape is V8's: it keeps 15 SIMD
+// registers (the 16th is its scratch), so MR x NV accumulators + NV + 1 must fit in 15. Measured f32, one core, load
+// 6, best of 5 at 256 / 512 / 1024 GFLOP/s -- 2 x 4: V8 (node 20) 41-43 / 40 / 38-40, wasmtime 27-29 / 28-29 / 26-29;
+// the previous 6 x 2 with unpacked A: V8 36-38 / 34-36 / 33, wasmtime 23 / 24 / 23; 3 x 4 (17 registers: spills in
+// V8) 38 / 37 / 34; 4 x 3 36 / 36 / 34. Integers: a plain i-k-j loop.
 #include <wasm_simd128.h>
 
 #include "kernels.h"
@@ -16,7 +18,7 @@
 #define KC 256
 #define NC 512 // a multiple of NR for f32 (16) and f64 (8): the packed strips fill the block exactly
 #define MC 96 // a multiple of MR
-#define MR 3
+#define MR 2
 #define NV 4
 
 // the packing block (B's KC x NC then A's MC x KC, doubles), a heap block the host hands over once

@@ -120,7 +120,7 @@ def test_integer_division_by_zero_raises_before_writing(op):
 @pytest.mark.parametrize("m,k,n", [(1, 1, 1), (5, 300, 7), (67, 33, 530), (4, 257, 8), (130, 513, 9), (3, 16, 17),
                                    (97, 257, 513), (2, 600, 1), (193, 40, 1030)])
 def test_gemm_block_edges(m, k, n):
-    """Sizes across the micro-tile (3 rows x 4 vectors) and the packed blocks (96 rows, 256 deep, 512 columns), with
+    """Sizes across the micro-tile (2 rows x 4 vectors) and the packed blocks (96 rows, 256 deep, 512 columns), with
     each operand contiguous or a transposed (strided) view."""
     for dt, tol in ((torch.float32, 1e-4), (torch.float64, 1e-12)):
         a, bt = torch.randn(m, k, dtype=dt), torch.randn(n, k, dtype=dt)
