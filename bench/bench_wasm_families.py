@@ -42,7 +42,8 @@ def _cases():
 
         def bwd(be):
             hx, hw, hg = (be.from_numpy(a, True) for a in (x, w, g))
-            return lambda: (be.conv_backward_input(hg, hw, x.shape, *geo), be.conv_backward_weight(hg, hx, w.shape, *geo))
+            return lambda: (be.conv_backward_input(hg, hw, x.shape, *geo),
+                            be.conv_backward_weight(hg, hx, w.shape, *geo))
         return [(f"conv {name} fwd", fwd), (f"conv {name} bwd", bwd)]
 
     def pool(be):
@@ -85,8 +86,8 @@ def _cases():
         h = be.from_numpy(arr(64, 2048), True)
         return lambda: be.sort(h, 1, False, True)
 
-    return (conv("lenet1 b32 1->6 28x28 k5", 32, 1, 6, 28, 5, 2) + conv("lenet2 b32 6->16 14x14 k5", 32, 6, 16, 14, 5, 0)
-            + conv("b16 16->32 32x32 k3", 16, 16, 32, 32, 3, 1)
+    return (conv("lenet1 b32 1->6 28x28 k5", 32, 1, 6, 28, 5, 2)
+            + conv("lenet2 b32 6->16 14x14 k5", 32, 6, 16, 14, 5, 0) + conv("b16 16->32 32x32 k3", 16, 16, 32, 32, 3, 1)
             + [("max_pool 2x2 32x6x28x28", pool), ("max_pool backward (scatter_plane)", pool_bwd),
                ("softmax 16x4x64x64", softmax), ("softmax backward", softmax_bwd),
                ("layer_norm 16x64x128", layer_norm), ("layer_norm backward", layer_norm_bwd),

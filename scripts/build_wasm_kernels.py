@@ -15,8 +15,11 @@ SRC = os.path.join(ROOT, "wasm-kernels")
 GEN = os.path.join(ROOT, "build", "wasm-kernels")
 OUT = os.path.join(ROOT, "py", "webtorch", "backends", "wasm", "kernels.wasm")
 LLVM = "/usr/lib/llvm-14"
-CFLAGS = ["--target=wasm32-wasi", "-O3", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-mmutable-globals",
+CFLAGS = ["--target=wasm32-wasi", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-mmutable-globals",
           "-msign-ext", "-fno-math-errno", "-ffp-contract=off", "-Wall", "-Wno-unused-variable", "-I", SRC]
+# hand-written kernels: -O3; the generated ones (hundreds of small loops): vectorized but not unrolled, half the size
+OPT = ["-O3"]
+OPT_GENERATED = ["-O2", "-fno-unroll-loops"]
 LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--export=__heap_base",
            "-Wl,-z,stack-size=1048576", "-Wl,--strip-debug", "-lm",
            f"{LLVM}/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a"]
@@ -51,10 +54,11 @@ def build(force=False):
     stale = [(s, o) for s, o in zip(srcs, objs) if force or not os.path.exists(o)
              or os.path.getmtime(o) < max(os.path.getmtime(s), headers)]
     with ThreadPoolExecutor(os.cpu_count()) as pool:  # one clang per stale file, the generated ones the largest
-        list(pool.map(lambda so: subprocess.run([clang, *CFLAGS, "-c", so[0], "-o", so[1]], check=True), stale))
+        list(pool.map(lambda so: subprocess.run([clang, *CFLAGS, *(OPT_GENERATED if so[0].startswith(GEN) else OPT),
+                                                 "-c", so[0], "-o", so[1]], check=True), stale))
     env = dict(os.environ, PATH=f"{LLVM}/bin:" + os.environ.get("PATH", ""))
     tmp = OUT + ".tmp"
-    subprocess.run([clang, *CFLAGS, *objs, *LDFLAGS, "-o", tmp], check=True, env=env)
+    subprocess.run([clang, *CFLAGS, *OPT, *objs, *LDFLAGS, "-o", tmp], check=True, env=env)
     os.replace(tmp, OUT)
     return OUT
 

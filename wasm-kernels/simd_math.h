@@ -8,7 +8,9 @@
 
 static inline v128_t wt_exp_f32x4(v128_t x) {
   const v128_t hi = wasm_f32x4_splat(88.72283935546875f), lo = wasm_f32x4_splat(-103.97208f);
-  v128_t xc = wasm_f32x4_pmax(wasm_f32x4_pmin(x, hi), lo);  // pmin/pmax keep x when it is NaN
+  // lanes past the ends compute e^0 (selected away below): an x of -inf (a masked logit) must not run the
+  // underflowing multiplies, which take the CPU's slow subnormal path; pmin keeps x when it is NaN
+  v128_t xc = wasm_v128_bitselect(wasm_f32x4_splat(0.0f), wasm_f32x4_pmin(x, hi), wasm_f32x4_lt(x, lo));
   v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(xc, wasm_f32x4_splat(1.44269504088896341f)));
   v128_t r = wasm_f32x4_sub(xc, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));

@@ -13,9 +13,11 @@
  *     #endif
  *
  * S(name) gives each instance its own symbol (softmax_f32, softmax_f64); EXPORT_T(name) exports that symbol from
- * the module under the same name (kernels.h's EXPORT(name) exports a function that has one instance). VT is T's 128-bit SIMD vector (f32x4, f64x2, i64x2) with element alignment,
- * so a load from any element address is defined; MT the lane mask a comparison of two VT gives. A body defines
- * both: typedef T VT __attribute__((vector_size(16), aligned(sizeof(T)))); typedef __typeof__((VT){0} < (VT){0}) MT; */
+ * the module under the same name (kernels.h's EXPORT(name) exports a function that has one instance). VT is T's
+ * 128-bit SIMD vector (f32x4, f64x2, i64x2) with element alignment, so a load from any element address is defined;
+ * MT the lane mask a comparison of two VT gives. A body defines both:
+ *     typedef T VT __attribute__((vector_size(16), aligned(sizeof(T))));
+ *     typedef __typeof__((VT){0} < (VT){0}) MT; */
 #ifndef WASM_KERNELS_TYPED_H
 #define WASM_KERNELS_TYPED_H
 

@@ -1,12 +1,13 @@
 """The wasm backend's kernel families of wasm-kernels/ (conv, pooling, padding, embedding, softmax/norms, optimizer
 updates, scans/sorting, linalg) against the NumPy backend, primitive by primitive, where the op suites do not reach:
 sizes past the SIMD tails and the GEMM's blocks, strided and transposed operands, float16/bfloat16 and integer
-inputs, the optimizers bit for bit, and the error paths."""
+inputs, the optimizers bit for bit (float16 rounding after every operation), and the error paths."""
 import numpy as np
 import pytest
 
 from webtorch import _dtype as D
 from webtorch.backends.base import _LinAlgError
+from webtorch.backends.contract import HYPER, SGDHyper
 from webtorch.backends.numpy import get_backend as numpy_backend
 from webtorch.backends.wasm import get_backend as wasm_backend
 
@@ -153,13 +154,14 @@ def test_softmax_norms_odd_sizes(dt):
         x = (RNG.standard_normal(shape) * 4).astype(dt)
         x[0, 0] = -np.inf
         (xw, xn), (gw, gn) = up(x), up(RNG.standard_normal(shape).astype(dt))
+        wdt = D.ALIASES[np.dtype(dt).name]
         for log in (False, True):
-            yw, yn = WB.softmax(xw, dim, log, D.ALIASES[np.dtype(dt).name]), NB.softmax(xn, dim, log, D.ALIASES[np.dtype(dt).name])
+            yw, yn = WB.softmax(xw, dim, log, wdt), NB.softmax(xn, dim, log, wdt)
             same(yw, yn, **tol)
-            same(WB.softmax_backward(gw, yw, dim, log, WB.dtype(yw)), NB.softmax_backward(gn, yn, dim, log, NB.dtype(yn)),
-                 **tol)
+            same(WB.softmax_backward(gw, yw, dim, log, wdt), NB.softmax_backward(gn, yn, dim, log, wdt), **tol)
     x = RNG.standard_normal((6, 5, 207)).astype(dt)
-    (xw, xn), (ww, wn), (bw, bn) = up(x), up(RNG.standard_normal(207).astype(dt)), up(RNG.standard_normal(207).astype(dt))
+    (xw, xn), (ww, wn), (bw, bn) = (up(a) for a in (x, RNG.standard_normal(207).astype(dt),
+                                                    RNG.standard_normal(207).astype(dt)))
     yw, yn = WB.layer_norm(xw, ww, bw, 1, 1e-5), NB.layer_norm(xn, wn, bn, 1, 1e-5)
     same(yw, yn, **tol)
     gw, gn = up(RNG.standard_normal(x.shape).astype(dt))
@@ -190,7 +192,7 @@ def _state(shapes, dt, positive=False):
     return [np.abs(a) if positive else a for a in arrs]
 
 
-@pytest.mark.parametrize("dt", [F32, F64])
+@pytest.mark.parametrize("dt", [F32, F64, np.float16])
 def test_optimizers_bit_equal(dt):
     shapes = [(1031,), (7, 9), (3,)]
 
@@ -203,8 +205,11 @@ def test_optimizers_bit_equal(dt):
         if transposed_param:
             w[0][1] = WB.permute(WB.from_numpy(np.ascontiguousarray(params[1].T), True), (1, 0))
         n = [[np.array(a) for a in lst] for lst in [params, grads] + states]
-        getattr(WB, name)(*w, *args)
-        getattr(NB, name)(*n, *args)
+        hyper = HYPER[name]
+        nf = len(hyper.__slots__)
+        pre, hp = args[:-nf], hyper(*args[-nf:])  # the hyper-parameters as the contract's record
+        getattr(WB, name)(*w, *pre, hp)
+        getattr(NB, name)(*n, *pre, hp)
         for lw, ln in zip(w[:1] + w[2:], n[:1] + n[2:]):
             same(lw, ln, exact=True)
 
@@ -221,10 +226,10 @@ def test_optimizers_bit_equal(dt):
     params, grads = _state(shapes, dt), _state(shapes, dt)
     pw, pn = [up(a)[0] for a in params], [np.array(a) for a in params]
     gw, gn = [up(a)[0] for a in grads], [np.array(a) for a in grads]
-    bw = WB.sgd_update(pw, gw, [None] * 3, 0.1, 0.9, 0.1, 0.01, True, False)
-    bn = NB.sgd_update(pn, gn, [None] * 3, 0.1, 0.9, 0.1, 0.01, True, False)
-    bw = WB.sgd_update(pw, gw, bw, 0.1, 0.9, 0.1, 0.01, True, True)
-    bn = NB.sgd_update(pn, gn, bn, 0.1, 0.9, 0.1, 0.01, True, True)
+    bw = WB.sgd_update(pw, gw, [None] * 3, SGDHyper(0.1, 0.9, 0.1, 0.01, True, False))
+    bn = NB.sgd_update(pn, gn, [None] * 3, SGDHyper(0.1, 0.9, 0.1, 0.01, True, False))
+    bw = WB.sgd_update(pw, gw, bw, SGDHyper(0.1, 0.9, 0.1, 0.01, True, True))
+    bn = NB.sgd_update(pn, gn, bn, SGDHyper(0.1, 0.9, 0.1, 0.01, True, True))
     same(pw + bw, pn + bn, exact=True)
 
 

@@ -117,13 +117,19 @@ def test_integer_division_by_zero_raises_before_writing(op):
     assert BE.tolist(out) == [9, 9, 9]
 
 
-@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (5, 300, 7), (67, 33, 530), (4, 257, 8), (130, 513, 9)])
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (5, 300, 7), (67, 33, 530), (4, 257, 8), (130, 513, 9), (3, 16, 17),
+                                   (97, 257, 513), (2, 600, 1), (193, 40, 1030)])
 def test_gemm_block_edges(m, k, n):
+    """Sizes across the micro-tile (2 rows x 4 vectors) and the packed blocks (96 rows, 256 deep, 512 columns), with
+    each operand contiguous or a transposed (strided) view."""
     for dt, tol in ((torch.float32, 1e-4), (torch.float64, 1e-12)):
-        a, b = torch.randn(m, k, dtype=dt), torch.randn(n, k, dtype=dt).t()  # b: a transposed (strided) view
-        hb = BE.permute(_upload(b.t().contiguous()), (1, 0))
-        ours = _download(BE.matmul(_upload(a), hb))
-        torch.testing.assert_close(ours, a @ b, rtol=tol, atol=tol)
+        a, bt = torch.randn(m, k, dtype=dt), torch.randn(n, k, dtype=dt)
+        for a_t in (False, True):
+            ha = BE.permute(_upload(a.t().contiguous()), (1, 0)) if a_t else _upload(a)
+            for b_t in (False, True):
+                hb = BE.permute(_upload(bt), (1, 0)) if b_t else _upload(bt.t().contiguous())
+                ours = _download(BE.matmul(ha, hb))
+                torch.testing.assert_close(ours, a @ bt.t(), rtol=tol, atol=tol, msg=f"{dt} a_t={a_t} b_t={b_t}")
 
 
 def test_philox_stream_equals_webgpu():

@@ -19,6 +19,14 @@ FORMAT = {D.bool_: "?", D.uint8: "B", D.int8: "b", D.int16: "h", D.int32: "i", D
 _ARENA = 1 << 16
 
 
+def int_range(dt):
+    """(min, max) of the integer (or bool) dtype dt."""
+    if dt is D.bool_:
+        return 0, 1
+    bits = 8 * dt.itemsize
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dt.is_signed else (0, (1 << bits) - 1)
+
+
 def float_to_bf16_bits(x):
     """float32's bits of x rounded to nearest even to bfloat16 (NaN stays a quiet NaN)."""
     u = struct.unpack("<I", struct.pack("<f", x))[0]
@@ -57,6 +65,9 @@ class KernelContext:
         self._arena_used = 0
         self._geoms, self._scalars = {}, {}
         self._contiguous = {}  # shape -> (numel, C strides): result Views' hot path
+        # the GEMM's packing block (matmul.c), held for the context's life
+        self._gemm_workspace, _ = self.heap.alloc(rt.fn("gemm_workspace_bytes")())
+        rt.fn("gemm_set_workspace")(self._gemm_workspace)
         self._fn = rt.fn
 
     def call(self, name, *args):
@@ -115,10 +126,6 @@ class KernelContext:
         return addr
 
     def write_values(self, view, values):
-        """Write a flat sequence of Python numbers into the contiguous view."""
-        dt = view.dtype
-        if dt is D.bfloat16:
-            data = struct.pack(f"<{len(values)}H", *[float_to_bf16_bits(float(v)) for v in values])
-        else:
-            data = struct.pack(f"<{len(values)}{FORMAT[dt]}", *values)
-        self.rt.write(view.addr, data)
+        """Write a flat sequence of Python numbers into the contiguous view (not of a half type: transfer.py
+        uploads those as float32 and casts)."""
+        self.rt.write(view.addr, struct.pack(f"<{len(values)}{FORMAT[view.dtype]}", *values))

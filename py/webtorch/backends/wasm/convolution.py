@@ -7,7 +7,7 @@ sizes 1 (kernel 1, stride 1, padding 0, dilation 1).
 """
 from ..._geometry import numel
 from ..window_geometry import out_size
-from .operands import SUFFIX, dense, float_instance, result
+from .operands import SUFFIX, address, dense, float_instance, optional, result
 
 
 def spatial_geometry(size, kernel, stride, padding, dilation, out):
@@ -30,10 +30,10 @@ def conv(ctx, x, w, bias, stride, padding, dilation, groups):
     cout, kernel = w.shape[0], tuple(w.shape[2:])
     out = _out(x.shape[2:], kernel, stride, padding, dilation)
     xc, wc = dense(ctx, x, ct), dense(ctx, w, ct)
-    bc = None if bias is None else dense(ctx, bias, ct)
+    bc = optional(ctx, bias, ct)
     y = ctx.new((N, cout) + out, ct)
     cols = ctx.new((cin * numel(kernel) * numel(out),), ct)
-    ctx.call("conv_" + SUFFIX[ct], xc.addr, wc.addr, 0 if bc is None else bc.addr, y.addr, cols.addr, N, cin, cout,
+    ctx.call("conv_" + SUFFIX[ct], xc.addr, wc.addr, address(bc), y.addr, cols.addr, N, cin, cout,
              groups, *spatial_geometry(x.shape[2:], kernel, stride, padding, dilation, out))
     return result(ctx, y, x.dtype)
 

@@ -2,7 +2,7 @@
 (wasm-kernels/generate.py, from op_facts.ELEMENTWISE_OPS), broadcasting through stride-0 operands.
 
 Operands not of the compute type are converted first (a cast kernel into a temporary); float16 and bfloat16 compute
-in float32 and round the result back per op (PyTorch's CPU). Python scalars are written to the context's scratch
+in float32 and round the result back per op (PyTorch's CPU); int8/int16/uint8 compute in int32, uint32 in int64. Python scalars are written to the context's scratch
 block and read with stride 0. A result goes straight into ``out`` when it has the result dtype and overlaps no
 operand differently; else through a temporary and a copy (cast) into it.
 """
@@ -10,31 +10,38 @@ from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
 from ..op_facts import BOOL_RESULT
-from .copies import cast, check_writable, convert, overlaps
+from .context import int_range
+from .copies import cast, check_writable, contiguous, convert, copy_, overlaps  # noqa: F401 (family: copies')
 from .views import View
 
-_WIDENED = {D.float16: D.float32, D.bfloat16: D.float32}
-_INT_LIMITS = {dt: (-(1 << (8 * dt.itemsize - 1)), (1 << (8 * dt.itemsize - 1)) - 1)
-               for dt in (D.int8, D.int16, D.int32, D.int64)}
-_INT_LIMITS.update({D.uint8: (0, 255), D.uint32: (0, (1 << 32) - 1), D.bool_: (0, 1)})
+# the compute type of dtypes without kernels of their own (wasm-kernels/generate.py): the result is cast back, which
+# rounds (float16, bfloat16) or wraps (narrow integers: the low bits of the wider result are the narrow op's)
+_WIDENED = {D.float16: D.float32, D.bfloat16: D.float32, D.int8: D.int32, D.int16: D.int32, D.uint8: D.int32,
+            D.uint32: D.int64}
 
 
 def _unbounded(ct, low):
     """The clamp bound that clamps nothing (a missing bound)."""
     if ct.is_floating_point:
         return float("-inf") if low else float("inf")
-    return _INT_LIMITS[ct][0 if low else 1]
+    return int_range(ct)[0 if low else 1]
+
+
+def _wrapped(v, dt):
+    """The integer v wrapped into dt's range, as PyTorch converts a scalar to a tensor's integer type."""
+    lo, hi = int_range(dt)
+    return (int(v) - lo) % (hi - lo + 1) + lo
 
 
 def _plan(ctx, op, dtype):
-    """(kernel, compute dtype, result dtype) of op computing in dtype."""
+    """(kernel callable, compute dtype, result dtype) of op computing in dtype."""
     plan = _PLANS.get((op, dtype))
     if plan is None:
         ct = _WIDENED.get(dtype, dtype)
         name = f"ew_{op}_{ct.name}"
         if not ctx.has(name):
             raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')
-        plan = _PLANS[(op, dtype)] = (name, ct, D.bool_ if op in BOOL_RESULT else ct)
+        plan = _PLANS[(op, dtype)] = (ctx.rt.fn(name), ct, D.bool_ if op in BOOL_RESULT else ct)
     return plan
 
 
@@ -42,7 +49,14 @@ _PLANS = {}
 
 
 def elementwise(ctx, op, args, dtype, out=None):
-    name, ct, rdt = _plan(ctx, op, dtype)
+    kernel, ct, rdt = _plan(ctx, op, dtype)
+    if out is None and len(args) == 2 and ct is rdt:  # hot path: a binary op on two same-shape handles of ct
+        a, b = args
+        if type(a) is View and type(b) is View and a.shape == b.shape and a.st.dtype is ct and b.st.dtype is ct:
+            res = ctx.new(a.shape, ct)
+            if kernel(res.addr, a.addr, b.addr, ctx.geom(a.shape, res.strides, a.strides, b.strides)):
+                raise RuntimeError("ZeroDivisionError")
+            return res
     if out is None:
         shapes = [a.shape for a in args if type(a) is View]
         shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
@@ -60,12 +74,16 @@ def elementwise(ctx, op, args, dtype, out=None):
             strides.append(st)
             views.append((st, a))
         else:
-            addrs.append(ctx.scalar(_unbounded(ct, k == 1) if a is None else a, want))  # None: a missing clamp bound
+            if a is None:  # a missing clamp bound
+                a = _unbounded(ct, k == 1)
+            elif want is ct and dtype is not ct and not dtype.is_floating_point:
+                a = _wrapped(a, dtype)  # a scalar is the narrow type's value first (-1 is 255 for uint8)
+            addrs.append(ctx.scalar(a, want))
             strides.append((0,) * len(shape))
     direct = out is not None and out.st.dtype is rdt and not any(
         overlaps(out, v) and not (st == out.strides and v.offset == out.offset) for st, v in views)
     res = out if direct else ctx.new(shape, rdt)
-    if ctx.call(name, res.addr, *addrs, ctx.geom(shape, res.strides, *strides)):
+    if kernel(res.addr, *addrs, ctx.geom(shape, res.strides, *strides)):
         raise RuntimeError("ZeroDivisionError")
     if out is not None and not direct:
         convert(ctx, out, res)

@@ -2,7 +2,7 @@
 (row scatter-add) and embedding_renorm_ (in place), the last two float32 / float64 (float16 and bfloat16 through
 float32). Indices are checked against the table before any kernel reads a row."""
 from ... import _dtype as D
-from .operands import SUFFIX, Written, dense, first_out_of_range, float_instance, result
+from .operands import SUFFIX, Written, address, dense, first_out_of_range, float_instance, result
 
 
 def _rows(ctx, indices, n):
@@ -29,7 +29,7 @@ def embedding_backward(ctx, g, indices, num_weights, padding_idx, scale_grad_by_
     gc = dense(ctx, g, ct)
     gw = ctx.new((num_weights, dim), ct)
     counts = ctx.new((num_weights,), D.int32) if scale_grad_by_freq else None
-    ctx.call("embedding_backward_" + SUFFIX[ct], gc.addr, idx.addr, gw.addr, 0 if counts is None else counts.addr,
+    ctx.call("embedding_backward_" + SUFFIX[ct], gc.addr, idx.addr, gw.addr, address(counts),
              idx.numel, num_weights, dim, -1 if padding_idx is None else padding_idx)
     return result(ctx, gw, g.dtype)
 

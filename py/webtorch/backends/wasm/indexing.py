@@ -1,5 +1,5 @@
-"""The indexing primitives of base.py on the wasm backend: index, index_put_, gather, scatter_, nonzero, flip
-(wasm-kernels/index.c).
+"""The indexing primitives (backends/contract.py) on the wasm backend: index, index_put_, gather, scatter_, nonzero,
+flip (wasm-kernels/index.c), check_classes.
 
 Every one turns its index handles into one int64 array of element offsets first (range-checked, negatives wrapped,
 scaled by the indexed dims' strides: elementwise kernels), then one kernel moves the elements: ``take_<bytes>``
@@ -11,9 +11,11 @@ from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
 from ..base import IndexOutOfRange
+from .context import int_range
 from .copies import cast, check_writable, contiguous, copy_
 from .creation import full
 from .elementwise import elementwise
+from .reduction import reduce
 from .transfer import item
 from .views import View
 
@@ -120,10 +122,7 @@ def _identity(reduce, dtype):
         return 1
     if dtype.is_floating_point:
         return float("-inf") if reduce == "amax" else float("inf")
-    if dtype is D.bool_:
-        return reduce == "amin"
-    bits = 8 * dtype.itemsize
-    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.is_signed else (0, (1 << bits) - 1)
+    lo, hi = int_range(dtype)
     return lo if reduce == "amax" else hi
 
 
@@ -189,3 +188,18 @@ def flip(ctx, h, dims):
             offset += (h.shape[d] - 1) * strides[d]
             strides[d] = -strides[d]
     return contiguous(ctx, View(h.st, h.shape, tuple(strides), offset))
+
+
+def check_classes(ctx, h, n, ignore, op):
+    if not h.numel:
+        return h
+    dt = h.dtype
+    bad = elementwise(ctx, "logical_or", [elementwise(ctx, "lt", [h, 0], dt), elementwise(ctx, "ge", [h, n], dt)],
+                      D.bool_)
+    if ignore is not None:
+        bad = elementwise(ctx, "logical_and", [bad, elementwise(ctx, "ne", [h, ignore], dt)], D.bool_)
+    if item(ctx, reduce(ctx, "any", bad, (), False, D.bool_)):
+        value = elementwise(ctx, "where", [bad, h, 0], dt)
+        hi, lo = (item(ctx, reduce(ctx, r, value, (), False, dt)) for r in ("amax", "amin"))
+        raise IndexError(f"Target {hi if hi >= n else lo} is out of bounds.")
+    return h

@@ -9,7 +9,7 @@ from ..._geometry import numel
 from ..base import _LinAlgError
 from .copies import contiguous
 from .creation import eye, full
-from .operands import dense, result
+from .operands import address, dense, result
 from .views import View
 
 F64 = D.float64
@@ -119,7 +119,7 @@ def linalg_qr(ctx, a, mode):
     x = dense(ctx, a, F64)
     r = ctx.new(batch + (rrows, n), F64)
     q = None if mode == "r" else ctx.new(batch + (m, qcols), F64)
-    ctx.call("linalg_qr", x.addr, 0 if q is None else q.addr, r.addr, numel(batch), m, n, qcols, rrows,
+    ctx.call("linalg_qr", x.addr, address(q), r.addr, numel(batch), m, n, qcols, rrows,
              _work(ctx, m * n + k).addr)
     return (empty_q if q is None else result(ctx, q, a.dtype)), result(ctx, r, a.dtype)
 
@@ -132,7 +132,7 @@ def linalg_eigh(ctx, a, upper, compute_v):
     x = dense(ctx, a, F64)
     w = ctx.new(batch + (n,), F64)
     v = ctx.new(tuple(a.shape), F64) if compute_v else None
-    ctx.call("linalg_eigh", x.addr, w.addr, 0 if v is None else v.addr, numel(batch), n, int(upper),
+    ctx.call("linalg_eigh", x.addr, w.addr, address(v), numel(batch), n, int(upper),
              _work(ctx, 2 * n * n).addr)
     return result(ctx, w, a.dtype), (None if v is None else result(ctx, v, a.dtype))
 
@@ -157,7 +157,7 @@ def linalg_svd(ctx, a, full_matrices, compute_uv):
     s = ctx.new(batch + (k,), F64)
     u = ctx.new(batch + (m, ucols), F64) if compute_uv else None
     vh = ctx.new(batch + (vrows, n), F64) if compute_uv else None
-    ctx.call("linalg_svd", x.addr, 0 if u is None else u.addr, s.addr, 0 if vh is None else vh.addr, numel(batch),
+    ctx.call("linalg_svd", x.addr, address(u), s.addr, address(vh), numel(batch),
              m, n, ucols, vrows, _work(ctx, _svd_work(m, n)).addr)
     if not compute_uv:
         return None, result(ctx, s, a.dtype), None

@@ -10,7 +10,7 @@ from ..._geometry import numel
 from .copies import cast, contiguous, copy_
 from .transfer import item
 
-SUFFIX = {D.float32: "f32", D.float64: "f64", D.int64: "i64"}
+SUFFIX = {D.float32: "f32", D.float64: "f64", D.int64: "i64", D.float16: "f16"}
 _INSTANCE = {D.float16: D.float32, D.bfloat16: D.float32, D.float32: D.float32, D.float64: D.float64}
 
 
@@ -32,6 +32,16 @@ def dense(ctx, h, dtype=None):
     if dtype is not None and h.dtype is not dtype:
         return cast(ctx, h, dtype)
     return h if h.is_contiguous() else contiguous(ctx, h)
+
+
+def optional(ctx, h, dtype):
+    """dense(ctx, h, dtype), or None for an absent operand (h None)."""
+    return None if h is None else dense(ctx, h, dtype)
+
+
+def address(v):
+    """A View's address, or 0 -- the kernels' "none" -- for None."""
+    return 0 if v is None else v.addr
 
 
 def result(ctx, r, dtype):

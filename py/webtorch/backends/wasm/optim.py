@@ -1,16 +1,22 @@
 """The fused optimizer updates of backends/base.py on the wasm backend (sgd_update, adam_update, ...): one kernel
-call per parameter (wasm-kernels/optim.c), float32 or float64 (float16 and bfloat16 through float32).
+call per parameter (wasm-kernels/optim.c) for float32, float64 and float16 parameters (bfloat16 through float32).
 
 Python computes each step's scalars in double exactly as backends/numpy/optim.py does (bias corrections, the lr
-factors) and the kernel rounds each to the parameter dtype once, so float32 and float64 results equal the NumPy
-backend's bit for bit. A capturable Adam's step lives in a 0-dim float32 handle: it is counted here and the bias
-corrections follow PyTorch's float32 order.
+factors); the kernel rounds each to the parameter dtype once and every operation's result to it (float16: after
+each operation, as half arithmetic does), so results equal the NumPy backend's bit for bit. A capturable Adam's
+step lives in a 0-dim float32 handle: it is counted here and the bias corrections follow PyTorch's float32 order.
 """
 import math
 import struct
 
+from ... import _dtype as D
 from .operands import SUFFIX, Written, dense, float_instance
 from .views import View
+
+
+def _instance(dt):
+    """The kernel instance updating parameters of dtype dt (float16 has its own: rounding after each operation)."""
+    return dt if dt is D.float16 else float_instance(dt)
 
 
 def _f32(x):
@@ -18,10 +24,15 @@ def _f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
+def _fields(hp):
+    """The hyper-parameter record's values in its field order (backends/contract.py)."""
+    return tuple(getattr(hp, f) for f in hp.__slots__)
+
+
 def _each(ctx, params, grads, states):
     """Per parameter: (its float instance, [Written of the param and each state list's entry], the dense grad)."""
     for i, p in enumerate(params):
-        ct = float_instance(p.dtype)
+        ct = _instance(p.dtype)
         written = [Written(ctx, p, ct)] + [None if s[i] is None else Written(ctx, s[i], ct) for s in states]
         yield i, ct, written, dense(ctx, grads[i], ct)
 
@@ -43,10 +54,11 @@ def _decay(lr, weight_decay, decoupled):
     return 1.0, float(weight_decay)
 
 
-def sgd_update(ctx, params, grads, momentum_bufs, lr, momentum, dampening, weight_decay, nesterov, maximize):
+def sgd_update(ctx, params, grads, momentum_bufs, hp):
+    lr, momentum, dampening, weight_decay, nesterov, maximize = _fields(hp)
     bufs = list(momentum_bufs) if momentum != 0 else None
     for i, p in enumerate(params):
-        ct = float_instance(p.dtype)
+        ct = _instance(p.dtype)
         first = momentum != 0 and bufs[i] is None
         if first:
             bufs[i] = ctx.new(p.shape, p.dtype)
@@ -70,8 +82,8 @@ def _capturable_scalars(ctx, step, lr, beta1, beta2, eps):
     return div, _f32(_f32(eps) / nss)
 
 
-def adam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
-                weight_decay, amsgrad, maximize, decoupled):
+def adam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, hp):
+    lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled = _fields(hp)
     shrink, wd = _decay(lr, weight_decay, decoupled)
     states = (exp_avgs, exp_avg_sqs, max_exp_avg_sqs if amsgrad else [None] * len(params))
     for i, ct, w, g in _each(ctx, params, grads, states):
@@ -87,8 +99,8 @@ def adam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, step
         _finish(ctx, w)
 
 
-def rmsprop_update(ctx, params, grads, square_avgs, grad_avgs, momentum_bufs, lr, alpha, eps, weight_decay,
-                   momentum, centered, maximize):
+def rmsprop_update(ctx, params, grads, square_avgs, grad_avgs, momentum_bufs, hp):
+    lr, alpha, eps, weight_decay, momentum, centered, maximize = _fields(hp)
     n = len(params)
     states = (square_avgs, grad_avgs if centered else [None] * n, momentum_bufs if momentum > 0 else [None] * n)
     for i, ct, w, g in _each(ctx, params, grads, states):
@@ -98,7 +110,8 @@ def rmsprop_update(ctx, params, grads, square_avgs, grad_avgs, momentum_bufs, lr
         _finish(ctx, w)
 
 
-def adagrad_update(ctx, params, grads, state_sums, steps, lr, lr_decay, weight_decay, eps, maximize):
+def adagrad_update(ctx, params, grads, state_sums, steps, hp):
+    lr, lr_decay, weight_decay, eps, maximize = _fields(hp)
     for i, ct, w, g in _each(ctx, params, grads, (state_sums,)):
         clr = lr / (1 + (steps[i] - 1) * lr_decay)
         ctx.call("adagrad_update_" + SUFFIX[ct], _addr(w[0]), g.addr, _addr(w[1]), params[i].numel, -clr,
@@ -106,14 +119,16 @@ def adagrad_update(ctx, params, grads, state_sums, steps, lr, lr_decay, weight_d
         _finish(ctx, w)
 
 
-def adadelta_update(ctx, params, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize):
+def adadelta_update(ctx, params, grads, square_avgs, acc_deltas, hp):
+    lr, rho, eps, weight_decay, maximize = _fields(hp)
     for i, ct, w, g in _each(ctx, params, grads, (square_avgs, acc_deltas)):
         ctx.call("adadelta_update_" + SUFFIX[ct], _addr(w[0]), g.addr, _addr(w[1]), _addr(w[2]), params[i].numel,
                  -lr, float(rho), 1 - rho, float(eps), float(weight_decay), int(maximize))
         _finish(ctx, w)
 
 
-def adamax_update(ctx, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta2, eps, weight_decay, maximize):
+def adamax_update(ctx, params, grads, exp_avgs, exp_infs, steps, hp):
+    lr, beta1, beta2, eps, weight_decay, maximize = _fields(hp)
     for i, ct, w, g in _each(ctx, params, grads, (exp_avgs, exp_infs)):
         ctx.call("adamax_update_" + SUFFIX[ct], _addr(w[0]), g.addr, _addr(w[1]), _addr(w[2]), params[i].numel,
                  1 - beta1, float(beta2), float(eps), float(weight_decay), -lr / (1 - beta1 ** steps[i]),
@@ -121,8 +136,8 @@ def adamax_update(ctx, params, grads, exp_avgs, exp_infs, steps, lr, beta1, beta
         _finish(ctx, w)
 
 
-def nadam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, lr, beta1, beta2, eps,
-                 weight_decay, momentum_decay, decoupled, maximize):
+def nadam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, hp):
+    lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize = _fields(hp)
     shrink, wd = _decay(lr, weight_decay, decoupled)
     for i, ct, w, g in _each(ctx, params, grads, (exp_avgs, exp_avg_sqs)):
         step, mu_product = steps[i], mu_products[i]
@@ -134,8 +149,8 @@ def nadam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, steps, mu_products, 
         _finish(ctx, w)
 
 
-def radam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps, weight_decay,
-                 decoupled, maximize):
+def radam_update(ctx, params, grads, exp_avgs, exp_avg_sqs, steps, hp):
+    lr, beta1, beta2, eps, weight_decay, decoupled, maximize = _fields(hp)
     shrink, wd = _decay(lr, weight_decay, decoupled)
     rho_inf = 2 / (1 - beta2) - 1
     for i, ct, w, g in _each(ctx, params, grads, (exp_avgs, exp_avg_sqs)):

@@ -1,15 +1,17 @@
-"""The reduce and arg_reduce primitives of base.py on the wasm backend (wasm-kernels/reduce.c).
+"""The reduce, arg_reduce and require_all primitives (backends/contract.py) on the wasm backend (wasm-kernels/reduce.c).
 
 Kernels reduce a contiguous (outer, red, inner) block: a contiguous input whose reduced dims are adjacent is read in
 place; any other is permuted (kept dims first) into a contiguous copy, red last. float16/bfloat16 reduce in float32.
 """
 from ... import _dtype as D
 from ... import _geometry as G
+from ..op_facts import VALUE_CHECKS
 from .copies import cast, contiguous
 from .elementwise import elementwise
+from .transfer import item
 from .views import View
 
-_WIDENED = {D.float16: D.float32, D.bfloat16: D.float32}
+_VIA_FLOAT32 = {D.float16: D.float32, D.bfloat16: D.float32}
 
 
 def _blocks(ctx, h, dims):
@@ -35,7 +37,7 @@ def reduce(ctx, op, h, dims, keepdim, dtype):
     if op in ("all", "any"):
         ct = D.bool_
     else:
-        ct = _WIDENED.get(dtype, dtype)
+        ct = _VIA_FLOAT32.get(dtype, dtype)
     x = h if h.dtype is ct else cast(ctx, h, ct)
     if not nd:
         x, outer, red, inner = contiguous(ctx, x), 1, 1, 1
@@ -50,7 +52,7 @@ def reduce(ctx, op, h, dims, keepdim, dtype):
 
 
 def arg_reduce(ctx, op, h, dim, keepdim):
-    x = h if h.dtype not in _WIDENED else cast(ctx, h, D.float32)
+    x = h if h.dtype not in _VIA_FLOAT32 else cast(ctx, h, D.float32)
     if dim is None:
         x = contiguous(ctx, x) if not G.is_contiguous(x.shape, x.strides) else x
         outer, red, inner = 1, x.numel, 1
@@ -64,3 +66,8 @@ def arg_reduce(ctx, op, h, dim, keepdim):
     out = ctx.new(oshape, D.int64)
     ctx.call(f"{op}_{x.dtype.name}", out.addr, x.addr, outer, red, inner)
     return out
+
+
+def require_all(ctx, h, op):
+    if h.numel and not item(ctx, reduce(ctx, "all", h, (), False, D.bool_)):
+        raise RuntimeError(VALUE_CHECKS[op])

@@ -5,10 +5,12 @@ import struct
 
 from ... import _dtype as D
 from .context import FORMAT, bf16_bits_to_float
-from .copies import contiguous
+from .copies import cast, contiguous
 
 
 def from_flat(ctx, values, shape, dtype):
+    if dtype in _VIA_FLOAT32:  # Python floats -> float32 -> the half type, rounding to nearest even (as PyTorch)
+        return cast(ctx, from_flat(ctx, values, shape, D.float32), dtype)
     out = ctx.new(shape, dtype)
     if values:
         if not dtype.is_floating_point and dtype is not D.bool_:
@@ -18,6 +20,9 @@ def from_flat(ctx, values, shape, dtype):
         except struct.error as e:
             raise OverflowError(f"a value of {values} does not fit in {dtype}: {e}") from None
     return out
+
+
+_VIA_FLOAT32 = (D.float16, D.bfloat16)
 
 
 def from_buffer(ctx, buf, shape, dtype):

@@ -3,13 +3,15 @@ from ..._geometry import contiguous_strides, numel
 
 
 class View:
-    __slots__ = ("st", "shape", "strides", "offset")
+    """Immutable; ``addr`` is the byte address of the first element in the linear memory (kernels' argument)."""
+    __slots__ = ("st", "shape", "strides", "offset", "addr")
 
     def __init__(self, st, shape, strides, offset):
         self.st = st
         self.shape = shape
         self.strides = strides
         self.offset = offset
+        self.addr = st.addr + offset * st.dtype.itemsize
 
     @property
     def dtype(self):
@@ -18,11 +20,6 @@ class View:
     @property
     def numel(self):
         return numel(self.shape)
-
-    @property
-    def addr(self):
-        """Byte address of the first element in the linear memory."""
-        return self.st.addr + self.offset * self.st.dtype.itemsize
 
     def is_contiguous(self):
         return self.strides == contiguous_strides(self.shape)
