@@ -37,19 +37,18 @@ CPU_DRAWS = [
 
 
 class _WasmPrimitives:
-    """The wasm backend's random primitives (backends/wasm/rng.py) bound to one kernel context."""
+    """The wasm backend's random primitives (backends/wasm/rng.py), through the process's one wasm backend (its
+    kernel context owns the module's memory: a second context on the same runtime would share its arenas)."""
 
     def __init__(self):
-        from webtorch.backends.wasm import _make_runtime, rng, transfer
-        from webtorch.backends.wasm.context import KernelContext
-        self._ctx, self._rng, self._transfer = KernelContext(_make_runtime()), rng, transfer
+        from webtorch.backends.wasm import get_backend
+        self._be = get_backend()
 
     def __getattr__(self, name):
-        f = getattr(self._rng, name)
-        return lambda *args: f(self._ctx, *args)
+        return getattr(self._be, name)
 
     def values(self, h):
-        return np.asarray(self._transfer.tolist(self._ctx, h))
+        return np.asarray(self._be.tolist(h))
 
 
 class _NumpyPrimitives:
