@@ -15,10 +15,11 @@ from webtorch.backends.contract import FAMILIES, HYPER, PRIMITIVES
 from webtorch.backends.numpy import NumpyBackend
 from webtorch.backends.numpy.ufuncs import UFUNC
 from webtorch.backends.op_facts import ELEMENTWISE_OPS
+from webtorch.backends.wasm.backend import WasmBackend
 from webtorch.backends.webgpu import host_rules
 from webtorch.backends.webgpu.backend import WebGPUBackend
 
-BACKENDS = pytest.mark.parametrize("cls", [NumpyBackend, WebGPUBackend], ids=lambda c: c.__name__)
+BACKENDS = pytest.mark.parametrize("cls", [NumpyBackend, WebGPUBackend, WasmBackend], ids=lambda c: c.__name__)
 OWN = frozenset(n for n, p in PRIMITIVES.items() if p.family != "handle")
 
 
@@ -65,6 +66,12 @@ def test_numpy_backend_computes_everything_itself():
     assert NumpyBackend.host_fallbacks == frozenset() and NumpyBackend.host_when == {}
     assert NumpyBackend.matmul is NumpyBackend.wiring["matmul"]  # context-free: the functions are static methods
     assert set(UFUNC) == set(ELEMENTWISE_OPS), "every elementwise op of op_facts has exactly one NumPy function"
+
+
+def test_wasm_backend_computes_everything_itself():
+    """Every primitive of the contract runs in kernels.wasm: the page has no NumPy to fall back on."""
+    assert WasmBackend.host_fallbacks == frozenset() and WasmBackend.host_when == {}
+    assert WasmBackend.context == "ctx"
 
 
 def test_webgpu_host_fallbacks_decided_in_kernels_are_declared():
