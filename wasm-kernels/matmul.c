@@ -21,13 +21,14 @@
 #define MR 2
 #define NV 4
 
-// the packing block (B's KC x NC then A's MC x KC, doubles), a heap block the host hands over once
-// (gemm_set_workspace). Not a static array: with an imported memory wasm-ld stores zero-initialized data in the
-// module.
+// the packing block (B's KC x NC, A's MC x KC, then one row of NV vectors for partial strips; doubles), a heap block
+// the host hands over once (gemm_set_workspace). Not a static array: with an imported memory wasm-ld stores
+// zero-initialized data in the module. The kernels use no shadow stack (no addressed locals), so instances sharing
+// one memory (worker threads) need only a workspace each.
 static void *wt_gemm_pack;
 
 EXPORT(gemm_workspace_bytes) int32_t gemm_workspace_bytes(void) {
-  return (KC * NC + MC * KC) * (int32_t)sizeof(double);
+  return (KC * NC + MC * KC + 2 * NV) * (int32_t)sizeof(double);
 }
 
 EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; }
@@ -37,7 +38,7 @@ EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; 
   enum { S##_NR = NV * L };                                                                                            \
                                                                                                                        \
   /* an MR-row panel of packed A against a strip of packed B: C[0 .. mr, 0 .. nr) (+)= A B over kc */                  \
-  static void S##_tile(int mr, int nr, int kc, const T *ap, const T *bp, T *C, int ldc, int add) {                     \
+  static void S##_tile(int mr, int nr, int kc, const T *ap, const T *bp, T *C, int ldc, int add, T *edge) {            \
     S##_v c[MR][NV];                                                                                                   \
     for (int r = 0; r < MR; r++)                                                                                       \
       for (int v = 0; v < NV; v++) c[r][v] = (S##_v){0};                                                               \
@@ -49,16 +50,16 @@ EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; 
         for (int v = 0; v < NV; v++) c[r][v] += x * b[v];                                                              \
       }                                                                                                                \
     }                                                                                                                  \
-    for (int r = 0; r < mr; r++) {                                                                                     \
+    _Pragma("clang loop unroll(full)") /* a constant trip count: c stays in locals (kernels use no shadow stack) */    \
+    for (int r = 0; r < MR; r++) {                                                                                     \
+      if (r >= mr) continue;                                                                                           \
       T *crow = C + (int64_t)r * ldc;                                                                                  \
       if (nr == S##_NR) {                                                                                              \
         S##_v *cv = (S##_v *)crow;                                                                                     \
         for (int v = 0; v < NV; v++) cv[v] = add ? cv[v] + c[r][v] : c[r][v];                                          \
-      } else {                                                                                                         \
-        for (int j = 0; j < nr; j++) {                                                                                 \
-          T v = c[r][j / L][j % L];                                                                                    \
-          crow[j] = add ? crow[j] + v : v;                                                                             \
-        }                                                                                                              \
+      } else { /* a partial strip goes through the edge row (indexing c by j would put it on the stack) */             \
+        for (int v = 0; v < NV; v++) *(S##_v *)(edge + v * L) = c[r][v];                                               \
+        for (int j = 0; j < nr; j++) crow[j] = add ? crow[j] + edge[j] : edge[j];                                      \
       }                                                                                                                \
     }                                                                                                                  \
   }                                                                                                                    \
@@ -71,7 +72,7 @@ EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; 
           for (int j = 0; j < N; j++) C[(int64_t)i * ldc + j] = 0;                                                     \
       return;                                                                                                          \
     }                                                                                                                  \
-    T *bpack = (T *)wt_gemm_pack, *apack = bpack + KC * NC;                                                            \
+    T *bpack = (T *)wt_gemm_pack, *apack = bpack + KC * NC, *edge = apack + MC * KC;                                   \
     for (int n0 = 0; n0 < N; n0 += NC) {                                                                               \
       int nc = N - n0 < NC ? N - n0 : NC;                                                                              \
       for (int k0 = 0; k0 < K; k0 += KC) {                                                                             \
@@ -107,7 +108,7 @@ EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; 
             for (int p = 0; p * MR < mc; p++) {                                                                        \
               int mr = mc - p * MR < MR ? mc - p * MR : MR;                                                            \
               S##_tile(mr, nr, kc, apack + p * MR * kc, bpack + s * S##_NR * kc,                                       \
-                       C + (int64_t)(i0 + p * MR) * ldc + n0 + s * S##_NR, ldc, add);                                  \
+                       C + (int64_t)(i0 + p * MR) * ldc + n0 + s * S##_NR, ldc, add, edge);                            \
             }                                                                                                          \
           }                                                                                                            \
         }                                                                                                              \
