@@ -134,6 +134,19 @@ class DeviceOp:
         self.attrs = attrs
 
 
+def check_bindings(name, buffers):
+    """Refuse a template kernel that binds a whole storage larger than one binding (WebGPU would reject the flush):
+    the kernel families that meet such storages bind windows of them (binding_windows.py); this names one that
+    does not yet."""
+    limit = limits.binding_size()
+    for b in buffers:
+        if b.nbytes > limit and type(b) is Buffer:
+            raise OutOfMemoryError(
+                f"kernel {name} cannot bind a tensor of {b.nbytes:,} bytes: past this adapter's "
+                f"maxStorageBufferBindingSize ({limit:,} bytes) and this kernel does not split its launch; use smaller "
+                "tensors for this op (a smaller batch or dimension), or torch.float16 where the adapter supports it")
+
+
 def check_groups(name, groups):
     """Refuse a dispatch past maxComputeWorkgroupsPerDimension (WebGPU would reject it and leave its output
     unwritten): every launch is split below it, so this names a kernel that forgot to."""
@@ -153,6 +166,7 @@ class Graph:
     def record(self, node):
         if node.kind == "kernel":
             check_groups(node.attrs["name"], node.attrs["groups"])
+            check_bindings(node.attrs["name"], node.attrs["buffers"])
         node.out.buf.bounds = None
         writes = node.attrs.get("writes")
         if writes:

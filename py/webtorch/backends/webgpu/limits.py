@@ -1,4 +1,4 @@
-"""The two limits every kernel launch of the webgpu device respects, and a way to force them small in tests.
+"""The limits every kernel launch of the webgpu device respects, and a way to force them small in tests.
 
 * ``workgroups()``: maxComputeWorkgroupsPerDimension (65,535 on every adapter today). A launch whose
   workgroup count passes it in some dimension is split (a 2-D grid, or several dispatches with offsets);
@@ -8,22 +8,30 @@
   all (gallivm's loop limiter) -- silently, so a 70,000-long dot product returned 65535.0. Kernels whose
   loops grow with a dimension (a product's K, a reduced row, a scanned row) are split so that one
   invocation's loops stay within this budget: on every adapter, so the split is the same code everywhere.
+* ``binding_size()``: maxStorageBufferBindingSize, the most bytes one binding may show of a buffer (128 MiB on
+  lavapipe and by default in Chrome, far below maxBufferSize). A launch that meets a larger storage binds
+  windows of it and is split so that each operand's window fits (binding_windows.py).
 
-``forced(workgroups=..., loop_trips=...)`` sets either limit lower for a test (tests/test_webgpu_size_limits.py),
-so every split path runs at small sizes; it clears the launch plans built under the old limits.
+``forced(workgroups=..., loop_trips=..., binding=...)`` sets any of them lower for a test
+(tests/test_webgpu_size_limits.py, tests/backends/webgpu/test_big_tensors.py), so every split path runs at small
+sizes; it clears the launch plans built under the old limits.
 """
 import contextlib
 
 # a little under 65,535: kernels also run short loops (tile loads, tails) besides the one we size
 _LOOP_TRIPS = 60000
-_state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535, "flush": None}
+_state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535, "flush": None,
+          "binding": None, "adapter_binding": 1 << 27, "buffer": 1 << 28}
 _caches = []  # dicts of launch plans that depend on the limits (cleared when they change)
 
 
 def set_adapter(limits, flush):
-    """Take maxComputeWorkgroupsPerDimension from the runtime's limits (called once per device); ``flush``
-    submits the device's pending launches (``forced`` does before changing the limits they were planned under)."""
+    """Take maxComputeWorkgroupsPerDimension, maxStorageBufferBindingSize and maxBufferSize from the runtime's
+    limits (called once per device; WebGPU's defaults where the runtime names none); ``flush`` submits the
+    device's pending launches (``forced`` does before changing the limits they were planned under)."""
     _state["adapter_workgroups"] = int(limits.get("maxComputeWorkgroupsPerDimension", 65535))
+    _state["adapter_binding"] = int(limits.get("maxStorageBufferBindingSize", 1 << 27))
+    _state["buffer"] = int(limits.get("maxBufferSize", 1 << 28))
     _state["flush"] = flush
 
 
@@ -38,6 +46,17 @@ def loop_trips():
     return _state["loop_trips"]
 
 
+def binding_size():
+    """Most bytes one storage binding may show (maxStorageBufferBindingSize, or the forced value)."""
+    b = _state["binding"]
+    return _state["adapter_binding"] if b is None else b
+
+
+def buffer_size():
+    """Most bytes one buffer may hold (maxBufferSize): the largest tensor the device can store."""
+    return _state["buffer"]
+
+
 def register_cache(d):
     """Clear dict ``d`` whenever the limits change (its entries hold workgroup counts or splits)."""
     _caches.append(d)
@@ -45,7 +64,7 @@ def register_cache(d):
 
 
 @contextlib.contextmanager
-def forced(workgroups=None, loop_trips=None):
+def forced(workgroups=None, loop_trips=None, binding=None):
     """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
     if _state["flush"] is not None:  # pending launches were planned under the old limits
         _state["flush"]()
@@ -54,6 +73,8 @@ def forced(workgroups=None, loop_trips=None):
         _state["workgroups"] = int(workgroups)
     if loop_trips is not None:
         _state["loop_trips"] = int(loop_trips)
+    if binding is not None:
+        _state["binding"] = int(binding)
     for d in _caches:
         d.clear()
     try:
