@@ -4,13 +4,14 @@ import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
-from . import limits, views
+from . import binding_windows, limits, views
 from .elementwise_kernels import cast, contiguous
 from .fallback import host_fallback
 from .graph import DeviceOp, Src, View, contiguous_strides
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
 from .recorder import GEOM_MAX, numel
+from .runtime import OutOfMemoryError
 from ..._geometry import expand_strides as broadcast_strides
 
 _MATMUL_PLANS = limits.register_cache({})  # (operand geometries, batch, kernel) -> _matmul_plan
@@ -40,17 +41,49 @@ def matmul(rec, a, b):
         return views.reshaped(out, batch + out.shape[-2:])
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    out_shape = batch + (m, n)
-    out = rec.new(out_shape, D.float32)
-    if numel(out_shape):
-        if rec.rt.cpu_adapter and _matmul_kernel(m, n, True) == "matmul_register":
-            a, b = vec4_operands(rec, a, b, numel(batch), m, n, k)
-        record_matmul(rec, a, b, out, batch, m, n, k)
+    out = _product(rec, a, b, batch, m, n, k)
     for d in squeeze:
         shape = list(out.shape)
         del shape[d]
         out = View(out.st, tuple(shape), contiguous_strides(tuple(shape)), 0)
     return out
+
+
+def _product(rec, a, b, batch, m, n, k):
+    """The (batch + (m, n)) product of a and b; in blocks of M, N or K while an operand or the result passes one
+    binding (binding_windows.py): blocks of rows or columns side by side, K blocks summed."""
+    out_shape = batch + (m, n)
+    n_out = numel(out_shape)
+    fit_a, fit_b = binding_windows.fits([a]), binding_windows.fits([b])
+    fit_out = n_out * 4 <= limits.binding_size()
+    if not n_out or fit_a and fit_b and fit_out and binding_windows.fits([a, b]):
+        out = rec.new(out_shape, D.float32)
+        if n_out:
+            if rec.rt.cpu_adapter and _matmul_kernel(m, n, True) == "matmul_register":
+                a, b = vec4_operands(rec, a, b, numel(batch), m, n, k)
+            record_matmul(rec, a, b, out, batch, m, n, k)
+        return out
+    if (not fit_out or not fit_a) and m > 1:
+        dim, ranges = -2, binding_windows.halves(m)
+        blocks = [_product(rec, _narrowed(a, -2, r), b, batch, r[1] - r[0], n, k) for r in ranges]
+    elif (not fit_out or not fit_b) and n > 1:
+        dim, ranges = -1, binding_windows.halves(n)
+        blocks = [_product(rec, a, _narrowed(b, -1, r), batch, m, r[1] - r[0], k) for r in ranges]
+    elif k > 1:
+        first, second = (_product(rec, _narrowed(a, -1, r), _narrowed(b, -2, r), batch, m, n, r[1] - r[0])
+                         for r in binding_windows.halves(k))
+        return rec.ew("add", [first, second], D.float32, D.float32, out_shape)
+    else:
+        raise OutOfMemoryError(f"a product of {out_shape} does not split into blocks within maxStorageBufferBindingSize "
+                               f"({limits.binding_size():,} bytes)")
+    out = rec.new(out_shape, D.float32)
+    for r, block in zip(ranges, blocks):
+        rec.ew("copy", [block], D.float32, D.float32, block.shape, out=_narrowed(out, dim, r))
+    return out
+
+
+def _narrowed(v, dim, r):
+    return binding_windows.narrowed(v, len(v.shape) + dim, *r)
 
 
 def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
@@ -67,6 +100,9 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
             if k0:
                 rec.ew("add", [out, part], D.float32, D.float32, out.shape, out=out)
         return
+    bound = [a.st.buf, b.st.buf]
+    if binding_windows.is_big(a.st.buf) or binding_windows.is_big(b.st.buf):  # windows: offsets count from them
+        (a, b), bound = binding_windows.bind([a, b])
     key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel, cpu)
     plan = _MATMUL_PLANS.get(key)
     if plan is None:  # a training step repeats the same products: build each launch plan once
@@ -78,7 +114,7 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
         node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
                     {"name": kernel, "source": src, "params": params, "groups": groups,
-                     "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": len(launches) == 1})
+                     "buffers": bound + [out.st.buf], "epilogue": len(launches) == 1})
         rec.record_node(node)
 
 
