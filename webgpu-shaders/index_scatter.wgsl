@@ -8,7 +8,9 @@
 //   a compare-and-swap loop on the element's bits (integer sum uses atomicAdd). NaN propagates in max/min.
 // Launch: workgroup_size 256; grid (ceil(n / 256), 1, 1) (y > 1 past 65535 workgroups).
 // Specialization: MODE; KIND = how the 32 bits are read: 0 f32, 1 i32, 2 u32; SCALAR = v is a constant.
-// Parameters P: [0] = (n, rank, scalar bits, -); [1] = (out_offset, lin_offset, src_offset, -);
+// Only addresses a below out_window are written (OUT past one binding is bound a window at a time, out_offset
+// counting from the window: the others wrap past it).
+// Parameters P: [0] = (n, rank, scalar bits, out_window); [1] = (out_offset, lin_offset, src_offset, -);
 //               [2], [3] = sizes; [4], [5] = os; [6], [7] = ls; [8], [9] = ss.
 
 const MODE: u32 = 1u;
@@ -78,6 +80,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     sa = sa + c * dim_word(8u, u32(d));
   }
   let a = oa + u32(LIN[la]);
+  if (a >= P[0].w) {
+    return;
+  }
   var v = P[0].z;
   if (!SCALAR) {
     v = SRC[sa];

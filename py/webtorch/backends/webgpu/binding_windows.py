@@ -273,7 +273,24 @@ def reduce_in_halves(rec, reduce, op, h, dims, keepdim, dtype):
     return View(out.st, shape, contiguous_strides(shape), 0)
 
 
-# ---- template kernels whose operands move by whole rows ----------------------------------------------------
+# ---- template kernels whose operands move by whole rows, or by data-dependent addresses ---------------------
+
+def tiles(v):
+    """[(binding, first element, elements)]: windows tiling the whole storage of view v in order, each element in
+    exactly one, for a kernel whose addresses come from data (gather, scatter: it skips those outside its window);
+    one entry -- the Buffer itself, from element 0, every element -- when the storage fits one binding."""
+    buf = v.st.buf
+    isz = DEVICE_ITEMSIZE[v.dtype]
+    if buf.nbytes <= limits.binding_size():
+        return [(buf, 0, 0xFFFFFFFF)]
+    step = (limits.binding_size() // ALIGN) * ALIGN
+    out = []
+    for s in range(0, buf.nbytes, step):
+        size = min(step, buf.nbytes - s)
+        size += (-size) % 4
+        out.append((Window(buf, s, size), s // isz, size // isz))
+    return out
+
 
 def row_ranges(n_rows, row_bytes):
     """[(start, stop)] splitting n_rows rows of row_bytes each into runs that fit one window (after alignment)."""

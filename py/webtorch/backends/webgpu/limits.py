@@ -12,7 +12,7 @@
   lavapipe and by default in Chrome, far below maxBufferSize). A launch that meets a larger storage binds
   windows of it and is split so that each operand's window fits (binding_windows.py).
 
-``forced(workgroups=..., loop_trips=..., binding=...)`` sets any of them lower for a test
+``forced(workgroups=..., loop_trips=..., binding=..., buffer=...)`` sets any of them (or maxBufferSize) lower for a test
 (tests/test_webgpu_size_limits.py, tests/backends/webgpu/test_big_tensors.py), so every split path runs at small
 sizes; it clears the launch plans built under the old limits.
 """
@@ -64,7 +64,7 @@ def register_cache(d):
 
 
 @contextlib.contextmanager
-def forced(workgroups=None, loop_trips=None, binding=None):
+def forced(workgroups=None, loop_trips=None, binding=None, buffer=None):
     """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
     if _state["flush"] is not None:  # pending launches were planned under the old limits
         _state["flush"]()
@@ -75,6 +75,8 @@ def forced(workgroups=None, loop_trips=None, binding=None):
         _state["loop_trips"] = int(loop_trips)
     if binding is not None:
         _state["binding"] = int(binding)
+    if buffer is not None:
+        _state["buffer"] = int(buffer)
     for d in _caches:
         d.clear()
     try:

@@ -63,23 +63,44 @@ def _product(rec, a, b, batch, m, n, k):
                 a, b = vec4_operands(rec, a, b, numel(batch), m, n, k)
             record_matmul(rec, a, b, out, batch, m, n, k)
         return out
-    if (not fit_out or not fit_a) and m > 1:
+    split = _split_dim(a, b, m, n, k, fit_a, fit_b, fit_out)
+    if split == "m":
         dim, ranges = -2, binding_windows.halves(m)
         blocks = [_product(rec, _narrowed(a, -2, r), b, batch, r[1] - r[0], n, k) for r in ranges]
-    elif (not fit_out or not fit_b) and n > 1:
+    elif split == "n":
         dim, ranges = -1, binding_windows.halves(n)
         blocks = [_product(rec, a, _narrowed(b, -1, r), batch, m, r[1] - r[0], k) for r in ranges]
-    elif k > 1:
+    elif split == "k":
         first, second = (_product(rec, _narrowed(a, -1, r), _narrowed(b, -2, r), batch, m, n, r[1] - r[0])
                          for r in binding_windows.halves(k))
         return rec.ew("add", [first, second], D.float32, D.float32, out_shape)
     else:
         raise OutOfMemoryError(f"a product of {out_shape} does not split into blocks within maxStorageBufferBindingSize "
-                               f"({limits.binding_size():,} bytes)")
+                               f"({limits.binding_size():,} bytes): its batch dimension is what passes it; use a smaller "
+                               "batch")
     out = rec.new(out_shape, D.float32)
     for r, block in zip(ranges, blocks):
         rec.ew("copy", [block], D.float32, D.float32, block.shape, out=_narrowed(out, dim, r))
     return out
+
+
+def _split_dim(a, b, m, n, k, fit_a, fit_b, fit_out):
+    """Which of M, N, K to halve ("m", "n", "k"), or None: the dim along which the operand past one binding
+    extends furthest (an out past it: its rows, else its columns), a 1-long one never; None when a batch dim is
+    the widest (batches do not split)."""
+    want = []
+    if not fit_out:
+        want = ["m", "n"]
+    elif not fit_a:
+        d = binding_windows.largest_dim([a]) - len(a.shape)
+        want = ["m", "k"] if d == -2 else ["k", "m"] if d == -1 else []
+    elif not fit_b:
+        d = binding_windows.largest_dim([b]) - len(b.shape)
+        want = ["k", "n"] if d == -2 else ["n", "k"] if d == -1 else []
+    else:  # each fits alone, not together (one storage): shorter K
+        want = ["k", "m", "n"]
+    size = {"m": m, "n": n, "k": k}
+    return next((x for x in want if size[x] > 1), None)
 
 
 def _narrowed(v, dim, r):
