@@ -245,7 +245,8 @@ def _record_generated(rec, node, generate, operands, name):
 
 # ---- reductions over more than one window -------------------------------------------------------------------
 
-_COMBINE = {"sum": "add", "mean": "add", "prod": "mul", "amax": "maximum", "amin": "minimum"}
+_COMBINE = {"sum": "add", "mean": "add", "prod": "mul", "amax": "maximum", "amin": "minimum", "all": "minimum",
+            "any": "maximum"}
 
 
 def reduce_in_halves(rec, reduce, op, h, dims, keepdim, dtype):

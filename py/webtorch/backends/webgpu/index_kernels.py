@@ -206,16 +206,29 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
     # scatter_'s src may be larger than the index in any dim: same rank, read through its own strides
     ss = (0,) * len(shape) if scalar else src.strides if len(src.shape) == len(shape) and all(
         a >= b for a, b in zip(src.shape, shape)) else broadcast_strides(src.shape, src.strides, shape)
+    if binding_windows.is_big(lin.st.buf):  # offsets in a storage past one binding: this launch's own copy
+        lin = cast(rec, View(lin.st, shape, ls, lin.offset), D.int32)
+        ls = lin.strides
+    if not scalar and binding_windows.is_big(src.st.buf):
+        src = contiguous(rec, View(src.st, shape, ss, src.offset))
+        ss = src.strides
     lin_offset, ls = _low_words(lin, ls)
-    sbuf = lin.st.buf if scalar else src.st.buf
-    for bound, start, size in binding_windows.tiles(h):  # h past one binding: a dispatch per window of it
-        words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, size,
-                 (h.offset - start) & 0xFFFFFFFF, lin_offset, 0 if scalar else src.offset, 0) \
-            + dims(shape) + dims(os) + dims(ls) + dims(ss)
+    flat_lin = View(lin.st, (n,), (1,), lin_offset)
+    flat_src = flat_lin if scalar else View(src.st, (n,), (1,), src.offset)
+    runs = [(0, n)] if binding_windows.fits([flat_lin]) and binding_windows.fits([flat_src]) else \
+        binding_windows.row_ranges(n, 4)
+    # h past one binding: a dispatch per window of it; the index space (its offsets, src) past one: per run of it
+    for (i0, i1), (bound, start, size) in itertools.product(runs, binding_windows.tiles(h)):
+        (lv, sv), (lbound, sbound) = binding_windows.bind([binding_windows.narrowed(flat_lin, 0, i0, i1),
+                                                          binding_windows.narrowed(flat_src, 0, i0, i1)])
+        lo = lin_offset if lbound is lin.st.buf else (lv.offset - i0) & 0xFFFFFFFF
+        so = 0 if scalar else src.offset if sbound is src.st.buf else (sv.offset - i0) & 0xFFFFFFFF
+        words = (i1 - i0, len(shape), _bits(src, h.dtype) if scalar else 0, size,
+                 (h.offset - start) & 0xFFFFFFFF, lo, so, i0) + dims(shape) + dims(os) + dims(ls) + dims(ss)
         rec.record_kernel("index_scatter", source("index_scatter", MODE=f"{mode}u",
                                                   KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
-                          struct.pack("<40I", *words), codegen.grid(-(-n // 256)),
-                          [bound, lin.st.buf, sbuf], [h.st.buf, lin.st.buf, sbuf], [h.st.buf])
+                          struct.pack("<40I", *words), codegen.grid(-(-(i1 - i0) // 256)),
+                          [bound, lbound, sbound], [h.st.buf, lin.st.buf, flat_src.st.buf], [h.st.buf])
     if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
         rec.ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 

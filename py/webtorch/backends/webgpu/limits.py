@@ -21,7 +21,7 @@ import contextlib
 # a little under 65,535: kernels also run short loops (tile loads, tails) besides the one we size
 _LOOP_TRIPS = 60000
 _state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535, "flush": None,
-          "binding": None, "adapter_binding": 1 << 27, "buffer": 1 << 28}
+          "binding": None, "adapter_binding": 1 << 27, "buffer": None, "adapter_buffer": 1 << 28}
 _caches = []  # dicts of launch plans that depend on the limits (cleared when they change)
 
 
@@ -31,7 +31,7 @@ def set_adapter(limits, flush):
     device's pending launches (``forced`` does before changing the limits they were planned under)."""
     _state["adapter_workgroups"] = int(limits.get("maxComputeWorkgroupsPerDimension", 65535))
     _state["adapter_binding"] = int(limits.get("maxStorageBufferBindingSize", 1 << 27))
-    _state["buffer"] = int(limits.get("maxBufferSize", 1 << 28))
+    _state["adapter_buffer"] = int(limits.get("maxBufferSize", 1 << 28))
     _state["flush"] = flush
 
 
@@ -53,8 +53,9 @@ def binding_size():
 
 
 def buffer_size():
-    """Most bytes one buffer may hold (maxBufferSize): the largest tensor the device can store."""
-    return _state["buffer"]
+    """Most bytes one buffer may hold (maxBufferSize, or the forced value): the largest tensor the device can store."""
+    b = _state["buffer"]
+    return _state["adapter_buffer"] if b is None else b
 
 
 def register_cache(d):
@@ -68,15 +69,11 @@ def forced(workgroups=None, loop_trips=None, binding=None, buffer=None):
     """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
     if _state["flush"] is not None:  # pending launches were planned under the old limits
         _state["flush"]()
-    old = dict(_state)
-    if workgroups is not None:
-        _state["workgroups"] = int(workgroups)
-    if loop_trips is not None:
-        _state["loop_trips"] = int(loop_trips)
-    if binding is not None:
-        _state["binding"] = int(binding)
-    if buffer is not None:
-        _state["buffer"] = int(buffer)
+    wanted = {"workgroups": workgroups, "loop_trips": loop_trips, "binding": binding, "buffer": buffer}
+    old = {k: _state[k] for k in wanted}  # only these: a device set up inside the block keeps its adapter's values
+    for k, v in wanted.items():
+        if v is not None:
+            _state[k] = int(v)
     for d in _caches:
         d.clear()
     try:

@@ -70,14 +70,18 @@ def _product(rec, a, b, batch, m, n, k):
     elif split == "n":
         dim, ranges = -1, binding_windows.halves(n)
         blocks = [_product(rec, a, _narrowed(b, -1, r), batch, m, r[1] - r[0], k) for r in ranges]
+    elif split is None and batch:  # the batch is the widest: its first dim of more than one in halves
+        i = next(i for i, x in enumerate(batch) if x > 1)
+        dim, ranges = i - len(out_shape), binding_windows.halves(batch[i])
+        blocks = [_product(rec, _batch_narrowed(a, i, len(batch), r), _batch_narrowed(b, i, len(batch), r),
+                           batch[:i] + (r[1] - r[0],) + batch[i + 1:], m, n, k) for r in ranges]
     elif split == "k":
         first, second = (_product(rec, _narrowed(a, -1, r), _narrowed(b, -2, r), batch, m, n, r[1] - r[0])
                          for r in binding_windows.halves(k))
         return rec.ew("add", [first, second], D.float32, D.float32, out_shape)
     else:
         raise OutOfMemoryError(f"a product of {out_shape} does not split into blocks within maxStorageBufferBindingSize "
-                               f"({limits.binding_size():,} bytes): its batch dimension is what passes it; use a smaller "
-                               "batch")
+                               f"({limits.binding_size():,} bytes)")
     out = rec.new(out_shape, D.float32)
     for r, block in zip(ranges, blocks):
         rec.ew("copy", [block], D.float32, D.float32, block.shape, out=_narrowed(out, dim, r))
@@ -87,7 +91,7 @@ def _product(rec, a, b, batch, m, n, k):
 def _split_dim(a, b, m, n, k, fit_a, fit_b, fit_out):
     """Which of M, N, K to halve ("m", "n", "k"), or None: the dim along which the operand past one binding
     extends furthest (an out past it: its rows, else its columns), a 1-long one never; None when a batch dim is
-    the widest (batches do not split)."""
+    the widest (the caller halves the batch)."""
     want = []
     if not fit_out:
         want = ["m", "n"]
@@ -101,6 +105,12 @@ def _split_dim(a, b, m, n, k, fit_a, fit_b, fit_out):
         want = ["k", "m", "n"]
     size = {"m": m, "n": n, "k": k}
     return next((x for x in want if size[x] > 1), None)
+
+
+def _batch_narrowed(v, i, n_batch, r):
+    """Operand v restricted to range r of batch dim i (of ``n_batch``), unless it broadcasts along it."""
+    d = i - n_batch + len(v.shape) - 2
+    return v if d < 0 or v.shape[d] == 1 else binding_windows.narrowed(v, d, *r)
 
 
 def _narrowed(v, dim, r):

@@ -26,9 +26,7 @@ class BufferPool:
 
     def acquire(self, nbytes):
         """(buffer id, size class) for at least nbytes."""
-        cls = size_class(nbytes)
-        if cls > 1 << 26:  # up to 64 MiB a class is within the 128 MiB binding every WebGPU adapter allows
-            cls = self._fit(nbytes, cls)
+        cls = self._fit(nbytes, size_class(nbytes))
         lst = self.free_lists.get(cls)
         if lst:
             bid = lst.pop()
