@@ -6,7 +6,8 @@ GPUs); GPT-2 small's token embedding (50,257 x 768 float32, 154 MB) is past the 
 
 The decision: a storage stays ONE buffer (up to maxBufferSize). A kernel that meets one larger than a binding
 binds a *window* of it -- bytes [start, start + size) with start a multiple of 256 (WebGPU's largest
-minStorageBufferOffsetAlignment) and size within the binding limit -- and addresses it relative to the window's
+minStorageBufferOffsetAlignment), size a multiple of 16 (whole vec4s, which the product kernels read) and
+within the binding limit -- and addresses it relative to the window's
 start (``bind`` rebases the views whose offsets the kernel takes). A launch whose operands do not each fit one
 window is split, by the family that knows its access pattern, into pieces that do: narrowed index spaces of an
 elementwise kernel (``pieces``), halves of a reduction, row/column/K blocks of a product, row ranges of an
@@ -85,7 +86,7 @@ def _windows(operands):
     for k, (buf, lo, hi, isz) in spans.items():
         start = lo * isz // ALIGN * ALIGN
         size = (hi + 1) * isz - start
-        size += (-size) % 4
+        size += (-size) % 16  # whole vec4s: a kernel reading array<vec4<f32>> sees its last elements
         if size > limit:
             raise OutOfMemoryError(f"an operand spans {size:,} bytes of a {buf.nbytes:,}-byte tensor, past this "
                                    f"adapter's maxStorageBufferBindingSize ({limit:,}): its launch was not split")
@@ -288,7 +289,7 @@ def tiles(v):
     out = []
     for s in range(0, buf.nbytes, step):
         size = min(step, buf.nbytes - s)
-        size += (-size) % 4
+        size += (-size) % 16
         out.append((Window(buf, s, size), s // isz, size // isz))
     return out
 

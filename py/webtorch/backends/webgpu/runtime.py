@@ -117,7 +117,7 @@ class Runtime:
     def window(self, buf, offset, nbytes):
         """An id naming bytes [offset, offset + nbytes) of buffer ``buf``, bound at that offset wherever a
         dispatch names it (binding_windows.py: storages larger than maxStorageBufferBindingSize). ``offset`` is a
-        multiple of 256, ``nbytes`` of 4; the same arguments give the same id until ``buf`` is freed."""
+        multiple of 256, ``nbytes`` of 16; the same arguments give the same id until ``buf`` is freed."""
         raise NotImplementedError
 
     def write(self, buf, offset, data):
