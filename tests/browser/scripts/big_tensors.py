@@ -1,5 +1,6 @@
 """Tensors past one binding in the page: the same step with the binding limit forced to 4 KiB (every family
-binds windows of its operands through bridge.js) and without, on the browser's WebGPU. Prints one JSON line:
+binds windows of its operands through bridge.js: elementwise, reductions, products, embedding, AdamW, gather
+and scatter) and without, on the browser's WebGPU. Prints one JSON line:
 the granted maxStorageBufferBindingSize and the largest difference between the two runs."""
 import json
 
@@ -18,7 +19,11 @@ def step():
     loss = logits.logsumexp(-1).sum() + (x.t() * 2 + 1).exp().clamp(max=50).sum() * 1e-3
     loss.backward()
     wt.optim.AdamW([w], lr=0.1).step()
-    return [loss.item(), x.amax(0).sum().item(), float(x.argmax().item())] + sum(w.detach().tolist(), [])
+    cols = wt.randint(0, 24, (300, 5), device="webgpu", generator=g)
+    target = wt.zeros(300, 24, device="webgpu").scatter_add_(1, cols, wt.ones(300, 5, device="webgpu"))
+    taken = w.detach().gather(1, cols).sum() + w.detach()[ids[0], 2:9].sum()
+    return [loss.item(), x.amax(0).sum().item(), float(x.argmax().item()), taken.item(),
+            (target * wt.arange(24, device="webgpu")).sum().item()] + sum(w.detach().tolist(), [])
 
 
 plain = step()
