@@ -240,7 +240,7 @@ def _record_generated(rec, node, generate, operands, name):
     local = DeviceOp(node.kind, node.shape, rebased(node.out), [rebased(s) for s in node.srcs], node.attrs)
     source, kbufs, params, groups = generate(local, {})
     bound = [wins.get(id(b), b) for b in kbufs]
-    rec.record_kernel(name, source, params, groups, bound, [s.buf for s in node.srcs] or [node.out.buf],
+    rec.record_kernel(name, source, params, groups, bound, [s.buf for s in node.srcs],
                       [node.out.buf])
 
 
