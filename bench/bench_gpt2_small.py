@@ -1,6 +1,6 @@
 """Training steps of a GPT-2-small-shaped model on the webgpu device, against the cpu device, in one run.
 
-    .venv/bin/python bench/bench_gpt2_small.py [--layers 12] [--steps 2] [--ctx 128] [--batch 1]
+    .venv/bin/python bench/bench_gpt2_small.py [--layers 12] [--steps 2] [--ctx 128] [--batch 1] [--browser]
 
 GPT-2 small's shape (bench/browser/models.py's GPTModel): 12 blocks, d_model 768, 12 heads, vocab 50,257 with
 the head tied to the token embedding, context 128, batch 1: 124M parameters. The token embedding (50,257 x 768
@@ -11,8 +11,12 @@ Each step: forward, cross-entropy on the next tokens, backward, AdamW(lr 1e-4, w
 Per device: each step's seconds and loss; on webgpu the pool's bytes (memory_allocated after the step,
 max_memory_allocated, memory_reserved). Also the largest loss difference between the devices and the largest
 difference of the token embedding after the last step. Writes bench/results/gpt2_small.json.
+
+``--browser``: the webgpu steps inside Pyodide in headless Chromium (bench/browser/gpt2_small_steps.py; random
+init on the device, no cpu comparison in the page); writes bench/results/gpt2_small_browser.json.
 """
 import argparse
+import json
 import os
 import sys
 import time
@@ -49,6 +53,26 @@ def run(model, device, x, y, steps):
     return out
 
 
+def browser(args):
+    from webtorch_devtools.session import BrowserSession
+    cfg = {"layers": args.layers, "ctx": args.ctx, "batch": args.batch, "steps": args.steps}
+    here = os.path.dirname(os.path.abspath(__file__))
+    with BrowserSession() as session:
+        res = session.run(os.path.join(here, "browser", "gpt2_small_steps.py"), [json.dumps(cfg)], timeout=args.timeout)
+        version = session.browser.version
+    got = [json.loads(t) for k, t in res.reports if k == "gpt2"]
+    if res.status != 0 or not got:
+        raise SystemExit(f"the in-browser run failed (status {res.status}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+    out = got[0]
+    mem, mib = out.pop("webgpu_memory"), 2 ** 20
+    report("gpt2_small_browser", out.pop("rows"), [("device", "device", ""), ("step", "step", "d"),
+                                                   ("seconds", "s/step", ".2f"), ("loss", "loss", ".6f")],
+           title=f"GPT-2-small-shaped step in Pyodide, {version} ({args.layers} layers, {out['parameters']:,} "
+                 f"parameters, ctx {args.ctx}, batch {args.batch}); webgpu pool: {mem['memory_allocated'] / mib:.0f} "
+                 f"MiB allocated, peak {mem['max_memory_allocated'] / mib:.0f} MiB",
+           path=args.out, layers=args.layers, ctx=args.ctx, batch=args.batch, browser=version, webgpu_memory=mem, **out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--layers", type=int, default=12)
@@ -56,7 +80,12 @@ def main():
     ap.add_argument("--ctx", type=int, default=128)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--out", help="where to write the JSON (default bench/results/gpt2_small.json)")
+    ap.add_argument("--browser", action="store_true", help="inside Pyodide in headless Chromium (WebGPU)")
+    ap.add_argument("--timeout", type=float, default=3000, help="seconds for the browser run")
     args = ap.parse_args()
+    if args.browser:
+        browser(args)
+        return
     cfg = {"layers": args.layers, "d": D, "heads": HEADS, "ctx": args.ctx, "vocab": VOCAB}
     wt.manual_seed(0)
     cpu_model = GPTModel(wt, cfg, tied=True)
