@@ -17,7 +17,7 @@ const LIMITS = [
   "maxStorageBuffersPerShaderStage", "maxStorageBufferBindingSize", "maxBufferSize",
   "maxComputeWorkgroupsPerDimension", "maxComputeInvocationsPerWorkgroup", "maxComputeWorkgroupStorageSize",
   "maxComputeWorkgroupSizeX", "maxComputeWorkgroupSizeY", "maxComputeWorkgroupSizeZ",
-  "maxUniformBufferBindingSize", "maxBindGroups",
+  "maxUniformBufferBindingSize", "maxBindGroups", "minStorageBufferOffsetAlignment",
 ];
 const FEATURES = ["shader-f16", "subgroups"]; // subgroups: py/webtorch/backends/webgpu/subgroup_reduce.py
 const BIND_CACHE_MAX = 8192;
@@ -54,6 +54,7 @@ export class Bridge {
     this.cpu = cpu;
     this.adapterFeatures = adapterFeatures;
     this.buffers = new Map(); // id -> GPUBuffer
+    this.windows = new Map(); // window id -> {buffer: id, offset, size}: a part of a buffer bound at an offset
     this.nextId = 1;
     this.pipelines = []; // pipeline id -> GPUComputePipeline
     this.warmed = new Map(); // kernel id + "\n" + WGSL -> GPUComputePipeline built ahead by warm()
@@ -72,7 +73,7 @@ export class Bridge {
     device.lost.then((info) => { this.lostMessage = info.message || String(info.reason); });
     device.addEventListener("uncapturederror", (ev) => { this.errors.push(ev.error.message); });
     // Python calls these through proxies of the bound methods.
-    for (const m of ["info", "alloc", "free", "write", "read", "wait", "compile", "compileError", "run",
+    for (const m of ["info", "alloc", "free", "window", "write", "read", "wait", "compile", "compileError", "run",
       "takeError", "tableSize", "stats"]) this[m] = this[m].bind(this);
   }
 
@@ -98,8 +99,17 @@ export class Bridge {
     const b = this.buffers.get(id);
     if (!b) return;
     this.buffers.delete(id);
+    for (const [wid, w] of this.windows) if (w.buffer === id) this.windows.delete(wid);
     this.bindCache.clear(); // bind groups keep their buffers alive: drop them with the buffer
     b.destroy();
+  }
+
+  /** A new id naming bytes [offset, offset + size) of buffer `id`: a binding of it shows that part (tensors
+   * larger than maxStorageBufferBindingSize, py/webtorch/backends/webgpu/binding_windows.py). */
+  window(id, offset, size) {
+    const wid = this.nextId++;
+    this.windows.set(wid, { buffer: id, offset, size });
+    return wid;
   }
 
   /** Copy the Python buffer `data` (a PyProxy) into buffer `id` at `offset`, straight from the WASM heap. */
@@ -303,7 +313,11 @@ export class Bridge {
     let bg = this.bindCache.get(key);
     if (bg) return bg;
     const entries = [];
-    for (let i = 0; i < bufs.length; i++) entries.push({ binding: i, resource: { buffer: this.buffers.get(bufs[i]) } });
+    for (let i = 0; i < bufs.length; i++) {
+      const w = this.windows.get(bufs[i]);
+      entries.push({ binding: i, resource: w ? { buffer: this.buffers.get(w.buffer), offset: w.offset, size: w.size }
+        : { buffer: this.buffers.get(bufs[i]) } });
+    }
     if (psize) {
       entries.push({ binding: bufs.length, resource: { buffer: this.arena, offset: poff, size: Math.ceil(psize / 16) * 16 } });
     }

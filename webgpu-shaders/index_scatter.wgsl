@@ -8,7 +8,10 @@
 //   a compare-and-swap loop on the element's bits (integer sum uses atomicAdd). NaN propagates in max/min.
 // Launch: workgroup_size 256; grid (ceil(n / 256), 1, 1) (y > 1 past 65535 workgroups).
 // Specialization: MODE; KIND = how the 32 bits are read: 0 f32, 1 i32, 2 u32; SCALAR = v is a constant.
-// Parameters P: [0] = (n, rank, scalar bits, -); [1] = (out_offset, lin_offset, src_offset, -);
+// Only addresses a below out_window are written (OUT past one binding is bound a window at a time, out_offset
+// counting from the window: the others wrap past it).
+// Parameters P: [0] = (n, rank, scalar bits, out_window); [1] = (out_offset, lin_offset, src_offset, first i):
+//               n elements of the index space from the first i (one past a binding is scattered a run at a time);
 //               [2], [3] = sizes; [4], [5] = os; [6], [7] = ls; [8], [9] = ss.
 
 const MODE: u32 = 1u;
@@ -65,7 +68,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (i >= P[0].x) {
     return;
   }
-  var t = i;
+  var t = i + P[1].w;
   var oa = P[1].x;
   var la = P[1].y;
   var sa = P[1].z;
@@ -78,6 +81,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     sa = sa + c * dim_word(8u, u32(d));
   }
   let a = oa + u32(LIN[la]);
+  if (a >= P[0].w) {
+    return;
+  }
   var v = P[0].z;
   if (!SCALAR) {
     v = SRC[sa];

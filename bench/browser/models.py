@@ -171,9 +171,11 @@ def LSTMClassifier(torch):
     return Net()
 
 
-def GPTModel(torch):
+def GPTModel(torch, cfg=GPT, tied=False):
+    """nanoGPT's model of shape ``cfg`` (layers, d, heads, ctx, vocab); ``tied``: the head shares the token
+    embedding's weight, as GPT-2's does (bench_gpt2_small.py)."""
     nn, F = torch.nn, torch.nn.functional
-    d, heads, ctx, vocab = GPT["d"], GPT["heads"], GPT["ctx"], GPT["vocab"]
+    d, heads, ctx, vocab = cfg["d"], cfg["heads"], cfg["ctx"], cfg["vocab"]
 
     class Block(nn.Module):
         def __init__(self):
@@ -193,8 +195,10 @@ def GPTModel(torch):
         def __init__(self):
             super().__init__()
             self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
-            self.blocks = nn.ModuleList([Block() for _ in range(GPT["layers"])])
+            self.blocks = nn.ModuleList([Block() for _ in range(cfg["layers"])])
             self.ln_f, self.head = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False)
+            if tied:
+                self.head.weight = self.wte.weight
 
         def forward(self, idx):
             x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))

@@ -107,6 +107,17 @@ def empty_cache():
     be.pool.empty_cache()
 
 
+def info():
+    """The device as granted: ``adapter`` (one line naming it), ``limits`` (WebGPU names: the adapter's own values,
+    requested at device creation since WebGPU's defaults are lower -- maxStorageBufferBindingSize is the most one
+    kernel binding shows of a tensor, maxBufferSize the largest tensor the device can hold; tensors between the two
+    are bound in windows), ``features`` (shader-f16, subgroups) and ``cpu_adapter`` (shaders run on the CPU:
+    SwiftShader, lavapipe)."""
+    rt = _backend().rt
+    return {"adapter": rt.description, "limits": dict(rt.limits), "features": sorted(rt.features),
+            "cpu_adapter": bool(rt.cpu_adapter)}
+
+
 def stats(reset=False):
     """Counters since start (or the last ``stats(reset=True)``): dispatches, submits, flushes, readbacks
     (device reads: item/tolist/numpy/printing and the index checks that had to look), host_fallbacks (and

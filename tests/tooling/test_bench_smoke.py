@@ -67,6 +67,7 @@ WEBGPU_BENCHES = [
     ("bench_int64", ["--quick"], "int64"),
     ("bench_capture", ["--steps", "1", "--models", "mlp"], "capture"),
     ("bench_views", ["--repeat", "1", "--number", "5"], "views"),
+    ("bench_gpt2_small", ["--layers", "1", "--ctx", "4", "--steps", "1"], "gpt2_small"),
 ]
 
 

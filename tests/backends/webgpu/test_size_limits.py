@@ -13,7 +13,7 @@ import torch
 import webtorch
 from webtorch.backends.webgpu import limits
 
-from devices import adapter_kind
+from devices import adapter_kind, tensor_maker as _make, with_grads as _with_grads
 
 WORKGROUPS = 32
 LOOP_TRIPS = 40
@@ -22,25 +22,6 @@ LOOP_TRIPS = 40
 def _arr(*shape, seed=0, low=None):
     r = np.random.default_rng(seed + sum(shape))
     return r.standard_normal(shape).astype(np.float32) if low is None else r.integers(low, -low, shape).astype(np.int64)
-
-
-def _make(lib, dev):
-    """tensor(array, grad=False): a tensor of ``lib`` (webtorch or torch) on ``dev``."""
-    def t(a, grad=False):
-        x = lib.tensor(a, device=dev)
-        return x.requires_grad_(True) if grad else x
-    return t
-
-
-def _with_grads(outs, leaves):
-    """outs plus the gradients of the sum of the float outputs (weighted, so every element counts) wrt leaves."""
-    outs = list(outs)
-    floats = [o for o in outs if o.dtype.is_floating_point and o.requires_grad]
-    if floats:
-        loss = sum((o * (1.0 + 0.001 * i)).sum() for i, o in enumerate(floats))
-        loss.backward()
-        outs += [x.grad for x in leaves]
-    return outs
 
 
 # each case: (lib, t) -> list of result tensors; t(array, grad) makes an input of that library

@@ -174,8 +174,9 @@ class KernelSource:
                 args.append(f"v{x}")
             elif x is None:
                 args.append(None)
-            elif x == "iota":
-                args.append(f"vec2<u32>(i, 0u)" if ct == T.I64 else f"{ct}(i)")
+            elif x == "iota":  # the flat index (of the whole node when a piece of it starts at "iota0")
+                i = f"(i + {self.param(a['iota0'])})" if a.get("iota0") else "i"
+                args.append(f"vec2<u32>({i}, 0u)" if ct == T.I64 else f"{ct}({i})")
             else:
                 args.append(self.const(x[1], D.bool_ if (op == "where" and not args) else cdt))
         if op in INT_DIVISIONS and ct in ("i32", "u32", T.I64):  # PyTorch raises ZeroDivisionError: report it

@@ -4,8 +4,9 @@ and embedding_renorm_ (embedding_count.wgsl marks the named rows, embedding_reno
 import struct
 
 from ... import _dtype as D
-from . import creation, index_kernels
+from . import binding_windows, creation, index_kernels
 from .elementwise_kernels import cast, copy_
+from .handles import View
 from .index_kernels import index32
 from .kernel_launch import dense, grid256, pack, source
 
@@ -14,16 +15,36 @@ def embedding(rec, weight, indices):
     if weight.dtype is D.float16:  # the kernel moves 32-bit words (int64 runs on the host: host_rules.py)
         return cast(rec, embedding(rec, cast(rec, weight, D.float32), indices), D.float16)
     indices, _ = index_kernels.check_index(rec, indices, weight.shape[0], 0, False, "embedding")
-    dim = weight.shape[1]
+    num, dim = weight.shape
     out = rec.new(indices.shape + (dim,), weight.dtype)
-    total = out.numel
-    if total:
-        idx = dense(rec, index32(rec, indices), offset_ok=True)
-        groups, width = grid256(total)
-        words = [(total, dim, width, 0), (weight.strides[0], weight.strides[1], weight.offset, idx.offset)]
-        rec.record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups,
-                          [weight.st.buf, idx.st.buf, out.st.buf], [weight.st.buf, idx.st.buf], [out.st.buf])
+    if out.numel:
+        idx = _flat(dense(rec, index32(rec, indices), offset_ok=True))
+        for (p0, p1), (r0, r1) in _blocks(out, weight, idx.numel, dim):
+            (w, i, o), bound = binding_windows.bind([binding_windows.narrowed(weight, 0, r0, r1),
+                                                     binding_windows.narrowed(idx, 0, p0, p1),
+                                                     View(out.st, (p1 - p0, dim), (dim, 1), p0 * dim)])
+            total = o.numel
+            groups, width = grid256(total)
+            words = [(total, dim, width, o.offset), (weight.strides[0], weight.strides[1], w.offset - r0 * weight.strides[0],
+                                              i.offset), (r0, r1, 0, 0)]
+            rec.record_kernel("embedding_gather", source("embedding_gather"), pack(words), groups, bound,
+                              [weight.st.buf, idx.st.buf], [out.st.buf])
     return out
+
+
+def _flat(h):
+    """A contiguous view as one dimension."""
+    return View(h.st, (h.numel,), (1,), h.offset)
+
+
+def _blocks(table, weight, n, dim):
+    """[((first position, end), (first row, end))]: the launches of an embedding kernel over n positions (rows of
+    the (n, dim) ``table``: the gathered output or the incoming gradient) and the rows of ``weight`` (the table or
+    its gradient), each side in runs that fit one binding (binding_windows.py); one launch when both fit."""
+    positions = [(0, n)] if binding_windows.fits([table]) else binding_windows.row_ranges(n, dim * 4)
+    rows = [(0, weight.shape[0])] if binding_windows.fits([weight]) else \
+        binding_windows.row_ranges(weight.shape[0], abs(weight.strides[0]) * 4)
+    return [(p, r) for p in positions for r in rows]
 
 
 def _row_counts(rec, idx, num_weights):
@@ -44,17 +65,23 @@ def embedding_backward(rec, g, indices, num_weights, padding_idx, scale_grad_by_
     indices, _ = index_kernels.check_index(rec, indices, num_weights, 0, False, "embedding_backward")
     dim = g.shape[-1]
     out = creation.full(rec, (num_weights, dim), 0.0, D.float32)
-    total = indices.numel * dim
-    if total:
-        idx = dense(rec, index32(rec, indices), offset_ok=True)
+    n = indices.numel
+    if n * dim:
+        idx = _flat(dense(rec, index32(rec, indices), offset_ok=True))
         gc = dense(rec, g)
+        gc = View(gc.st, (n, dim), (dim, 1), 0)
         counts = _row_counts(rec, idx, num_weights) if scale_grad_by_freq else idx
-        groups, width = grid256(total)
-        words = [(total, dim, width, -1 if padding_idx is None else int(padding_idx)), (idx.offset, 0, 0, 0)]
-        rec.record_kernel("embedding_backward",
-                          source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq)), pack(words),
-                          groups, [gc.st.buf, idx.st.buf, counts.st.buf, out.st.buf],
-                          [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
+        pad = -1 if padding_idx is None else int(padding_idx)
+        src = source("embedding_backward", SCALE_BY_FREQ=bool(scale_grad_by_freq))
+        for (p0, p1), (r0, r1) in _blocks(gc, out, n, dim):
+            (gv, i, c, o), bound = binding_windows.bind([
+                binding_windows.narrowed(gc, 0, p0, p1), binding_windows.narrowed(idx, 0, p0, p1), _flat(counts),
+                binding_windows.narrowed(out, 0, r0, r1)])
+            total = gv.numel
+            groups, width = grid256(total)
+            words = [(total, dim, width, pad), (i.offset, r0, r1, o.offset - r0 * dim), (gv.offset, 0, 0, 0)]
+            rec.record_kernel("embedding_backward", src, pack(words), groups, bound,
+                              [gc.st.buf, idx.st.buf, counts.st.buf], [out.st.buf])
     return out
 
 

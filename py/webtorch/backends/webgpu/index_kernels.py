@@ -13,11 +13,12 @@ as two words (vec2<u32>); they are scattered (no 64-bit atomics, and a word-wise
 the int32 kernels when the values and any sums of them fit int32 (known bounds, else their range read back),
 else on the host (counted).
 """
+import itertools
 import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
-from . import (codegen, creation, device_checks, dtypes as T, reduce_kernels, scan_sort_kernels,
+from . import (binding_windows, codegen, creation, device_checks, dtypes as T, reduce_kernels, scan_sort_kernels,
                transfer, views)
 from .elementwise_kernels import EXPANDED_WRITE, cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
@@ -170,11 +171,25 @@ def _take(rec, x, x_offset, xs, lin, ls, shape):
     out = rec.new(shape, x.dtype)
     n = out.numel
     if n:
+        flat = View(out.st, (n,), (1,), 0)
+        if binding_windows.is_big(lin.st.buf):  # offsets past one binding: laid out as out is, cut as out is
+            lin = cast(rec, View(lin.st, shape, ls, lin.offset), D.int32)
+            ls = lin.strides
         lin_offset, ls = _low_words(lin, ls)
-        words = (n, len(shape), x_offset, lin_offset) + dims(shape) + dims(xs) + dims(ls)
-        rec.record_kernel("index_take", source("index_take", T=_TYPE[x.dtype][0]),
-                          struct.pack("<28I", *words), codegen.grid(-(-n // 256)),
-                          [x.st.buf, lin.st.buf, out.st.buf], [x.st.buf, lin.st.buf], [out.st.buf])
+        flat_lin = View(lin.st, (n,), (1,), lin_offset)
+        runs = [(0, n)] if binding_windows.fits([flat, flat_lin]) else \
+            binding_windows.row_ranges(n, max(T.device_itemsize(x.dtype), 4))
+        # x past one binding: a dispatch per window of it; out (and its offsets) past one: per run of it
+        for (i0, i1), (bound, start, size) in itertools.product(runs, binding_windows.tiles(x)):
+            (o, lv), (obound, lbound) = binding_windows.bind([binding_windows.narrowed(flat, 0, i0, i1),
+                                                              binding_windows.narrowed(flat_lin, 0, i0, i1)])
+            if lbound is not lin.st.buf:
+                lin_offset = (lv.offset - i0) & 0xFFFFFFFF
+            words = (i1 - i0, len(shape), (x_offset - start) & 0xFFFFFFFF, lin_offset) + dims(shape) + dims(xs) + \
+                dims(ls) + (size, i0, o.offset, 0)
+            rec.record_kernel("index_take", source("index_take", T=_TYPE[x.dtype][0]),
+                              struct.pack("<32I", *words), codegen.grid(-(-(i1 - i0) // 256)),
+                              [bound, lbound, obound], [x.st.buf, lin.st.buf], [out.st.buf])
         keep_bounds(out, x.st.buf.bounds)  # every value taken is a value of x
     return out
 
@@ -191,15 +206,29 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
     # scatter_'s src may be larger than the index in any dim: same rank, read through its own strides
     ss = (0,) * len(shape) if scalar else src.strides if len(src.shape) == len(shape) and all(
         a >= b for a, b in zip(src.shape, shape)) else broadcast_strides(src.shape, src.strides, shape)
+    if binding_windows.is_big(lin.st.buf):  # offsets in a storage past one binding: this launch's own copy
+        lin = cast(rec, View(lin.st, shape, ls, lin.offset), D.int32)
+        ls = lin.strides
+    if not scalar and binding_windows.is_big(src.st.buf):
+        src = contiguous(rec, View(src.st, shape, ss, src.offset))
+        ss = src.strides
     lin_offset, ls = _low_words(lin, ls)
-    words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, 0,
-             h.offset, lin_offset, 0 if scalar else src.offset, 0) \
-        + dims(shape) + dims(os) + dims(ls) + dims(ss)
-    sbuf = lin.st.buf if scalar else src.st.buf
-    rec.record_kernel("index_scatter", source("index_scatter", MODE=f"{mode}u",
-                                              KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
-                      struct.pack("<40I", *words), codegen.grid(-(-n // 256)),
-                      [h.st.buf, lin.st.buf, sbuf], [h.st.buf, lin.st.buf, sbuf], [h.st.buf])
+    flat_lin = View(lin.st, (n,), (1,), lin_offset)
+    flat_src = flat_lin if scalar else View(src.st, (n,), (1,), src.offset)
+    runs = [(0, n)] if binding_windows.fits([flat_lin]) and binding_windows.fits([flat_src]) else \
+        binding_windows.row_ranges(n, 4)
+    # h past one binding: a dispatch per window of it; the index space (its offsets, src) past one: per run of it
+    for (i0, i1), (bound, start, size) in itertools.product(runs, binding_windows.tiles(h)):
+        (lv, sv), (lbound, sbound) = binding_windows.bind([binding_windows.narrowed(flat_lin, 0, i0, i1),
+                                                          binding_windows.narrowed(flat_src, 0, i0, i1)])
+        lo = lin_offset if lbound is lin.st.buf else (lv.offset - i0) & 0xFFFFFFFF
+        so = 0 if scalar else src.offset if sbound is src.st.buf else (sv.offset - i0) & 0xFFFFFFFF
+        words = (i1 - i0, len(shape), _bits(src, h.dtype) if scalar else 0, size,
+                 (h.offset - start) & 0xFFFFFFFF, lo, so, i0) + dims(shape) + dims(os) + dims(ls) + dims(ss)
+        rec.record_kernel("index_scatter", source("index_scatter", MODE=f"{mode}u",
+                                                  KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
+                          struct.pack("<40I", *words), codegen.grid(-(-(i1 - i0) // 256)),
+                          [bound, lbound, sbound], [h.st.buf, lin.st.buf, flat_src.st.buf], [h.st.buf])
     if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
         rec.ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 

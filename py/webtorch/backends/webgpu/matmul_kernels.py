@@ -5,12 +5,13 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..._lru import LRU
-from . import limits, views
+from . import binding_windows, limits, views
 from .elementwise_kernels import cast, contiguous
 from .handles import DeviceOp, Src, View, contiguous_strides
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
 from .recorder import numel
+from .runtime import OutOfMemoryError
 from ..._geometry import expand_strides as broadcast_strides
 
 _MATMUL_PLANS = limits.register_cache(LRU(4096))  # (operand geometries, batch, kernel) -> _matmul_plan
@@ -37,17 +38,80 @@ def matmul(rec, a, b):
         return views.reshaped(out, batch + out.shape[-2:])
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    out_shape = batch + (m, n)
-    out = rec.new(out_shape, D.float32)
-    if numel(out_shape):
-        if rec.rt.cpu_adapter and _matmul_kernel(m, n, True) == "matmul_register":
-            a, b = vec4_operands(rec, a, b, numel(batch), m, n, k)
-        record_matmul(rec, a, b, out, batch, m, n, k)
+    out = _product(rec, a, b, batch, m, n, k)
     for d in squeeze:
         shape = list(out.shape)
         del shape[d]
         out = View(out.st, tuple(shape), contiguous_strides(tuple(shape)), 0)
     return out
+
+
+def _product(rec, a, b, batch, m, n, k):
+    """The (batch + (m, n)) product of a and b; in blocks of M, N or K while an operand or the result passes one
+    binding (binding_windows.py): blocks of rows or columns side by side, K blocks summed."""
+    out_shape = batch + (m, n)
+    n_out = numel(out_shape)
+    fit_a, fit_b = binding_windows.fits([a]), binding_windows.fits([b])
+    fit_out = n_out * 4 <= limits.binding_size()
+    if not n_out or fit_a and fit_b and fit_out and binding_windows.fits([a, b]):
+        out = rec.new(out_shape, D.float32)
+        if n_out:
+            if rec.rt.cpu_adapter and _matmul_kernel(m, n, True) == "matmul_register":
+                a, b = vec4_operands(rec, a, b, numel(batch), m, n, k)
+            record_matmul(rec, a, b, out, batch, m, n, k)
+        return out
+    split = _split_dim(a, b, m, n, k, fit_a, fit_b, fit_out)
+    if split == "m":
+        dim, ranges = -2, binding_windows.halves(m)
+        blocks = [_product(rec, _narrowed(a, -2, r), b, batch, r[1] - r[0], n, k) for r in ranges]
+    elif split == "n":
+        dim, ranges = -1, binding_windows.halves(n)
+        blocks = [_product(rec, a, _narrowed(b, -1, r), batch, m, r[1] - r[0], k) for r in ranges]
+    elif split is None and batch:  # the batch is the widest: its first dim of more than one in halves
+        i = next(i for i, x in enumerate(batch) if x > 1)
+        dim, ranges = i - len(out_shape), binding_windows.halves(batch[i])
+        blocks = [_product(rec, _batch_narrowed(a, i, len(batch), r), _batch_narrowed(b, i, len(batch), r),
+                           batch[:i] + (r[1] - r[0],) + batch[i + 1:], m, n, k) for r in ranges]
+    elif split == "k":
+        first, second = (_product(rec, _narrowed(a, -1, r), _narrowed(b, -2, r), batch, m, n, r[1] - r[0])
+                         for r in binding_windows.halves(k))
+        return rec.ew("add", [first, second], D.float32, D.float32, out_shape)
+    else:
+        raise OutOfMemoryError(f"a product of {out_shape} does not split into blocks within maxStorageBufferBindingSize "
+                               f"({limits.binding_size():,} bytes)")
+    out = rec.new(out_shape, D.float32)
+    for r, block in zip(ranges, blocks):
+        rec.ew("copy", [block], D.float32, D.float32, block.shape, out=_narrowed(out, dim, r))
+    return out
+
+
+def _split_dim(a, b, m, n, k, fit_a, fit_b, fit_out):
+    """Which of M, N, K to halve ("m", "n", "k"), or None: the dim along which the operand past one binding
+    extends furthest (an out past it: its rows, else its columns), a 1-long one never; None when a batch dim is
+    the widest (the caller halves the batch)."""
+    want = []
+    if not fit_out:
+        want = ["m", "n"]
+    elif not fit_a:
+        d = binding_windows.largest_dim([a]) - len(a.shape)
+        want = ["m", "k"] if d == -2 else ["k", "m"] if d == -1 else []
+    elif not fit_b:
+        d = binding_windows.largest_dim([b]) - len(b.shape)
+        want = ["k", "n"] if d == -2 else ["n", "k"] if d == -1 else []
+    else:  # each fits alone, not together (one storage): shorter K
+        want = ["k", "m", "n"]
+    size = {"m": m, "n": n, "k": k}
+    return next((x for x in want if size[x] > 1), None)
+
+
+def _batch_narrowed(v, i, n_batch, r):
+    """Operand v restricted to range r of batch dim i (of ``n_batch``), unless it broadcasts along it."""
+    d = i - n_batch + len(v.shape) - 2
+    return v if d < 0 or v.shape[d] == 1 else binding_windows.narrowed(v, d, *r)
+
+
+def _narrowed(v, dim, r):
+    return binding_windows.narrowed(v, len(v.shape) + dim, *r)
 
 
 def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
@@ -64,6 +128,9 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
             if k0:
                 rec.ew("add", [out, part], D.float32, D.float32, out.shape, out=out)
         return
+    bound = [a.st.buf, b.st.buf]
+    if binding_windows.is_big(a.st.buf) or binding_windows.is_big(b.st.buf):  # windows: offsets count from them
+        (a, b), bound = binding_windows.bind([a, b])
     key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel, cpu)
     plan = _MATMUL_PLANS.get(key)
     if plan is None:  # a training step repeats the same products: build each launch plan once
@@ -73,7 +140,7 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
         node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
                     [Src(a.st.buf, (), a.offset, a.dtype), Src(b.st.buf, (), b.offset, b.dtype)],
                     {"name": kernel, "source": src, "params": params, "groups": groups,
-                     "buffers": [a.st.buf, b.st.buf, out.st.buf], "epilogue": len(launches) == 1})
+                     "buffers": bound + [out.st.buf], "epilogue": len(launches) == 1})
         rec.record_node(node)
 
 

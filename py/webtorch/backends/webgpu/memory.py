@@ -3,6 +3,7 @@
 Size classes: four per power of two (like PyTorch's roundup_power2_divisions=4), at least 256 bytes,
 so a training step that frees and reallocates the same shapes reuses the same buffers.
 """
+from . import limits
 from .runtime import OutOfMemoryError
 
 
@@ -25,16 +26,11 @@ class BufferPool:
 
     def acquire(self, nbytes):
         """(buffer id, size class) for at least nbytes."""
-        cls = size_class(nbytes)
+        cls = self._fit(nbytes, size_class(nbytes))
         lst = self.free_lists.get(cls)
         if lst:
             bid = lst.pop()
         else:
-            limit = self.rt.limits.get("maxStorageBufferBindingSize")
-            if limit is not None and cls > limit:
-                raise OutOfMemoryError(
-                    f"a tensor of {nbytes} bytes exceeds this adapter's maxStorageBufferBindingSize ({limit} "
-                    "bytes); split it into smaller tensors")
             try:
                 bid = self.rt.alloc(cls)
             except OutOfMemoryError:
@@ -46,6 +42,22 @@ class BufferPool:
         if self.allocated > self.peak:
             self.peak = self.allocated
         return bid, cls
+
+    def _fit(self, nbytes, cls):
+        """The bytes to allocate for a tensor of ``nbytes`` whose size class is ``cls``: the class, cut down to the
+        binding limit (when the tensor fits one binding) or to maxBufferSize (the largest storage; past it the
+        tensor cannot exist: OutOfMemoryError naming the sizes and what to try)."""
+        binding, most = limits.binding_size(), limits.buffer_size()
+        if nbytes > most:
+            raise OutOfMemoryError(
+                f"a webgpu tensor of {nbytes:,} bytes ({nbytes / 2 ** 20:.1f} MiB) exceeds this adapter's "
+                f"maxBufferSize ({most:,} bytes), the largest storage it can hold (its maxStorageBufferBindingSize is "
+                f"{binding:,}): use a smaller batch or model dimension, or torch.float16 where the adapter supports "
+                "it (half the bytes), or keep this tensor on the cpu device")
+        for cap in (binding, most):
+            if nbytes <= cap < cls:
+                return cap - cap % 16
+        return cls
 
     def release(self, bid, cls):
         self.allocated -= cls

@@ -16,8 +16,10 @@ import itertools
 import re
 import struct
 
-from . import codegen, wgsl_loader
+from ... import _dtype as D
+from . import binding_windows, codegen, limits, wgsl_loader
 from .elementwise_kernels import contiguous, copy_
+from .handles import View
 
 MAX_SLOTS = 16
 WG = 256
@@ -86,11 +88,11 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
         views = [bindable(p, True), bindable(grads[i], False)] + \
             [bindable(s[i], True) for s in states if s is not None]
         srow = tuple(slot_scalars[i]) if slot_scalars else (0.0,) * 4
-        if step_views is not None:  # read only, after the states; its offset in the slot flag's place
-            views.append(step_views[i])
-            slots.append((views, srow, step_views[i].offset))
-        else:
-            slots.append((views, srow, slot_flags[i] if slot_flags else 0))
+        for part in _chunks(views):  # a parameter past one binding updates in chunks (binding_windows.py)
+            if step_views is not None:  # read only, after the states; its offset in the slot flag's place
+                slots.append((part + [step_views[i]], srow, step_views[i].offset))
+            else:
+                slots.append((part, srow, slot_flags[i] if slot_flags else 0))
     batch = []
     for entry in slots:
         bufs = {id(v.st.buf) for v in entry[0]}
@@ -106,6 +108,17 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
         copy_(rec, v, c)
 
 
+def _chunks(views):
+    """[views]: the (contiguous, equally shaped) views of one parameter's update, or their flat chunks when one
+    of them is past one binding: runs of a multiple of 64 elements (vec4 loads stay aligned) that fit a window."""
+    if not any(binding_windows.is_big(v.st.buf) for v in views):
+        return [views]
+    n = views[0].numel
+    per = (limits.binding_size() - binding_windows.ALIGN) // 4 // 64 * 64
+    flat = [View(v.st, (n,), (1,), v.offset) for v in views]
+    return [[binding_windows.narrowed(v, 0, c, min(c + per, n)) for v in flat] for c in range(0, n, per)]
+
+
 def _optim_dispatch(rec, name, batch, has, head, flags):
     # 4 elements per invocation when every tensor starts at a multiple of 4 floats (vec4 accesses)
     nstate = sum(has[:3])
@@ -114,7 +127,8 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
     start = 0
     rows = []
     buffers, reads, writes = [], [], []
-    for views, srow, sflag in batch:
+    for real, srow, sflag in batch:
+        views, bound = binding_windows.bind(real)
         n = views[0].numel
         offs = [v.offset for v in views[2:2 + nstate]]
         state_offs = []
@@ -124,8 +138,8 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
         rows.append(struct.pack("<8I", start, n, views[0].offset, views[1].offset, *state_offs, sflag))
         rows.append(struct.pack("<4I", *(_f32_bits(x) for x in srow)))
         start += -(-n // per_group)
-        for k, v in enumerate(views):
-            buffers.append(v.st.buf)
+        for k, (v, b) in enumerate(zip(views, bound)):
+            buffers.append(b)
             reads.append(v.st.buf)
             if k != 1 and k < 2 + nstate:  # the grad and the step are only read
                 writes.append(v.st.buf)

@@ -7,9 +7,23 @@ keeps program order, in-place writes through views need no special casing: every
 recorded before it.
 """
 from . import limits
+from .handles import Buffer
 from .runtime import OutOfMemoryError
 
 MAX_PENDING = 2048
+
+
+def check_bindings(name, buffers):
+    """Refuse a template kernel that binds a whole storage larger than one binding (WebGPU would reject the flush):
+    the kernel families that meet such storages bind windows of them (binding_windows.py); this names one that
+    does not yet."""
+    limit = limits.binding_size()
+    for b in buffers:
+        if b.nbytes > limit and type(b) is Buffer:
+            raise OutOfMemoryError(
+                f"kernel {name} cannot bind a tensor of {b.nbytes:,} bytes: past this adapter's "
+                f"maxStorageBufferBindingSize ({limit:,} bytes) and this kernel does not split its launch; use smaller "
+                "tensors for this op (a smaller batch or dimension), or torch.float16 where the adapter supports it")
 
 
 def check_groups(name, groups):
@@ -32,6 +46,7 @@ class PendingQueue:
     def record(self, node):
         if node.kind == "kernel":
             check_groups(node.attrs["name"], node.attrs["groups"])
+            check_bindings(node.attrs["name"], node.attrs["buffers"])
         node.out.buf.bounds = None
         writes = node.attrs.get("writes")
         if writes:

@@ -4,9 +4,9 @@ import struct
 
 from ... import _dtype as D
 from ..philox import PhiloxState
-from . import codegen, dtypes as T, views
+from . import binding_windows, codegen, dtypes as T, limits, views
 from .elementwise_kernels import cast
-from .handles import DeviceOp, Src
+from .handles import DeviceOp, Src, View
 from .index_bounds import keep_bounds
 from .kernel_launch import source
 
@@ -31,21 +31,28 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
     n = out.numel
     if not n:
         return out
-    blocks = (n + 3) // 4
-    base = rng.take(n)
+    first = rng.take(n)
     if kind >= 2:
         lo_bits, hi_bits, rng_range = int(a) & 0xFFFFFFFF, 0, int(b - a) & 0xFFFFFFFF
     else:
         lo_bits = struct.unpack("<I", struct.pack("<f", a))[0]
         hi_bits = struct.unpack("<I", struct.pack("<f", b))[0]
         rng_range = 0
-    words = (n, rng.seed & 0xFFFFFFFF, rng.seed >> 32, base & 0xFFFFFFFF, (base >> 32) & 0xFFFFFFFF,
-             lo_bits, hi_bits, rng_range)
     src = philox_source(kind, out_dt)
-    node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
-                {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
-                 "groups": codegen.grid((blocks + 255) // 256), "buffers": [out.st.buf]})
-    rec.record_node(node)
+    # a tensor past one binding is drawn in windows of whole 64-element runs, each from its own counter blocks:
+    # the same numbers as one launch (binding_windows.py)
+    per = n if not binding_windows.is_big(out.st.buf) else \
+        (limits.binding_size() - binding_windows.ALIGN) // 4 // 64 * 64
+    for e0 in range(0, n, per):
+        part = min(per, n - e0)
+        (view,), bound = binding_windows.bind([View(out.st, (part,), (1,), e0)])
+        base = first + e0 // 4
+        words = (part, rng.seed & 0xFFFFFFFF, rng.seed >> 32, base & 0xFFFFFFFF, (base >> 32) & 0xFFFFFFFF,
+                 lo_bits, hi_bits, rng_range)
+        node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
+                        {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
+                         "groups": codegen.grid((part + 1023) // 1024), "buffers": bound})
+        rec.record_node(node)
     return out
 
 

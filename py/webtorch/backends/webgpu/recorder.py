@@ -15,7 +15,7 @@ a remembered Plan or asks the planner (planner.py) for a fresh Schedule; the Sch
 import functools
 
 from ... import _dtype as D
-from . import capture, device_checks, dtypes as T, limits
+from . import binding_windows, capture, device_checks, dtypes as T, limits
 from .handles import DeviceOp, Src, Storage, View, contiguous_strides, src_of
 from .index_bounds import BOUNDED, keep_bounds
 from .memory import BufferPool
@@ -185,6 +185,8 @@ class Recorder:
             out = self.new(shape, dt)
         shape = out.shape
         out_st = out.st
+        binding = limits.binding_size()
+        big = out_st.buf.nbytes > binding
         srcs, spec = [], []
         cond = 0 if op == "where" and type(args[0]) is View else -1
         for a in args:
@@ -194,6 +196,7 @@ class Recorder:
                     a = self.ew("copy", [a], a.dtype, a.dtype, a.shape)  # read what this overwrites: snapshot it
                     st = a.st
                 spec.append(len(srcs))
+                big = big or st.buf.nbytes > binding
                 srcs.append((a.src or src_of(a)) if a.shape == shape else
                             Src(st.buf, broadcast_strides(a.shape, a.strides, shape), a.offset, st.dtype))
             elif a is None or a == "iota" or isinstance(a, tuple):
@@ -204,8 +207,12 @@ class Recorder:
         o = out.src
         if o is None:  # handles.src_of inlined: a fresh out has none yet, and this is every op's path
             o = out.src = Src(out_st.buf, out.strides, out.offset, dt)
-        self.record_node(DeviceOp("ew", shape, o, srcs,
-                              {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh}))
+        node = DeviceOp("ew", shape, o, srcs,
+                        {"op": op, "args": spec, "cdt": cdt, "dt": dt, "cond": cond, "fresh": fresh})
+        if big:  # an operand past one binding: windowed pieces (binding_windows.py)
+            binding_windows.record_elementwise(self, node)
+        else:
+            self.record_node(node)
         if fresh and op == "copy" and srcs and dt in BOUNDED and srcs[0].dtype in BOUNDED:
             b = srcs[0].buf.bounds  # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
             keep_bounds(out, b if b is None or dt is D.int64 or T.I32_MIN <= b[0] <= b[1] <= T.I32_MAX else None)

@@ -1,7 +1,9 @@
 """Reductions of the webgpu device (reduce, arg_reduce): one reduce node per call, rows longer than one
 invocation's loop budget (limits.py) split into chunks whose partials are reduced again."""
+import functools
+
 from ... import _dtype as D
-from . import codegen, creation, dtypes as T, limits, views
+from . import binding_windows, codegen, creation, dtypes as T, limits, views
 from .elementwise_kernels import cast, contiguous
 from .handles import DeviceOp, Src, View, contiguous_strides
 from .index_bounds import keep_bounds
@@ -19,6 +21,12 @@ def reduce(rec, op, h, dims, keepdim, dtype):
 
 
 def _reduce(rec, op, h, dims, keepdim, dtype):
+    big = binding_windows.is_big(h.st.buf)
+    if big and not binding_windows.fits([h]):  # past one binding: halves, then their results combined
+        if op in ("argmax", "argmin"):
+            return _arg_reduce_long(rec, op, h, dims, keepdim)
+        return binding_windows.reduce_in_halves(rec, _reduce, op, h, dims, keepdim, dtype)
+    record = functools.partial(binding_windows.record_reduction, rec) if big else rec.record_node
     r_len = numel(tuple(h.shape[d] for d in dims))
     n_out = numel(h.shape) // r_len if r_len else 0
     # a CPU adapter reduces one output or chunk per invocation (barriers cost there), in chunks of at most
@@ -36,7 +44,7 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
         chunk = max(2, min(chunk, limits.loop_trips() * (1 if cpu else codegen.WG)))
         n_chunks = -(-r_len // chunk)
         part = rec.new((n_out, n_chunks), dtype)
-        rec.record_node(DeviceOp("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
+        record(DeviceOp("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),
                              [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                              {"op": "sum" if op == "mean" else op, "dims": dims, "dt": dtype,
                                "chunks": n_chunks, "chunk_len": chunk, "per_thread": cpu}))
@@ -53,7 +61,7 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
     node = DeviceOp("argreduce" if op in ("argmax", "argmin") else "reduce", h.shape,
                 Src(out.st.buf, out.strides, 0, dtype), [Src(h.st.buf, h.strides, h.offset, h.dtype)],
                 {"op": op, "dims": dims, "dt": dtype, "per_thread": cpu})
-    rec.record_node(node)
+    record(node)
     if op in ("argmax", "argmin") and r_len:
         keep_bounds(out, (0, r_len - 1))
     return out

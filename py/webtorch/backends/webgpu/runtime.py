@@ -94,7 +94,7 @@ class Runtime:
     #: adapter limits the backend relies on, WebGPU names in camelCase:
     #: maxStorageBuffersPerShaderStage, maxStorageBufferBindingSize, maxBufferSize,
     #: maxComputeWorkgroupsPerDimension, maxComputeInvocationsPerWorkgroup,
-    #: maxComputeWorkgroupStorageSize
+    #: maxComputeWorkgroupStorageSize, minStorageBufferOffsetAlignment
     limits = {}
     #: adapter features that change code generation, e.g. {"shader-f16", "subgroups"}
     features = frozenset()
@@ -111,7 +111,13 @@ class Runtime:
         raise NotImplementedError
 
     def free(self, buf):
-        """Destroy buffer ``buf`` (no batch that uses it may still be pending in Python)."""
+        """Destroy buffer ``buf`` (no batch that uses it may still be pending in Python), and its windows."""
+        raise NotImplementedError
+
+    def window(self, buf, offset, nbytes):
+        """An id naming bytes [offset, offset + nbytes) of buffer ``buf``, bound at that offset wherever a
+        dispatch names it (binding_windows.py: storages larger than maxStorageBufferBindingSize). ``offset`` is a
+        multiple of 256, ``nbytes`` of 16; the same arguments give the same id until ``buf`` is freed."""
         raise NotImplementedError
 
     def write(self, buf, offset, data):

@@ -128,7 +128,8 @@ class RuntimeBrowser(Runtime):
         self.description = info["description"]
         self.cpu_adapter = bool(info.get("cpu"))
         # bound JS methods, proxied once (attribute lookups on a JsProxy cost a crossing each)
-        self._alloc, self._free, self._write = b.alloc, b.free, b.write
+        self._alloc, self._free, self._write, self._window = b.alloc, b.free, b.write, b.window
+        self._windows = {}  # buffer id -> {(offset, size): window id} (the bridge forgets them with the buffer)
         self._read, self._wait, self._compile, self._run = b.read, b.wait, b.compile, b.run
         self._epoch = 0  # bumped by every device write: prefetched bytes are valid within one epoch
         self._prefetched = {}  # buffer id -> (epoch, bytearray of the buffer's first bytes)
@@ -147,8 +148,17 @@ class RuntimeBrowser(Runtime):
 
     def free(self, buf):
         self._prefetched.pop(buf, None)
+        self._windows.pop(buf, None)
         self.counters["bridge_calls"] += 1
         self._free(buf, *self._take_held())
+
+    def window(self, buf, offset, nbytes):
+        ws = self._windows.setdefault(buf, {})
+        wid = ws.get((offset, nbytes))
+        if wid is None:
+            self.counters["bridge_calls"] += 1
+            wid = ws[(offset, nbytes)] = int(self._window(buf, offset, nbytes))
+        return wid
 
     def write(self, buf, offset, data):
         self._epoch += 1

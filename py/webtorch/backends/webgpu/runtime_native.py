@@ -14,6 +14,7 @@ _LIMITS = {
     "maxComputeWorkgroupStorageSize": "max-compute-workgroup-storage-size",
     "maxComputeWorkgroupSizeX": "max-compute-workgroup-size-x",
     "maxUniformBufferBindingSize": "max-uniform-buffer-binding-size",
+    "minStorageBufferOffsetAlignment": "min-storage-buffer-offset-alignment",
 }
 _BIND_CACHE_MAX = 8192
 _FEATURE_NAMES = {"subgroup": "subgroups"}  # wgpu-native's name -> WebGPU's (the name the backend checks)
@@ -50,6 +51,8 @@ class RuntimeNative(Runtime):
         self.cpu_adapter = info.get("adapter_type") == "CPU"
         self._usage = (wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST)
         self._buffers = {}
+        self._ranges = {}  # window id -> (offset, size): the part of its buffer a binding shows
+        self._windows = {}  # buffer id -> {(offset, size): window id}
         self._next_id = 1
         self._pipelines = []
         self._arena = None
@@ -70,8 +73,26 @@ class RuntimeNative(Runtime):
 
     def free(self, buf):
         b = self._buffers.pop(buf)
+        for wid in self._windows.pop(buf, {}).values():
+            del self._buffers[wid], self._ranges[wid]
         self._bind_cache.clear()
         b.destroy()
+
+    def window(self, buf, offset, nbytes):
+        ws = self._windows.setdefault(buf, {})
+        wid = ws.get((offset, nbytes))
+        if wid is None:
+            wid = ws[(offset, nbytes)] = self._next_id
+            self._next_id += 1
+            self._buffers[wid] = self._buffers[buf]
+            self._ranges[wid] = (offset, nbytes)
+        return wid
+
+    def _entry(self, binding, buf):
+        """Bind-group entry of buffer or window id ``buf``."""
+        b = self._buffers[buf]
+        offset, size = self._ranges.get(buf, (0, b.size))
+        return {"binding": binding, "resource": {"buffer": b, "offset": offset, "size": size}}
 
     def write(self, buf, offset, data):
         self.device.queue.write_buffer(self._buffers[buf], offset, data)
@@ -163,8 +184,7 @@ class RuntimeNative(Runtime):
         for pipeline, buffers, params, groups in batch.dispatches:
             if params:
                 off += (-off) % PARAM_ALIGN
-            entries = [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
-                                                    "size": self._buffers[b].size}} for i, b in enumerate(buffers)]
+            entries = [self._entry(i, b) for i, b in enumerate(buffers)]
             if params:
                 entries.append({"binding": len(buffers), "resource": {"buffer": own, "offset": off,
                                                                        "size": (len(params) + 15) // 16 * 16}})
@@ -204,9 +224,7 @@ class RuntimeNative(Runtime):
         bg = self._bind_cache.get(key)
         if bg is not None:
             return bg
-        entries = [{"binding": i, "resource": {"buffer": self._buffers[b], "offset": 0,
-                                                "size": self._buffers[b].size}}
-                   for i, b in enumerate(buffers)]
+        entries = [self._entry(i, b) for i, b in enumerate(buffers)]
         if param_off >= 0:
             entries.append({"binding": len(buffers),
                             "resource": {"buffer": self._arena, "offset": param_off,

@@ -1,0 +1,34 @@
+"""Tensors past one binding in the page: the same step with the binding limit forced to 4 KiB (every family
+binds windows of its operands through bridge.js: elementwise, reductions, products, embedding, AdamW, gather
+and scatter) and without, on the browser's WebGPU. Prints one JSON line:
+the granted maxStorageBufferBindingSize and the largest difference between the two runs."""
+import json
+
+import webtorch as wt
+from webtorch.backends.webgpu import limits
+
+F = wt.nn.functional
+
+
+def step():
+    g = wt.Generator(device="webgpu").manual_seed(3)
+    w = wt.randn(300, 24, device="webgpu", generator=g).requires_grad_(True)  # 28,800 bytes: seven windows
+    x = wt.randn(37, 53, device="webgpu", generator=g)
+    ids = wt.tensor([[5, 299, 17, 0, 42]], device="webgpu")
+    logits = F.linear(F.embedding(ids, w), w)  # a tied head, as a language model's
+    loss = logits.logsumexp(-1).sum() + (x.t() * 2 + 1).exp().clamp(max=50).sum() * 1e-3
+    loss.backward()
+    wt.optim.AdamW([w], lr=0.1).step()
+    cols = wt.randint(0, 24, (300, 5), device="webgpu", generator=g)
+    target = wt.zeros(300, 24, device="webgpu").scatter_add_(1, cols, wt.ones(300, 5, device="webgpu"))
+    taken = w.detach().gather(1, cols).sum() + w.detach()[ids[0], 2:9].sum()
+    return [loss.item(), x.amax(0).sum().item(), float(x.argmax().item()), taken.item(),
+            (target * wt.arange(24, device="webgpu")).sum().item()] + sum(w.detach().tolist(), [])
+
+
+plain = step()
+with limits.forced(binding=4096):
+    split = step()
+print(json.dumps({"binding": wt.webgpu.info()["limits"]["maxStorageBufferBindingSize"],
+                  "max_difference": max(abs(a - b) / max(1.0, abs(a)) for a, b in zip(plain, split)),
+                  "values": len(plain)}))
