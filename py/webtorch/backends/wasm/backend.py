@@ -7,7 +7,7 @@ primitive runs its kernels before it returns.
 """
 from ..base import Backend
 from . import (convolution, creation, elementwise, embedding, indexing, linalg, matmul, nn, optim, padding, pooling,
-               reduction, rng, scan_sort, transfer)
+               reduction, rng, sorting, transfer)
 from .context import KernelContext
 from .views import View
 
@@ -17,7 +17,7 @@ class WasmBackend(Backend):
     families = {"creation": creation, "transfer": transfer, "elementwise": elementwise, "reduce": reduction,
                 "checks": reduction, "matmul": matmul, "random": rng, "randperm": rng, "indexing": indexing,
                 "conv": convolution, "unfold": convolution, "pool": pooling, "pad": padding, "embedding": embedding,
-                "optim": optim, "norm": nn, "scan_sort": scan_sort, "linalg": linalg}
+                "optim": optim, "norm": nn, "scan_sort": sorting, "linalg": linalg}
     context = "ctx"
 
     def __init__(self, runtime):

@@ -59,6 +59,3 @@ def searchsorted(ctx, seq, values, right, out_int32):
     ctx.call("searchsorted_" + SUFFIX[kt], s.addr, v.addr, out.addr, rows, n, m, seq_rows, int(right),
              int(out_int32))
     return out
-
-
-from .unique import unique  # noqa: E402,F401 (the family's unique: unique.py, built on sort above)
