@@ -94,7 +94,8 @@ def threshold_(input, threshold, value):
     return _run(ThresholdBackward0, input, (threshold, value), True)
 
 
-HardshrinkBackward0 = _unary_node("HardshrinkBackward0", lambda x, l: where(x.abs() > l, x, 0.0),
+# written as "0 where |x| <= lambda, else x" (not "x where |x| > lambda") so a NaN passes through, as in PyTorch
+HardshrinkBackward0 = _unary_node("HardshrinkBackward0", lambda x, l: where(x.abs() <= l, 0.0, x),
                                   lambda g, x, l: g * (x.abs() > l))
 
 
@@ -103,7 +104,7 @@ def hardshrink(input, lambd=0.5):
 
 
 SoftshrinkBackward0 = _unary_node(
-    "SoftshrinkBackward0", lambda x, l: where(x > l, x - l, where(x < -l, x + l, 0.0)),
+    "SoftshrinkBackward0", lambda x, l: where(x > l, x - l, where(x < -l, x + l, where(x.abs() <= l, 0.0, x))),
     lambda g, x, l: g * (x.abs() > l))
 
 

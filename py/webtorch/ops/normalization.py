@@ -240,6 +240,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_channels(name, t, c)
+    require_float(input, "batch_norm")
     return apply_op(NativeBatchNormBackward0, input, weight, bias, running_mean, running_var, training,
                     momentum, eps)
 
