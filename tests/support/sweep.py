@@ -9,7 +9,8 @@ keeping those PyTorch accepts; a module's by trying constructor arguments and in
 each input class substituted into each tensor argument in turn: every integer dtype and bool, float into an op that
 only takes integers, a zero-size dim in each position, a 0-dim tensor, NaN/±inf values, out-of-range dims,
 wrong-dtype class targets, a tensor on another device. A call whose good form draws random numbers (two runs of
-PyTorch differ) compares shapes and dtypes only ("~" prefix, as bad_calls).
+PyTorch differ), or that returns uninitialized memory (empty*, resize_), compares shapes and dtypes only ("~" prefix,
+as bad_calls).
 
 Cases are code strings in bad_calls' format (``m``, ``F``, ``d`` in scope), so a known difference is named by its
 code. ``python tests/support/sweep.py`` prints the per-device counts and every disagreement.
@@ -152,7 +153,7 @@ def cases():
         for kind, name in catalogue():
             labelled = dict((c, cls) for cls, c in (_module_cases(name) if kind == "module" else _op_cases(kind, name)))
             if labelled:
-                rnd = _random(next(iter(labelled)))
+                rnd = name.startswith("empty") or name == "resize_" or _random(next(iter(labelled)))
                 out[f"{kind}:{name}"] = [(cls, ("~" if rnd else "") + c) for c, cls in labelled.items()]
     return out
 
