@@ -100,6 +100,7 @@ HardshrinkBackward0 = _unary_node("HardshrinkBackward0", lambda x, l: where(x.ab
 
 
 def hardshrink(input, lambd=0.5):
+    require_float(input, "hardshrink_cpu")
     return apply_op(HardshrinkBackward0, input, (lambd,), False)
 
 
@@ -111,6 +112,7 @@ SoftshrinkBackward0 = _unary_node(
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype Float, but found {lambd:g}")
+    require_float(input, "softshrink_check")
     return apply_op(SoftshrinkBackward0, input, (lambd,), False)
 
 

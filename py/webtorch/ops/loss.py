@@ -9,6 +9,7 @@ import math
 import warnings
 
 from .._dtype import int64, scalar_type_name, uint8
+from ._core.inplace import require_float
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import no_grad
 from .activation import logsigmoid
@@ -244,6 +245,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     red = reduction_name(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    require_float(input, "log_sigmoid_cpu")
     return apply_op(BinaryCrossEntropyWithLogitsBackward0, input, target, weight, pos_weight, red)
 
 
