@@ -82,8 +82,9 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-ThresholdBackward0 = _unary_node("ThresholdBackward0", lambda x, th, v: where(x > th, x, v),
-                                 lambda g, x, th, v: g * (x > th))
+# "value where x <= threshold, else x": a NaN passes through, as in PyTorch
+ThresholdBackward0 = _unary_node("ThresholdBackward0", lambda x, th, v: where(x <= th, v, x),
+                                 lambda g, x, th, v: where(x <= th, 0.0, g))
 
 
 def threshold(input, threshold, value, inplace=False):
