@@ -171,7 +171,7 @@ class DiagEmbedBackward0(Node):
         it = iter(lead)
         for i in range(nd):
             shape.append(n if i in (d1, d2) else next(it))
-        out = wrap(x._be.full(tuple(shape), 0, x.dtype), x, shape)
+        out = wrap(x._be.full(tuple(shape), 0, x.dtype), x, tuple(shape))
         x._be.copy_(x._be.diagonal(out._data, offset, d1, d2), x._data)
         ctx.meta = (offset, d1, d2)
         return out
