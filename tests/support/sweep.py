@@ -215,8 +215,9 @@ REASONS = {
             "torch returns": "a dim PyTorch accepts (wraps, or an int argument that is not a dim), webtorch refuses",
             "type": "an out-of-range dim: both refuse, with another exception type",
             "value": "an int argument the sweep takes for a dim means something else to the op: results differ"},
-    "device": {"*": "a cpu tensor mixed into an op on the device: PyTorch's same-device rule (and its cpu-scalar "
-                    "exception) differs from webtorch's"},
+    "device": {"*": "a cpu tensor mixed into an op on the device: the oracle runs all on its CPU, where the call "
+                    "is legal; webtorch raises PyTorch's same-device error (as PyTorch on an accelerator), or "
+                    "differs in the cpu-scalar exception"},
     "target dtype": {"*": "a class target of another dtype: PyTorch's dtype rule differs from webtorch's"},
     "target range": {"*": "a class target out of range: PyTorch's check differs from webtorch's"},
     "good": {"*": "the good call itself differs (a default or an argument order of the op differs from PyTorch's)"},

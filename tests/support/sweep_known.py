@@ -477,7 +477,7 @@ KNOWN = {
         ('webgpu', 'module:RNN', 'int'),
         ('webgpu', 'module:Softsign', 'int'),
     ],
-    "a cpu tensor mixed into an op on the device: PyTorch's same-device rule (and its cpu-scalar exception) differs from webtorch's": [
+    "a cpu tensor mixed into an op on the device: the oracle runs all on its CPU, where the call is legal; webtorch raises PyTorch's same-device error (as PyTorch on an accelerator), or differs in the cpu-scalar exception": [
         ('cpu', 'fn:einsum', 'device'),
         ('cpu', 'fn:gradient', 'device'),
         ('cpu', 'fn:histogram', 'device'),
