@@ -81,6 +81,25 @@ def cpp_type_name(dt):
     return _CPP_NAMES[dt.name]
 
 
+# the C type c10's overflow check names ("value cannot be converted to type int64_t without overflow")
+_OVERFLOW_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+                   "uint32": "uint32_t"}
+
+
+def fit_scalar(value, dt):
+    """A Python number to store into dtype dt, as PyTorch stores it: into an integer dtype it must fit (c10's
+    ``overflows``: NaN and inf never fit; an unsigned type takes integers down to -max, which wrap, so -1 is 255
+    for uint8, and no negative float), else PyTorch's overflow error."""
+    if dt.is_floating_point or dt.name == "bool" or not isinstance(value, (int, float)) or isinstance(value, bool):
+        return value
+    bits = dt.itemsize * 8
+    hi = (1 << bits) - 1 if dt.name.startswith("u") else (1 << (bits - 1)) - 1
+    lo = (0 if isinstance(value, float) else -hi) if dt.name.startswith("u") else -hi - 1
+    if value != value or not lo <= value <= hi:
+        raise RuntimeError(f"value cannot be converted to type {_OVERFLOW_NAMES[dt.name]} without overflow")
+    return int(value) & hi if value < 0 and dt.name.startswith("u") else value
+
+
 ALL = (bool_, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
 ALIASES = {

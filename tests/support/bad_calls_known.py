@@ -34,14 +34,12 @@ KNOWN = {
         ('webgpu', 'F.unfold(m.arange(2 * 3 * 5 * 5, dtype=m.float32, device=d).reshape(2, 3, 5, 5) / 50, 2, stride=0)'),
     ],
     "losses/norms on integer tensors: torch's CPU kernels accept some integer inputs that webtorch refuses (or refuse with another type)": [
-        ('cpu', 'F.batch_norm(m.arange(6., device=d).reshape(2, 3).to(m.int64), m.zeros(3, device=d), m.ones(3, device=d))'),
         ('cpu', 'F.binary_cross_entropy(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('cpu', 'F.huber_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('cpu', 'F.kl_div(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('cpu', 'F.kl_div(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('cpu', 'F.smooth_l1_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('cpu', 'F.mse_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('webgpu', 'F.batch_norm(m.arange(6., device=d).reshape(2, 3).to(m.int64), m.zeros(3, device=d), m.ones(3, device=d))'),
         ('webgpu', 'F.binary_cross_entropy(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('webgpu', 'F.huber_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
         ('webgpu', 'F.kl_div(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
@@ -53,8 +51,7 @@ KNOWN = {
         ('cpu', 'F.layer_norm(m.arange(6., device=d).reshape(2, 3), 3)'),
         ('webgpu', 'F.layer_norm(m.arange(6., device=d).reshape(2, 3), 3)'),
     ],
-    'linalg argument checks differ (einsum/tensordot/inner/outer/solve shapes, linear with a 1-D weight): another type or torch accepts': [
-        ('cpu', 'F.linear(m.arange(6., device=d).reshape(2, 3), m.ones(3, device=d))'),
+    'linalg argument checks differ (einsum/tensordot/inner/outer/solve shapes): another type or torch accepts': [
         ('cpu', 'm.outer(m.arange(6., device=d).reshape(2, 3), m.arange(6., device=d).reshape(2, 3))'),
         ('cpu', 'm.tensordot(m.arange(6., device=d).reshape(2, 3), m.arange(6., device=d).reshape(2, 3), dims=([1], [1]))'),
         ('cpu', "m.einsum('ij->k', m.arange(6., device=d).reshape(2, 3))"),
@@ -62,7 +59,6 @@ KNOWN = {
         ('cpu', 'm.linalg.solve(m.tensor([[2.0, 1.0], [1.0, 3.0]], device=d), m.ones(3, device=d))'),
         ('cpu', 'm.tensordot(m.arange(6., device=d).reshape(2, 3), m.arange(6., device=d).reshape(2, 3), dims=([1], [0]))'),
         ('cpu', 'm.tensordot(m.arange(6., device=d).reshape(2, 3), m.arange(6., device=d).reshape(2, 3), dims=-1)'),
-        ('webgpu', 'F.linear(m.arange(6., device=d).reshape(2, 3), m.ones(3, device=d))'),
         ('webgpu', 'm.outer(m.arange(6., device=d).reshape(2, 3), m.arange(6., device=d).reshape(2, 3))'),
         ('webgpu', 'm.tensordot(m.arange(6., device=d).reshape(2, 3), m.arange(6., device=d).reshape(2, 3), dims=([1], [1]))'),
         ('webgpu', "m.einsum('ij->k', m.arange(6., device=d).reshape(2, 3))"),
@@ -103,9 +99,7 @@ KNOWN = {
         ('webgpu', 'm.ones(0, 3, device=d).kthvalue(1, 0)'),
     ],
     "webgpu numerics (float->int conversion, atan2(0, 0), f32 scans, int64 range) are issue 12 sections 2-3, other engineers' work": [
-        ('cpu', "m.full((2,), float('nan'), dtype=m.int32, device=d)"),
         ('cpu', '~m.randint(0, 2**63, (2,), device=d)'),
-        ('webgpu', "m.full((2,), float('nan'), dtype=m.int32, device=d)"),
         ('webgpu', '~m.randint(0, 2**63, (2,), device=d)'),
         ('webgpu', 'm.full((100000,), 1.0001, device=d).cumprod(0)[-1]'),
     ],

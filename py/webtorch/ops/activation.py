@@ -82,8 +82,9 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, True)
 
 
-ThresholdBackward0 = _unary_node("ThresholdBackward0", lambda x, th, v: where(x > th, x, v),
-                                 lambda g, x, th, v: g * (x > th))
+# "value where x <= threshold, else x": a NaN passes through, as in PyTorch
+ThresholdBackward0 = _unary_node("ThresholdBackward0", lambda x, th, v: where(x <= th, v, x),
+                                 lambda g, x, th, v: where(x <= th, 0.0, g))
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -94,22 +95,25 @@ def threshold_(input, threshold, value):
     return _run(ThresholdBackward0, input, (threshold, value), True)
 
 
-HardshrinkBackward0 = _unary_node("HardshrinkBackward0", lambda x, l: where(x.abs() > l, x, 0.0),
+# written as "0 where |x| <= lambda, else x" (not "x where |x| > lambda") so a NaN passes through, as in PyTorch
+HardshrinkBackward0 = _unary_node("HardshrinkBackward0", lambda x, l: where(x.abs() <= l, 0.0, x),
                                   lambda g, x, l: g * (x.abs() > l))
 
 
 def hardshrink(input, lambd=0.5):
+    require_float(input, "hardshrink_cpu")
     return apply_op(HardshrinkBackward0, input, (lambd,), False)
 
 
 SoftshrinkBackward0 = _unary_node(
-    "SoftshrinkBackward0", lambda x, l: where(x > l, x - l, where(x < -l, x + l, 0.0)),
+    "SoftshrinkBackward0", lambda x, l: where(x > l, x - l, where(x < -l, x + l, where(x.abs() <= l, 0.0, x))),
     lambda g, x, l: g * (x.abs() > l))
 
 
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype Float, but found {lambd:g}")
+    require_float(input, "softshrink_check")
     return apply_op(SoftshrinkBackward0, input, (lambd,), False)
 
 

@@ -218,7 +218,7 @@ def aminmax(input, *, dim=None, keepdim=False):
         dims = tuple(range(input.dim()))
         keepdim_ = keepdim
     else:
-        dims = (norm_dim(dim, input.dim()),) if input.dim() else ()
+        dims = (norm_dim(dim, input.dim()),)[:input.dim()]
         _nonempty("aminmax", input, dims)
         keepdim_ = keepdim
     return return_types.aminmax(*apply_op(AminmaxBackward0, input, dims, keepdim_))

@@ -4,6 +4,7 @@ Each forward writes straight into self's storage (their backward needs no old va
 through inplace.write_inplace, so version counters, views and CopySlices behave as for every in-place op.
 """
 from .._broadcast import broadcast_shapes
+from .._dtype import fit_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._core.dispatch import new_size_arg, wrap, wrap_target
@@ -61,7 +62,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                "dimensions.")
         return write_inplace(self, FillBackward3, value)
-    return write_inplace(self, FillBackward2, _number(value))
+    return write_inplace(self, FillBackward2, fit_scalar(_number(value), self.dtype))
 
 
 def fill(input, value):
@@ -69,7 +70,7 @@ def fill(input, value):
     from ..autograd.graph import apply_op
     if isinstance(value, Tensor):
         return apply_op(FillBackward3, input, value)
-    return apply_op(FillBackward2, input, _number(value))
+    return apply_op(FillBackward2, input, fit_scalar(_number(value), input.dtype))
 
 
 def _number(value):

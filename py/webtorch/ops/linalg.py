@@ -146,9 +146,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
 def linear(input, weight, bias=None):
     """y = input @ weight.T + bias over the last dim of input (one addmm, as PyTorch): F.linear."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
+    if input.dim() == 2 and bias is not None:
+        return addmm(bias, input, weight.t())
+    if weight.dim() == 1:   # PyTorch's matmul semantics: a vector weight contracts the last dim away
+        out = matmul(input, weight)
+        return out if bias is None else out + bias
     if input.dim() == 2:
-        wt = weight.t()
-        return input.mm(wt) if bias is None else addmm(bias, input, wt)
+        return input.mm(weight.t())
     lead = tuple(input.shape[:-1])
     flat = input.reshape(-1, input.shape[-1])
     out = flat.mm(weight.t()) if bias is None else addmm(bias, flat, weight.t())

@@ -8,6 +8,8 @@ arange(C) (elementwise + reduce: no gather kernel, fuses on webgpu).
 import math
 import warnings
 
+from .._dtype import int64, scalar_type_name, uint8
+from ._core.inplace import require_float
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import no_grad
 from .activation import logsigmoid
@@ -241,6 +243,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     red = reduction_name(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    require_float(input, "log_sigmoid_cpu")
     return apply_op(BinaryCrossEntropyWithLogitsBackward0, input, target, weight, pos_weight, red)
 
 
@@ -297,8 +300,7 @@ class NllLossBackward0(Node):
 
 
 def _check_nll_shapes(input, target, weight):
-    if target.dtype.is_floating_point:
-        from .._dtype import scalar_type_name
+    if target.dtype not in (int64, uint8):   # class indices: PyTorch's kernels take Long or Byte, nothing else
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     if input.dim() < 1:
         raise ValueError("Expected input to have at least 1 dimension (got 0)")
@@ -542,30 +544,31 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return reduce_loss(loss, red)
 
 
-# ---- torch.<name> forms (ATen order: reduction is an int after the loss's own arguments) ------------------------
+# ---- torch.<name> forms (ATen order: reduction is an int after the loss's own arguments; PyTorch 2.13 defaults
+# it to 0, no reduction, unlike the nn.functional forms) ---------------------------------------------
 
-def _torch_bce_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def _torch_bce_logits(input, target, weight=None, pos_weight=None, reduction=0):
     return binary_cross_entropy_with_logits(input, target, weight, reduction=reduction_name(reduction),
                                             pos_weight=pos_weight)
 
 
-def _torch_kl_div(input, target, reduction=1, log_target=False):
+def _torch_kl_div(input, target, reduction=0, log_target=False):
     return kl_div(input, target, reduction=reduction_name(reduction), log_target=log_target)
 
 
-def _torch_cosine_embedding(input1, input2, target, margin=0.0, reduction=1):
+def _torch_cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
     return cosine_embedding_loss(input1, input2, target, margin, reduction=reduction_name(reduction))
 
 
-def _torch_margin_ranking(input1, input2, target, margin=0.0, reduction=1):
+def _torch_margin_ranking(input1, input2, target, margin=0.0, reduction=0):
     return margin_ranking_loss(input1, input2, target, margin, reduction=reduction_name(reduction))
 
 
-def _torch_hinge_embedding(input, target, margin=1.0, reduction=1):
+def _torch_hinge_embedding(input, target, margin=1.0, reduction=0):
     return hinge_embedding_loss(input, target, margin, reduction=reduction_name(reduction))
 
 
-def _torch_triplet(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=1):
+def _torch_triplet(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=0):
     return triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=reduction_name(reduction))
 
 

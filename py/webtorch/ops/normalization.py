@@ -114,8 +114,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
         raise RuntimeError(f"Given normalized_shape={_fmt(shape)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in shape)}], but got input of size{_fmt(input.shape)}")
+    require_float(input, "rms_norm")
     if eps is None:
-        eps = D.finfo(input.dtype if input.dtype.is_floating_point else D.float32).eps
+        eps = D.finfo(input.dtype).eps
     dims = tuple(range(input.dim() - n, input.dim()))
     y = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return y * weight if weight is not None else y
@@ -240,6 +241,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_channels(name, t, c)
+    require_float(input, "batch_norm")
     return apply_op(NativeBatchNormBackward0, input, weight, bias, running_mean, running_var, training,
                     momentum, eps)
 
@@ -324,6 +326,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {_fmt(t.shape)} and input of shape {_fmt(input.shape)}")
+    require_float(input, "GroupNormKernelImpl")
     return apply_op(NativeGroupNormBackward0, input, weight, bias, num_groups, eps)
 
 

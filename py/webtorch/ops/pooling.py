@@ -335,11 +335,23 @@ def _adaptive_size(x, output_size, n, name):
     return tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(size))
 
 
+def _check_nonempty(input, name):
+    """PyTorch refuses an empty non-batch dim when it has to cut it into windows."""
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {i} being empty")
+
+
 def _adaptive_avg(input, output_size, n, name):
+    wanted = (output_size,) * n if isinstance(output_size, int) else tuple(output_size or ())
+    if wanted == (1,) * n:   # PyTorch's shortcut: a mean over the last n dims (any rank, empty ones too)
+        return input.mean(tuple(range(-n, 0)), keepdim=True)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"{name}" not implemented for \'{_type_name(input.dtype)}\'')
+    _check_nonempty(input, name)
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
     mats = tuple(None if L == O else constant_matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
@@ -386,6 +398,7 @@ class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
 def _adaptive_max(input, output_size, n, return_indices, name):
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
+    _check_nonempty(input, name)
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
     node = AdaptiveMaxPool3DBackward0 if n == 3 else AdaptiveMaxPool2DBackward0

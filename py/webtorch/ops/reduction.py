@@ -147,7 +147,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dt)
     if dim is None:
         return apply_op(ProdBackward0, input, tuple(range(input.dim())), False, dt)
-    return apply_op(ProdBackward1, input, (norm_dim(dim, input.dim()),) if input.dim() else (), keepdim, dt)
+    return apply_op(ProdBackward1, input, (norm_dim(dim, input.dim()),)[:input.dim()], keepdim, dt)
 
 
 # ---- var / std ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from .reduction import sum_dtype
 
 
 def _dim(input, dim):
-    return norm_dim(dim, input.dim()) if input.dim() else 0
+    return norm_dim(dim, input.dim())   # a 0-dim input takes dim -1 or 0 (PyTorch's range for it)
 
 
 def _scan(op, x, dim, dtype, reverse):

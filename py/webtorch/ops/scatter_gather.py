@@ -44,7 +44,7 @@ def fill_value(self, value, name):
             raise RuntimeError(f"{name} only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.dim()} dimension(s).")
         return to_device_of(value, self)
-    return value
+    return D.fit_scalar(value, self.dtype)
 
 
 # ---- gather / scatter --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from ._core.out_arg import SAME, Rule, same, takes_out
 
 
 def _dim(input, dim):
-    return norm_dim(dim, input.dim()) if input.dim() else 0
+    return norm_dim(dim, input.dim())   # a 0-dim input takes dim -1 or 0 (PyTorch's range for it)
 
 
 def _scatter_back(g, idx, shape, dim):

@@ -242,9 +242,9 @@ def unsqueeze(self, dim):
 
 def flatten(self, start_dim=0, end_dim=-1):
     nd = self.dim()
+    s, e = norm_dim(start_dim, nd), norm_dim(end_dim, nd)   # a 0-dim input takes dims -1 and 0 only
     if nd == 0:
         return reshape(self, (1,))
-    s, e = norm_dim(start_dim, nd), norm_dim(end_dim, nd)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
