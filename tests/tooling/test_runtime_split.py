@@ -44,10 +44,11 @@ def test_runtime_wheel_holds_the_runtime_only(tmp_path):
     host = [n for n in names if any(s in n for s in ("devtools", "pytest", "oracle", "conftest", "/test_"))]
     assert not host, host
     shipped = {n.split("/", 1)[1] for n in names if n.startswith("webtorch/") and not n.endswith("warmup.json")}
-    # bytecode in place of each module's source (webtorch_devtools/bytecode.py); the shaders and bridge.js as they are
+    # bytecode in place of each module's source (webtorch_devtools/bytecode.py); the shaders, the JS hosts and
+    # device "cpu"'s kernels.wasm (built by scripts/setup.d/0-wasm-kernels.sh) as they are
     source = {(Path(d) / f).relative_to(RUNTIME).as_posix() + ("c" if f.endswith(".py") else "")
               for d, _, fs in os.walk(RUNTIME, followlinks=True)
-              for f in fs if f.endswith((".py", ".wgsl", ".js"))}  # shaders/ and bridge.js are links
+              for f in fs if f.endswith((".py", ".wgsl", ".js", ".wasm"))}  # shaders/ and bridge.js are links
     assert shipped == source, (sorted(shipped - source), sorted(source - shipped))
 
 

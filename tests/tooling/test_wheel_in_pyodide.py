@@ -22,7 +22,11 @@ RUNTIME = ROOT / "py" / "webtorch"
 # 1024 -> 1040: the fused capturable Adam/AdamW (step tensors counted on the device: optim_step_count.wgsl) that
 # explicit step capture needs, and the ops/_core package (1028 KiB with them).
 # 1040 -> 1264: device "cpu" in the page, kernels.wasm (1027 KiB, 145 KiB deflated) and backends/wasm (1246 KiB).
-WHEEL_BUDGET_KIB = 1264
+# 1264 -> 1340: session 5's merged features (1332 KiB): the WebAssembly backend's remaining families (conv, pooling,
+# norms, optimizers, scans, linalg: kernels.wasm 1081 KiB, 153 deflated), tensors past one binding (binding
+# windows), value checks through the error word, the notebook's tqdm/IPython.display/package loading, lazy modules,
+# grid_sample, AdaptiveLogSoftmaxWithLoss, Adafactor and the PyTorch module paths.
+WHEEL_BUDGET_KIB = 1340
 
 PROBE = """
 import json, os, sys, traceback
