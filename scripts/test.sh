@@ -10,7 +10,7 @@ export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" OMP_NUM_THREADS="${OMP_
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 # The whole run (no arguments) then runs every cpu test again with device "cpu" served by the WebAssembly kernels
 # (backends/wasm through wasmtime: what "cpu" is in the page; ~6 min), and proves replay equals eager: every webgpu
-# test again with each reused flush schedule (backends/webgpu/replay.py) checked against a freshly scheduled one
+# test again with each reused flush plan (backends/webgpu/plan_cache.py) checked against a freshly planned one
 # (~6 min on this machine).
 if [ $# -eq 0 ]; then
   WEBTORCH_CPU_BACKEND=wasm .venv/bin/python -m pytest -q -p no:cacheprovider tests --ignore=tests/browser -k cpu
