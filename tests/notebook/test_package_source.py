@@ -3,6 +3,7 @@ dependency order, and the error an import of an unavailable package gives (the l
 Chromium: tests/browser/test_notebook_packages.py)."""
 import importlib
 import json
+import linecache
 import sys
 from pathlib import Path
 
@@ -46,6 +47,7 @@ def test_the_kernel_shows_the_error_without_the_hook_frame(monkeypatch):
     finder.reasons["no_such_pkg_xyz"] = "No module named 'no_such_pkg_xyz': because"
     monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder])
     source = "import json\nimport no_such_pkg_xyz"
+    monkeypatch.delitem(linecache.cache, "<cell 1>", raising=False)  # another test's cell 1 (its source lines)
     try:
         exec(compile(source, "<cell 1>", "exec"), {})
     except ModuleNotFoundError as e:

@@ -14,15 +14,17 @@ from webtorch.notebook.progress import PROGRESS_MIME
 
 @pytest.fixture
 def fresh_tqdm(monkeypatch):
-    """tqdm imported anew with the hook installed (and both removed afterwards)."""
-    saved = {k: v for k, v in sys.modules.items() if k == "tqdm" or k.startswith("tqdm.")}
+    """tqdm imported anew with the hook installed (and both removed afterwards). tqdm_bar goes too: built on the tqdm
+    class of its first import, it must be rebuilt on the fresh one (another test may have imported it first)."""
+    saved = {k: v for k, v in sys.modules.items()
+             if k == "tqdm" or k.startswith("tqdm.") or k == "webtorch.notebook.tqdm_bar"}
     for k in saved:
         del sys.modules[k]
     before = list(sys.meta_path)
     tqdm_hook.install()
     yield
     sys.meta_path[:] = before
-    for k in [k for k in sys.modules if k == "tqdm" or k.startswith("tqdm.")]:
+    for k in [k for k in sys.modules if k == "tqdm" or k.startswith("tqdm.") or k == "webtorch.notebook.tqdm_bar"]:
         del sys.modules[k]
     sys.modules.update(saved)
 
