@@ -10,6 +10,7 @@
 // globalThis.webtorchWasmModule). Without WebGPU a message says so; device "cpu" (WebAssembly) runs everything.
 import { createBridge } from "./bridge.js";
 import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
+import "./wasm_host.js";  // globalThis.webtorchWasmHost, device "cpu"'s JS half (no eval needed under a CSP)
 
 async function fetchBytes(url) {
   const r = await fetch(url);

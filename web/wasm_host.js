@@ -2,9 +2,11 @@
 // instantiates kernels.wasm on a WebAssembly.Memory this side owns and copies bytes between that memory and
 // Python's buffers. No math here: the kernels are the module's exports, called from Python directly.
 //
-// A classic script defining one function (no `export`): Python evaluates the packaged copy synchronously
-// (`new Function(text + "return webtorchWasmHost;")`), so device "cpu" works in any Pyodide host -- JupyterLite's
-// kernel, a Web Worker, code entered with plain runPython -- without awaiting an import.
+// One function, also set on globalThis: web/loader.js imports this file (a page under a Content-Security-Policy
+// without 'unsafe-eval', as the notebook app's, may not evaluate code from text); where nothing imported it,
+// Python evaluates the packaged copy synchronously (`new Function(text + "return webtorchWasmHost;")`), so device
+// "cpu" works in any Pyodide host -- JupyterLite's kernel, a Web Worker, code entered with plain runPython --
+// without awaiting an import.
 //
 // Bytes move with one copy, heap to heap: `getBuffer()` of a PyProxy is a typed-array view of Pyodide's heap at the
 // Python buffer's address. Small transfers (a kernel's geometry, an item()) go through Python's staging buffer,
@@ -74,3 +76,5 @@ function webtorchWasmHost(module, initialPages) {
     },
   };
 }
+
+globalThis.webtorchWasmHost = webtorchWasmHost;

@@ -33,7 +33,9 @@ class RuntimeBrowser(Runtime):
         compiled_here = module is None
         if compiled_here:
             module = js.WebAssembly.Module.new(_js_bytes(js, data))
-        make_host = js.Function.new(_HOST_JS.read_text() + "\nreturn webtorchWasmHost;")()
+        # loader.js imported it (a CSP may forbid evaluating text); else the packaged copy, evaluated here
+        make_host = getattr(js.globalThis, "webtorchWasmHost", None) or \
+            js.Function.new(_HOST_JS.read_text() + "\nreturn webtorchWasmHost;")()
         memory_min, self._i64 = module_facts(data)
         self._host = make_host(module, memory_min)
         self._exports = self._host.exports
