@@ -1,6 +1,7 @@
 """The app kernel's answers about names (webtorch.notebook.introspect): Tab completion over the kernel's
 namespace, `name?` / `name??` lines of a cell answered as Jupyter does, and valid Python left alone."""
 import asyncio
+import concurrent.futures
 import builtins
 import json
 import sys
@@ -62,7 +63,9 @@ def start_kernel(monkeypatch):
 
 
 def _run(source):
-    return asyncio.run(kernel.run_cell(source, 1))
+    # in a thread of its own: a browser test earlier in the session may leave its event loop running here
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, kernel.run_cell(source, 1)).result()
 
 
 def test_question_mark_cells(start_kernel):

@@ -3,6 +3,7 @@ objects give the same mime bundles as IPython 9's own (installed here as the ora
 clear_output / DisplayHandle reach the app's host as Jupyter's messages do; the kernel installs it only where no
 IPython can be imported."""
 import asyncio
+import concurrent.futures
 import base64
 import importlib.util
 import json
@@ -138,6 +139,7 @@ def test_cell_result_of_a_display_object(app_host, monkeypatch):
     from webtorch.notebook import kernel
     monkeypatch.setattr(kernel, "_host", app_host)
     monkeypatch.setitem(sys.modules["__main__"].__dict__, "ours", ours)
-    assert asyncio.run(kernel.run_cell("ours.SVG('<svg/>')", 1)) == "ok"
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # (a browser test's event loop may be running here)
+        assert pool.submit(asyncio.run, kernel.run_cell("ours.SVG('<svg/>')", 1)).result() == "ok"
     result = next(m for k, m, _ in app_host.sent if k == "result")
     assert result["data"]["image/svg+xml"] == "<svg/>"

@@ -133,7 +133,8 @@ class PackageSource:
         names)`` is called when a load begins (done 0) and when it ended (done: how many were loaded), only when
         something is to be loaded. Returns the packages loaded."""
         from pyodide.code import find_imports
-        missing = [m for m in find_imports(source) if m not in sys.modules and importlib.util.find_spec(m) is None]
+        missing = [m for m in dict.fromkeys(name.partition(".")[0] for name in find_imports(source))
+                   if m not in sys.modules and not _importable(m)]
         if not missing:
             return []
         imports, packages = await self._lock_index()
@@ -195,3 +196,11 @@ def configure(index_url, packages_url=None, on_import=None):
 def current():
     """The configured package source, or None outside a page booted by web/loader.js."""
     return _source
+
+
+def _importable(name):
+    """Whether the top-level module ``name`` can be imported now (a finder that refuses it counts as no)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
