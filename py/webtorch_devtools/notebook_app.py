@@ -191,7 +191,7 @@ def build_site(dest, packages_url=None):
     for path in user_wheels():
         shutil.copyfile(path, dest / "wheels" / path.name)
     (dest / "web").mkdir()
-    for name in ("bridge.js", "loader.js", "zip_files.js"):
+    for name in ("bridge.js", "loader.js", "wasm_host.js", "zip_files.js"):  # loader.js imports the other three
         shutil.copyfile(web / name, dest / "web" / name)
     shutil.copytree(web / "notebook", dest / "web" / "notebook")
     index = dest / "web" / "notebook" / "index.html"  # the policy travels with the page on any static host
