@@ -67,6 +67,7 @@ from .ops.linalg_extra import (  # noqa: F401
     einsum, tril, triu, diag, diag_embed, trace, baddbmm, addmv, addbmm, cross, kron, cdist, inv as inverse, det
 )
 from .ops.linalg_decomp import cholesky_solve, logdet, torch_slogdet as slogdet, matrix_power  # noqa: F401
+from .ops.matrix_functions import geqrf, matrix_exp, householder_product as orgqr  # noqa: F401
 from .ops.indexing import select, narrow, diagonal, index_put  # noqa: F401
 from .ops.fill import fill  # noqa: F401
 from .ops.shape import (  # noqa: F401

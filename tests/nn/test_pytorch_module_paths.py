@@ -37,8 +37,6 @@ NOT_YET = {
     "torch.nn.functional.fractional_max_pool3d_with_indices": "fractional max pooling not implemented yet",
     "torch.nn.utils.memory_format.convert_conv2d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.nn.utils.memory_format.convert_conv3d_weight_memory_format": "no memory formats (channels_last) yet",
-    "torch.nn.utils.parametrizations.orthogonal": "the orthogonal parametrization (matrix_exp/cayley/householder) "
-                                                  "not implemented yet",
     "torch.optim.Muon": "not implemented yet",
     "torch.optim.swap_in_optimizer_params_and_state": "not implemented yet",
     "torch.optim.sparse_adam.SparseAdam": "no sparse gradients in webtorch",

@@ -33,6 +33,7 @@ MODULES = [
     "linalg",
     "linalg_extra",
     "linalg_decomp",
+    "matrix_functions",
     "indexing",
     "fill",
     "shape",
@@ -125,6 +126,7 @@ METHODS = {
         "tril_", "triu", "triu_",
     ),
     "linalg_decomp": ("cholesky_solve", "logdet", "matrix_power", "slogdet"),
+    "matrix_functions": ("geqrf", "matrix_exp", "orgqr"),
     "indexing": ("diagonal", "index_put", "index_put_", "narrow", "select"),
     "fill": ("copy_", "fill_", "resize_", "zero_"),
     "shape": (
