@@ -29,12 +29,6 @@ NOT_YET = {
     "torch.nn.modules.loss.LinearCrossEntropyLoss": "new in 2.13: fused linear + cross-entropy not implemented yet",
     "torch.nn.modules.linear_cross_entropy_options.LinearCrossEntropyOptions":
         "new in 2.13: fused linear + cross-entropy not implemented yet",
-    "torch.nn.modules.pooling.FractionalMaxPool2d": "fractional max pooling not implemented yet",
-    "torch.nn.modules.pooling.FractionalMaxPool3d": "fractional max pooling not implemented yet",
-    "torch.nn.functional.fractional_max_pool2d": "fractional max pooling not implemented yet",
-    "torch.nn.functional.fractional_max_pool3d": "fractional max pooling not implemented yet",
-    "torch.nn.functional.fractional_max_pool2d_with_indices": "fractional max pooling not implemented yet",
-    "torch.nn.functional.fractional_max_pool3d_with_indices": "fractional max pooling not implemented yet",
     "torch.nn.utils.memory_format.convert_conv2d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.nn.utils.memory_format.convert_conv3d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.optim.Muon": "not implemented yet",

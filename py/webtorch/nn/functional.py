@@ -44,6 +44,8 @@ from ..ops.pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_p
                            avg_pool3d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                            adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d,
                            max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d)
+from ..ops.fractional_pooling import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: E402,F401
+                                      fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices)
 
 
 def _with_indices(pool):

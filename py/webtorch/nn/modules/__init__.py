@@ -9,7 +9,7 @@ from .conv import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, Lazy
 from .pooling import (  # noqa: F401
     MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d,
     AdaptiveMaxPool2d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d,
-    MaxUnpool3d, LPPool1d, LPPool2d, LPPool3d,
+    MaxUnpool3d, LPPool1d, LPPool2d, LPPool3d, FractionalMaxPool2d, FractionalMaxPool3d,
 )
 from .batchnorm import (BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm, LazyBatchNorm1d,  # noqa: F401
                         LazyBatchNorm2d, LazyBatchNorm3d)

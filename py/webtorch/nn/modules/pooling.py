@@ -1,5 +1,5 @@
 """Pooling: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d,
-LPPool1d/2d/3d."""
+LPPool1d/2d/3d, FractionalMaxPool2d/3d."""
 from .. import functional as F
 from .module import Module
 from .utils import _single, _pair, _triple
@@ -196,4 +196,44 @@ class LPPool2d(_LPPoolNd):
 
 
 class LPPool3d(_LPPoolNd):
+    _n = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    _n = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        super().__init__()
+        name = f"FractionalMaxPool{self._n}d"
+        tup = _pair if self._n == 2 else _triple
+        if self._n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = tup(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = tup(output_size) if output_size is not None else None
+        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return getattr(F, f"fractional_max_pool{self._n}d")(
+            input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+            _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max over kH x kW windows at pseudo-random fractional strides (Graham, 2014), to ``output_size`` or
+    ``output_ratio`` of the input; ``_random_samples`` (N, C, 2) fixes the strides."""
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Max over kT x kH x kW windows at pseudo-random fractional strides (Graham, 2014), to ``output_size`` or
+    ``output_ratio`` of the input; ``_random_samples`` (N, C, 3) fixes the strides."""
     _n = 3
