@@ -31,8 +31,6 @@ NOT_YET = {
         "new in 2.13: fused linear + cross-entropy not implemented yet",
     "torch.nn.utils.memory_format.convert_conv2d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.nn.utils.memory_format.convert_conv3d_weight_memory_format": "no memory formats (channels_last) yet",
-    "torch.optim.Muon": "not implemented yet",
-    "torch.optim.swap_in_optimizer_params_and_state": "not implemented yet",
     "torch.optim.sparse_adam.SparseAdam": "no sparse gradients in webtorch",
     **{f"torch.utils.data.datapipes._decorator.{n}": _DATAPIPES
        for n in ("argument_validation", "functional_datapipe", "guaranteed_datapipes_determinism", "non_deterministic",
