@@ -4,6 +4,7 @@ from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedB
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .modules.module import _IncompatibleKeys  # noqa: F401
+from .modules.linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: F401
 from . import init  # noqa: F401
 from . import utils  # noqa: F401
 from .r_module import module, summary  # noqa: F401

@@ -34,6 +34,7 @@ from ..ops.loss import (  # noqa: E402,F401
 )
 from ..ops.margin_losses import multilabel_margin_loss, triplet_margin_with_distance_loss  # noqa: E402,F401
 from ..ops.ctc_loss import ctc_loss  # noqa: E402,F401
+from ..ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401
 from ..ops.attention import scaled_dot_product_attention  # noqa: E402,F401
 
 

@@ -38,7 +38,9 @@ from .loss import (  # noqa: F401
     KLDivLoss,
     CosineEmbeddingLoss, MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, TripletMarginLoss, PoissonNLLLoss,
     GaussianNLLLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss,
+    LinearCrossEntropyLoss,
 )
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: F401
 
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .activation import MultiheadAttention  # noqa: F401

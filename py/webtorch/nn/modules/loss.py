@@ -1,8 +1,10 @@
 """Loss modules: hold the reduction and options, call the nn.functional loss."""
+import math
 import warnings
 
 from .. import functional as F
 from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 
@@ -274,3 +276,46 @@ class TripletMarginWithDistanceLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``linear(input)`` against ``target``, the head's weight owned by the loss
+    (``self.linear``, of ``num_classes * prod(out_features)`` outputs, reshaped to (C, *out_features,
+    in_features) in forward). ``options``: a :class:`LinearCrossEntropyOptions` for the chunked path that never
+    holds the whole logits. See F.linear_cross_entropy.
+
+    Example::
+
+        >>> loss_fn = nn.LinearCrossEntropyLoss(768, 50257, options=nn.LinearCrossEntropyOptions())
+        >>> loss = loss_fn(hidden.flatten(0, 1), tokens.flatten())
+    """
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        # Linear holds 2-D weights: forward reshapes them to the K-dimensional (C, *out_features, in_features)
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        linear_weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        linear_bias = None if self.linear.bias is None else \
+            self.linear.bias.reshape((self.num_classes, *self.out_features))
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
