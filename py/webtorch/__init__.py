@@ -8,6 +8,8 @@ from ._dtype import (  # noqa: F401
 )
 from ._dtype import float32 as float, float64 as double, float16 as half, int64 as long, int32 as int  # noqa: F401
 from ._dtype import int16 as short, result_type as _result_type  # noqa: F401
+from ._memory_format import (memory_format, contiguous_format, channels_last, channels_last_3d,  # noqa: F401
+                             preserve_format)
 from ._device import device, get_default_device, set_default_device  # noqa: F401
 from ._tensor import Tensor, Size  # noqa: F401
 from . import autograd  # noqa: F401

@@ -8,6 +8,7 @@ import functools
 
 from . import _dtype as D
 from . import _geometry as G
+from . import _memory_format as _MF
 from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
 from ._numpy_interop import require_numpy
 from ._print import tensor_repr
@@ -99,8 +100,10 @@ class Tensor:
     def nbytes(self):
         return self.numel() * self.dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
         shape, strides, _ = self._geometry_of()
+        if memory_format in (_MF.channels_last, _MF.channels_last_3d):
+            return _MF.is_channels_last_contiguous(memory_format, shape, strides)
         return G.is_contiguous(shape, strides)
 
     def data_ptr(self):
@@ -517,7 +520,7 @@ def _parse_to(t, *args, **kwargs):
     dt = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
@@ -535,7 +538,7 @@ def _parse_to(t, *args, **kwargs):
         dev = _device_cls(dev)
     if dt is not None:
         dt = D.to_dtype(dt)
-    return dev, dt, copy
+    return dev, dt, copy, fmt
 
 
 def default_backend(device=None):

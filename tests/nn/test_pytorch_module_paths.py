@@ -25,8 +25,6 @@ NOT_YET = {
     "torch.nn.functional.assert_int_or_pair": "TorchScript-era internal helper",
     "torch._jit_internal.boolean_dispatch": "TorchScript internals",
     "torch.overrides.handle_torch_function": "__torch_function__ overrides are not supported",
-    "torch.nn.utils.memory_format.convert_conv2d_weight_memory_format": "no memory formats (channels_last) yet",
-    "torch.nn.utils.memory_format.convert_conv3d_weight_memory_format": "no memory formats (channels_last) yet",
     "torch.optim.sparse_adam.SparseAdam": "no sparse gradients in webtorch",
     **{f"torch.utils.data.datapipes._decorator.{n}": _DATAPIPES
        for n in ("argument_validation", "functional_datapipe", "guaranteed_datapipes_determinism", "non_deterministic",

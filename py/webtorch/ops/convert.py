@@ -1,7 +1,9 @@
 """Copies between devices and dtypes, clone and contiguous (each differentiable)."""
 from ..autograd.graph import Node, apply_op
 from .._device import backend_for
-from .._tensor import _parse_to, _wrap, fresh_geometry
+from .. import _geometry as G
+from .. import _memory_format as _MF
+from .._tensor import Size, _parse_to, _wrap, fresh_geometry
 
 
 class ToCopyBackward0(Node):
@@ -27,12 +29,17 @@ class ToCopyBackward0(Node):
 
 
 def to(self, *args, **kwargs):
-    """Tensor.to(device, dtype, copy=..., non_blocking=...): self when nothing changes, else a copy that autograd
-    follows back to self's device and dtype."""
-    dev, dt, copy = _parse_to(self, *args, **kwargs)
-    if (dev is None or dev == self._device) and (dt is None or dt is self.dtype) and not copy:
+    """Tensor.to(device, dtype, copy=..., non_blocking=..., memory_format=...): self when nothing changes, else a
+    copy that autograd follows back to self's device and dtype."""
+    dev, dt, copy, fmt = _parse_to(self, *args, **kwargs)
+    if fmt is not None:
+        _MF.check_rank(fmt, self.shape)
+    same_layout = fmt in (None, _MF.preserve_format) or _layout_of(self) is fmt
+    if (dev is None or dev == self._device) and (dt is None or dt is self.dtype) and not copy and same_layout:
         return self
-    return to_device_dtype(self, dev, dt)
+    out = to_device_dtype(self, dev, dt)
+    layout = _layout_of(self) if fmt in (None, _MF.preserve_format) else fmt
+    return out if layout is _MF.contiguous_format else apply_op(CloneBackward0, out, layout)
 
 
 def to_device_dtype(x, dev, dt):
@@ -41,10 +48,27 @@ def to_device_dtype(x, dev, dt):
     return apply_op(ToCopyBackward0, x, dev, dt)
 
 
+def _layout_of(x):
+    """channels_last(_3d) when x is dense in that order and not C-contiguous, else contiguous_format (the layout a
+    copy of x keeps under preserve_format; other dense permutations are copied to C order in webtorch)."""
+    for fmt in (_MF.channels_last, _MF.channels_last_3d):
+        if x.is_contiguous(memory_format=fmt) and not x.is_contiguous():
+            return fmt
+    return _MF.contiguous_format
+
+
 class CloneBackward0(Node):
     @staticmethod
-    def forward(ctx, x):
-        return _wrap(x._be.contiguous(x._data), x._be, x._device, fresh_geometry(tuple(x.shape)))
+    def forward(ctx, x, fmt=_MF.contiguous_format):
+        if fmt is _MF.contiguous_format:
+            return _wrap(x._be.contiguous(x._data), x._be, x._device, fresh_geometry(tuple(x.shape)))
+        # the channel dim innermost: a C-order copy of x's (N, [D,] H, W, C) permutation, viewed back as (N, C, ...)
+        be, shape = x._be, tuple(x.shape)
+        order = (0,) + tuple(range(2, x.dim())) + (1,)
+        dense = be.contiguous(be.as_strided(x._data, *G.permute(*x._geometry_of(), order)))
+        strides = _MF.channels_last_strides(shape)
+        return _wrap(be.as_strided(dense, shape, strides, 0), be, x._device, (Size(shape), strides, 0),
+                     dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -52,13 +76,21 @@ class CloneBackward0(Node):
 
 
 def clone(input, *, memory_format=None):
-    return apply_op(CloneBackward0, input)
+    fmt = _MF.preserve_format if memory_format is None else memory_format
+    if fmt is _MF.preserve_format:
+        fmt = _layout_of(input)
+    _MF.check_rank(fmt, input.shape)
+    return apply_op(CloneBackward0, input, fmt)
 
 
 def contiguous(self, memory_format=None):
-    if self.is_contiguous():
+    fmt = _MF.contiguous_format if memory_format is None else memory_format
+    if self.is_contiguous(memory_format=fmt):
         return self
-    return apply_op(CloneBackward0, self)
+    if fmt is _MF.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    _MF.check_rank(fmt, self.shape)
+    return apply_op(CloneBackward0, self, fmt)
 
 
 def is_same_size(a, b):

@@ -73,7 +73,7 @@ def reshape(self, *shape):
     strides = _reshaped_strides(self, shape)
     if strides is not None:
         return apply_op(ViewBackward0, self, shape, strides)
-    return apply_op(UnsafeViewBackward0, self.clone(), shape)
+    return apply_op(UnsafeViewBackward0, self.contiguous(), shape)
 
 
 def view_as(self, other):

@@ -429,14 +429,16 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``,
-        ``to(device, dtype, non_blocking)``. Only floating point tensors change dtype."""
-        device, dtype, _ = _parse_to(None, *args, **kwargs)
+        ``to(device, dtype, non_blocking)``, ``to(memory_format=...)`` (4-D and 5-D tensors). Only floating point
+        tensors change dtype."""
+        device, dtype, _, fmt = _parse_to(None, *args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+            return t.to(device=device, dtype=dtype if t.is_floating_point() else None,
+                        memory_format=fmt if t.dim() in (4, 5) else None)
         return self._apply(convert)
 
     def to_empty(self, *, device, recurse=True):

@@ -8,6 +8,7 @@ from . import rnn  # noqa: F401
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: F401
                      fuse_linear_bn_weights)
 from .init import skip_init  # noqa: F401
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: F401
 from .spectral_norm import spectral_norm, remove_spectral_norm  # noqa: F401
 from .weight_norm import weight_norm, remove_weight_norm  # noqa: F401
 
