@@ -63,6 +63,13 @@ adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
 adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
 adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
 
+
+def assert_int_or_pair(arg, arg_name, message):
+    """PyTorch's TorchScript-era check of a kernel-size-like argument: an int or a pair, else
+    ``AssertionError(message.format(arg_name))``."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))
+
 from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, channel_shuffle, interpolate,  # noqa: E402,F401
                               upsample, upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
