@@ -80,6 +80,7 @@ def test_chunked_path_never_holds_the_whole_logits(device, monkeypatch):
     loss.backward()
     # aspect_ratio:2 (the fallback pick for float32): next_pow2(ceil(100 / ceil(1000 / 16))) // 2 = 1 row
     assert shapes and max(s[0] for s in shapes) == 1 and all(s[1] == 1000 for s in shapes)
+    assert len(shapes) == 100  # one pass: the loss and the gradients come from the same chunk's logits
     ref = torch.nn.functional.cross_entropy(torch.tensor(x.tolist()) @ torch.tensor(w.tolist()).T,
                                             torch.tensor(t.tolist()))
     assert abs(loss.item() - ref.item()) < 1e-4

@@ -22,13 +22,20 @@ _TWICE = ("linear_cross_entropy chunked backward called twice; retain_graph=True
           "supported.")
 
 
-def _chunked_pass(x, W, b, target, weight, ignore_index, chunk, acc_dtype, row_scale, want):
-    """Per-row losses (N,) and, for the flags in ``want`` (input, weight, bias), the gradients of
-    sum(row_scale * loss): one chunk of logits at a time. row_scale: a number or 0-dim tensor, or one per row."""
-    n, c = x.shape[0], W.shape[0]
+def _row_weights(target, weight, ignore_index, acc_dtype):
+    """(each row's class weight, 0 where ignored; the targets with ignored rows pointing at class 0)."""
     valid = target != ignore_index
     safe = where(valid, target, 0)
-    row_weight = valid.to(acc_dtype) if weight is None else weight.to(acc_dtype)[safe] * valid.to(acc_dtype)
+    keep = valid.to(acc_dtype)
+    return (keep if weight is None else weight.to(acc_dtype)[safe] * keep), safe
+
+
+def _chunked_pass(x, W, b, rows_of, chunk, acc_dtype, row_scale, want):
+    """Per-row losses (N,) and, for the flags in ``want`` (input, weight, bias), the gradients of
+    sum(row_scale * loss): one chunk of logits at a time. rows_of: _row_weights' pair; row_scale: a number or
+    0-dim tensor, or one per row."""
+    n, c = x.shape[0], W.shape[0]
+    row_weight, safe = rows_of
     Wa = W.to(acc_dtype)
     ba = None if b is None else b.to(acc_dtype)
     classes = arange(c, device=x.device)
@@ -55,7 +62,7 @@ def _chunked_pass(x, W, b, target, weight, ignore_index, chunk, acc_dtype, row_s
             grad_b.add_(g.sum(0))
     loss = cat(losses) if losses else x.new_zeros((0,), dtype=acc_dtype)
     gx = (cat(grad_x) if grad_x else x.new_zeros(x.shape, dtype=acc_dtype)) if want[0] else None
-    return loss, row_weight, (gx, grad_W, grad_b)
+    return loss, (gx, grad_W, grad_b)
 
 
 def _cast(grads, like):
@@ -75,17 +82,12 @@ class LinearCrossEntropyBatchChunked(Node):
     @staticmethod
     def forward(ctx, x, W, target, b, weight, reduction, ignore_index, chunk, acc_dtype, allow_retain_graph):
         want = _wants(ctx, b)
-        loss, row_weight, _ = _chunked_pass(x, W, b, target, weight, ignore_index, chunk, acc_dtype, 1.0,
-                                            (False,) * 3)
-        total = loss.sum()
-        scale = 1.0
-        if reduction == "mean":
-            scale = 1.0 / row_weight.sum()  # stays on the device: no readback
-            total = total * scale
+        rows_of = _row_weights(target, weight, ignore_index, acc_dtype)
+        # mean divides by the rows' total class weight, known before the pass (a device scalar: no readback)
+        scale = 1.0 / rows_of[0].sum() if reduction == "mean" else 1.0
+        loss, grads = _chunked_pass(x, W, b, rows_of, chunk, acc_dtype, scale, want)
+        total = loss.sum() * scale
         if getattr(ctx, "needs_input_grad", None) is not None:
-            grads = (None,) * 3
-            if any(want):
-                _, _, grads = _chunked_pass(x, W, b, target, weight, ignore_index, chunk, acc_dtype, scale, want)
             ctx.grads = _cast(grads, (x, W, W if b is None else b))
             ctx.allow_retain_graph = allow_retain_graph
             ctx.present = (b is not None, weight is not None)
@@ -108,7 +110,8 @@ class LinearCrossEntropyBatchChunkedNoReduction(Node):
 
     @staticmethod
     def forward(ctx, x, W, target, b, weight, ignore_index, chunk, acc_dtype):
-        loss, _, _ = _chunked_pass(x, W, b, target, weight, ignore_index, chunk, acc_dtype, 1.0, (False,) * 3)
+        loss, _ = _chunked_pass(x, W, b, _row_weights(target, weight, ignore_index, acc_dtype), chunk, acc_dtype,
+                                1.0, (False,) * 3)
         if getattr(ctx, "needs_input_grad", None) is not None:
             ctx.save_for_backward(x, W, target, *([] if b is None else [b]), *([] if weight is None else [weight]))
             ctx.options = (b is not None, weight is not None, ignore_index, chunk, acc_dtype, _wants(ctx, b))
@@ -121,7 +124,8 @@ class LinearCrossEntropyBatchChunkedNoReduction(Node):
         x, W, target = saved[:3]
         b = saved[3] if has_b else None
         weight = saved[-1] if has_w else None
-        _, _, grads = _chunked_pass(x, W, b, target, weight, ignore_index, chunk, acc_dtype, g, want)
+        _, grads = _chunked_pass(x, W, b, _row_weights(target, weight, ignore_index, acc_dtype), chunk, acc_dtype,
+                                 g, want)
         gx, gW, gb = _cast(grads, (x, W, W if b is None else b))
         return (gx, gW, None) + ((gb,) if has_b else ()) + ((None,) if has_w else ())
 
