@@ -1,6 +1,7 @@
 """torch.memory_format: the layouts a dense tensor can be asked for (contiguous_format: C order;
 channels_last / channels_last_3d: the channel dim innermost, NHWC / NDHWC in memory; preserve_format: keep the
 input's). The strides and the channels-last test follow PyTorch's c10/core/MemoryFormat.h."""
+from . import _geometry as G
 
 
 class memory_format:
@@ -54,3 +55,21 @@ def is_channels_last_contiguous(fmt, shape, strides):
                 return False
             expected *= shape[d]
     return True
+
+
+def layout_of(shape, strides):
+    """channels_last(_3d) when (shape, strides) is dense in that order and not C-contiguous, else
+    contiguous_format: the layout a copy keeps under preserve_format (webtorch copies other dense permutations to
+    C order)."""
+    for fmt in (channels_last, channels_last_3d):
+        if is_channels_last_contiguous(fmt, shape, strides) and not G.is_contiguous(shape, strides):
+            return fmt
+    return contiguous_format
+
+
+def resolve(fmt, shape, strides):
+    """The layout ``memory_format=fmt`` asks of a result shaped like (shape, strides); PyTorch's rank check."""
+    if fmt is None or fmt is preserve_format:
+        return layout_of(shape, strides)
+    check_rank(fmt, shape)
+    return fmt

@@ -83,6 +83,27 @@ def test_clone_to_and_in_place(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_like_factories_keep_channels_last(device):
+    likes = [lambda m, t, **k: m.zeros_like(t, **k), lambda m, t, **k: m.ones_like(t, **k),
+             lambda m, t, **k: m.empty_like(t, **k), lambda m, t, **k: m.full_like(t, 2.0, **k),
+             lambda m, t, **k: m.rand_like(t, **k), lambda m, t, **k: m.randn_like(t, **k),
+             lambda m, t, **k: m.randint_like(t, 5, **k)]
+    t = torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    w = webtorch.ones(2, 3, 4, 5, device=device).to(memory_format=webtorch.channels_last)
+    for like in likes:
+        assert like(webtorch, w).stride() == like(torch, t).stride()
+        assert like(webtorch, w, memory_format=webtorch.contiguous_format).stride() == like(
+            torch, t, memory_format=torch.contiguous_format).stride()
+        assert like(webtorch, w.contiguous(), memory_format=webtorch.channels_last).stride() == like(
+            torch, t.contiguous(), memory_format=torch.channels_last).stride()
+    z = webtorch.zeros_like(w, requires_grad=True)
+    assert z.is_leaf and z.requires_grad and z.sum().item() == 0
+    assert webtorch.empty(2, 3, 4, 5, memory_format=webtorch.channels_last, device=device).stride() == \
+        torch.empty(2, 3, 4, 5, memory_format=torch.channels_last).stride()
+    check_same_error(lambda m: m.empty(2, 3, memory_format=m.channels_last))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_module_to_and_convert_conv_weights(device):
     torch.manual_seed(0)
     tm = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ConvTranspose2d(4, 2, 2))

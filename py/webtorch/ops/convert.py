@@ -34,11 +34,11 @@ def to(self, *args, **kwargs):
     dev, dt, copy, fmt = _parse_to(self, *args, **kwargs)
     if fmt is not None:
         _MF.check_rank(fmt, self.shape)
-    same_layout = fmt in (None, _MF.preserve_format) or _layout_of(self) is fmt
+    same_layout = fmt in (None, _MF.preserve_format) or _MF.layout_of(*self._geometry_of()[:2]) is fmt
     if (dev is None or dev == self._device) and (dt is None or dt is self.dtype) and not copy and same_layout:
         return self
     out = to_device_dtype(self, dev, dt)
-    layout = _layout_of(self) if fmt in (None, _MF.preserve_format) else fmt
+    layout = _MF.resolve(fmt, *self._geometry_of()[:2])
     return out if layout is _MF.contiguous_format else apply_op(CloneBackward0, out, layout)
 
 
@@ -46,15 +46,6 @@ def to_device_dtype(x, dev, dt):
     if dt is not None and x.requires_grad and not dt.is_floating_point:
         return apply_op(ToCopyBackward0, x.detach(), dev, dt)
     return apply_op(ToCopyBackward0, x, dev, dt)
-
-
-def _layout_of(x):
-    """channels_last(_3d) when x is dense in that order and not C-contiguous, else contiguous_format (the layout a
-    copy of x keeps under preserve_format; other dense permutations are copied to C order in webtorch)."""
-    for fmt in (_MF.channels_last, _MF.channels_last_3d):
-        if x.is_contiguous(memory_format=fmt) and not x.is_contiguous():
-            return fmt
-    return _MF.contiguous_format
 
 
 class CloneBackward0(Node):
@@ -76,11 +67,7 @@ class CloneBackward0(Node):
 
 
 def clone(input, *, memory_format=None):
-    fmt = _MF.preserve_format if memory_format is None else memory_format
-    if fmt is _MF.preserve_format:
-        fmt = _layout_of(input)
-    _MF.check_rank(fmt, input.shape)
-    return apply_op(CloneBackward0, input, fmt)
+    return apply_op(CloneBackward0, input, _MF.resolve(memory_format, *input._geometry_of()[:2]))
 
 
 def contiguous(self, memory_format=None):

@@ -2,6 +2,7 @@
 import math
 
 from .. import _dtype as D
+from .. import _memory_format as _MF
 from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
 from .._tensor import Tensor, _as_subclass, _wrap, default_backend, fresh_geometry, handle_geometry
 from ._core.dispatch import new_size_arg
@@ -186,7 +187,8 @@ def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_m
 @_factory(RESIZED)
 def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    return _filled(size, None, dtype, device, requires_grad, name="empty")
+    return _laid_out(lambda rg: _filled(size, None, dtype, device, rg, name="empty"), memory_format, None,
+                     requires_grad)
 
 
 @_factory("aten::full")
@@ -203,25 +205,39 @@ def _like(t, dtype, device):
     return (dtype if dtype is not None else t.dtype), (device if device is not None else t._device)
 
 
+def _laid_out(make, memory_format, like, requires_grad):
+    """``make(requires_grad)`` in the layout ``memory_format`` asks (preserve_format: ``like``'s, when it is
+    channels-last), a leaf that requires grad when asked."""
+    fmt = _MF.resolve(memory_format, *like._geometry_of()[:2]) if like is not None else memory_format
+    if fmt in (None, _MF.contiguous_format, _MF.preserve_format):
+        return make(requires_grad)
+    t = make(False).contiguous(memory_format=fmt)
+    return t.requires_grad_() if requires_grad else t
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt, dev = _like(input, dtype, device)
-    return zeros(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: zeros(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt, dev = _like(input, dtype, device)
-    return ones(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: ones(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt, dev = _like(input, dtype, device)
-    return empty(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: empty(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     dt, dev = _like(input, dtype, device)
-    return full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
@@ -443,12 +459,14 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt, dev = _like(input, dtype, device)
-    return rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     dt, dev = _like(input, dtype, device)
-    return randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -456,7 +474,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
-    return randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_out(lambda rg: randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
+                     memory_format, input, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
