@@ -1,6 +1,6 @@
 """Does fusing elementwise chains pay on device "cpu" (wasm)? Eager per-op kernels vs one fused pass, measured.
 
-    .venv/bin/python bench/bench_wasm_fusion.py [--repeat 5]
+    .venv/bin/python bench/bench_wasm_fusion.py [--repeat 5] [--sizes 1024 65536 ...]
 
 The fused pass is a probe: an expression-program interpreter kernel (``ew_program_<ct>``) generated here from the
 same op table as the eager kernels (wasm-kernels/generate.py: its C expressions and SIMD forms), which evaluates a
@@ -114,6 +114,7 @@ SIZES = (1024, 16384, 65536, 262144, 1048576)
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--sizes", type=int, nargs="+", default=SIZES, help="element counts (default: 1K to 1M)")
     ap.add_argument("--out", help="where to write the JSON (default bench/results/wasm_fusion.json)")
     args = ap.parse_args()
     from webtorch.backends import wasm
@@ -145,7 +146,7 @@ def main():
     rows = []
     webtorch.manual_seed(0)
     with webtorch.no_grad():
-        for n in SIZES:
+        for n in args.sizes:
             t = {k: webtorch.randn(n) for k in "xwb"}
             for name, (eager, prog) in CHAINS.items():
                 ref = eager(**t)
