@@ -140,6 +140,20 @@ def test_elementwise_tensor_beside_numbers(op):
             torch.testing.assert_close(ours, ref, rtol=tol, atol=tol, equal_nan=True, msg=f"{op} {dt} {hargs}")
 
 
+def test_numbers_cached_by_value_keep_their_bits():
+    """The constants arena finds a number by its value: 0.0 and -0.0 stay apart, 2, 2.0 and True-like equal values
+    share one element, NaN works, and a stream of distinct doubles (one float32 apart or not) stays bounded."""
+    x = BE.from_flat([1.0, -3.0], (2,), D.float32)
+    for value, want in ((0.0, [0.0, -0.0]), (-0.0, [-0.0, 0.0]), (0.0, [0.0, -0.0]), (2, [2.0, -6.0]),
+                        (2.0, [2.0, -6.0]), (True, [1.0, -3.0]), (1, [1.0, -3.0])):
+        got = _download(BE.elementwise("mul", [x, value], D.float32))
+        assert got.tolist() == want and torch.equal(torch.signbit(got), torch.signbit(torch.tensor(want))), value
+    assert torch.isnan(_download(BE.elementwise("mul", [x, float("nan")], D.float32))).all()
+    for i in range(20000):  # one float32 for all: only the by-value keys pile up
+        BE.elementwise("mul", [x, 1 + i * 1e-13], D.float32)
+    assert len(BE._ctx._scalars) <= 4097 + 8192  # (the by-value keys' bound, the arena's elements)
+
+
 def test_tanh_float32_simd_accuracy():
     """float32 tanh runs on whole SIMD vectors (simd_math.h): within 2 ulp of PyTorch's over the range, both
     branches and their seam (|x| = 0.625), signed zeros, infinities, NaN, and a length leaving a scalar tail."""

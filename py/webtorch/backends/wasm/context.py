@@ -106,7 +106,7 @@ class KernelContext:
     def scalar(self, value, dtype):
         """Address of an element of dtype holding the Python number value (read by kernels through stride 0)."""
         # by value first (no packing); zero never, as -0.0 == 0.0 and their bits differ (equal nonzero numbers pack
-        # alike whatever their type: Python compares int and float exactly)
+        # alike whatever their type: Python compares int and float exactly), nor NaN (each NaN object its own key)
         key = (value, dtype)
         addr = self._scalars.get(key) if value else None
         if addr is None:
@@ -114,7 +114,9 @@ class KernelContext:
             addr = self._scalars.get(data)
             if addr is None:
                 addr = self._scalars[data] = self._place(data)
-            if value:
+            if value and value == value:
+                if len(self._scalars) > 4096:  # many values of one packing (doubles rounding to one float32)
+                    self._scalars.clear()
                 self._scalars[key] = addr
         return addr
 

@@ -33,15 +33,15 @@ class Heap:
             cls = size_class(nbytes)
             slot = self._slots[nbytes] = (cls, self._free_lists.setdefault(cls, []))
         cls, free = slot
+        addr = free.pop() if free else self._from_top(cls, nbytes)
         self.allocated += cls
-        return (free.pop() if free else self._from_top(cls, nbytes)), cls, free
+        return addr, cls, free
 
     def _from_top(self, cls, nbytes):
         addr = self.top
         end = addr + cls
         if end > self.rt.size:
             if end > MAX_MEMORY:
-                self.allocated -= cls
                 raise WasmOutOfMemory(f"device 'cpu' (wasm) is out of memory: {nbytes} more bytes do not fit in "
                                       f"wasm32's 4 GiB ({self.allocated} bytes in use)")
             self.rt.grow(min(MAX_MEMORY, max(end, self.rt.size * 3 // 2)))
