@@ -5,6 +5,8 @@ Names: ``cast_<src>_<dst>(dst, src, g)`` and ``ew_<op>_<ct>(out, a[, b[, c]], g)
 kernels.h; operand 0 the output). Elementwise kernels read and write their compute type ``ct`` (comparisons and
 logic write bool; ``where`` reads a bool condition); float16/bfloat16 are computed in float32 by the host (cast in,
 round back per op), int8/int16/uint8 in int32 and uint32 in int64. An integer division kernel scans its divisor first and returns 1 on a zero, writing nothing.
+Each kernel has vectorizable loops for rows where every operand is contiguous, and where one is contiguous and the
+others are single values (stride 0: a Python number beside a tensor).
 """
 import os
 import sys
@@ -134,10 +136,11 @@ for _op in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos
 assert set(OPS) == set(ELEMENTWISE_OPS), set(OPS) ^ set(ELEMENTWISE_OPS)
 
 
-# float32 ops with a SIMD128 form (wasm-kernels/simd_math.h: e^x within 2 ulp), for contiguous operands
+# float32 ops with a SIMD128 form (wasm-kernels/simd_math.h: e^x within 2 ulp, tanh 3), for contiguous operands
 _ONE = "wasm_f32x4_splat(1.0f)"
 SIMD_F32 = {
     "exp": "wt_exp_f32x4(a)",
+    "tanh": "wt_tanh_f32x4(a)",
     "sigmoid": f"wasm_f32x4_div({_ONE}, wasm_f32x4_add({_ONE}, wt_exp_f32x4(wasm_f32x4_neg(a))))",
 }
 
@@ -181,6 +184,19 @@ def ew_kernel(op, ct):
     fast_loads = "".join(f"        {'wt_bool' if (op == 'where' and j == 0) else t} {n} = {n}_p[it.off[{j + 1}] + i];\n"
                          for j, n in enumerate(names))
     contiguous = " && ".join(f"it.inner[{j}] == 1" for j in range(k))
+    # a tensor with Python numbers (stride 0) beside it -- x * 0.5, clamp(x, lo, hi), 1 - x: the numbers read once
+    # per row, so the loop vectorizes as the all-contiguous one does
+    splats = []
+    for j in range(n_in if n_in == 2 else 1):
+        cond = " && ".join(f"it.inner[{i}] == {1 if i in (0, j + 1) else 0}" for i in range(k))
+        ty = ["wt_bool" if (op == "where" and i == 0) else t for i in range(n_in)]
+        once = "".join(f"      const {ty[i]} {n} = {n}_p[it.off[{i + 1}]];\n" for i, n in enumerate(names) if i != j)
+        splats.append(f"""    }} else if ({cond}) {{
+{once}      for (int32_t i = 0; i < it.n; i++) {{
+        {ty[j]} {names[j]} = {names[j]}_p[it.off[{j + 1}] + i];
+        o[i] = ({ot})({e});
+      }}
+""")
     simd = ""
     if ct == "float32" and op in SIMD_F32:  # whole vectors first (libm's scalar expf would not vectorize)
         simd = f"""      for (; i + 4 <= it.n; i += 4) {{
@@ -198,7 +214,7 @@ def ew_kernel(op, ct):
 {simd}      for (; i < it.n; i++) {{
 {fast_loads}        o[i] = ({ot})({e});
       }}
-    }} else {{
+{"".join(splats) if n_in > 1 else ""}    }} else {{
       for (int32_t i = 0; i < it.n; i++) {{
 {loads}        o[i * it.inner[0]] = ({ot})({e});
       }}

@@ -60,6 +60,7 @@ CPU_BENCHES = [
     ("bench_core", ["--repeat", "1", "--steps", "2"], "core"),
     ("bench_optim", ["--steps", "2"], "optim"),
     ("bench_rng", ["--n", "1000", "--repeat", "1"], "rng"),
+    ("bench_wasm_fusion", ["--sizes", "1024", "--repeat", "1"], "wasm_fusion"),
 ]
 WEBGPU_BENCHES = [
     ("bench_matmul", ["--sizes", "64", "--seconds", "0.01"], "matmul"),

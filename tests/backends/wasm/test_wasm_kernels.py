@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from webtorch import _dtype as D
-from webtorch.backends.op_facts import BOOL_RESULT, ELEMENTWISE_OPS
+from webtorch.backends.op_facts import BOOL_RESULT, ELEMENTWISE_OPS, INT_DIVISIONS
 from webtorch.backends.wasm import get_backend
 
 BE = get_backend()
@@ -106,6 +106,65 @@ def test_elementwise_every_dtype(op):
         assert ours.dtype == (torch.bool if op in BOOL_RESULT else tdt), (op, dt)
         tol = {torch.float16: 2e-3, torch.float32: 2e-6, torch.float64: 1e-12}.get(tdt, 0)
         torch.testing.assert_close(ours, ref, rtol=tol, atol=tol, equal_nan=True, msg=f"{op} {dt}")
+
+
+@pytest.mark.parametrize("op", sorted(op for op, n in ELEMENTWISE_OPS.items() if n >= 2 and op != "where"))
+def test_elementwise_tensor_beside_numbers(op):
+    """The loops for a contiguous operand beside Python numbers (stride 0): the number as the second operand, as the
+    first (binary ops), and clamp's two bounds, in every compute dtype, over rows of odd length (vector tails)."""
+    for dt in (D.int32, D.int64, D.float32, D.float64, D.bool_):
+        if (not dt.is_floating_point and op in _FLOAT_ONLY) or (dt.is_floating_point and op.startswith("bitwise")):
+            continue
+        if dt is D.bool_ and op not in ("add", "mul", "maximum", "minimum", "eq", "lt", "logical_and",
+                                        "logical_xor", "bitwise_and", "bitwise_or"):
+            continue
+        tdt = TORCH[dt]
+        if dt.is_floating_point:
+            a, num = torch.tensor(RNG.uniform(-3, 3, (3, 37)), dtype=tdt), 1.75
+        elif dt is D.bool_:
+            a, num = torch.tensor(RNG.integers(0, 2, (3, 37)), dtype=tdt), True
+        else:
+            a, num = torch.tensor(RNG.integers(-20, 60, (3, 37)), dtype=tdt), 3
+        ha = _upload(a)
+        tol = {torch.float32: 2e-6, torch.float64: 1e-12}.get(tdt, 0)
+        if op == "clamp":
+            calls = [([a, -num, num], [ha, -num, num])]
+        else:
+            full = torch.full_like(a, num)
+            calls = [([a, full], [ha, num]), ([full, a], [num, ha])]
+            if op in INT_DIVISIONS and not dt.is_floating_point:
+                calls = calls[:1]  # (a zero divisor raises)
+        for args, hargs in calls:
+            ref = _torch_op(op, args)
+            ours = _download(BE.elementwise(op, hargs, dt))
+            torch.testing.assert_close(ours, ref, rtol=tol, atol=tol, equal_nan=True, msg=f"{op} {dt} {hargs}")
+
+
+def test_numbers_cached_by_value_keep_their_bits():
+    """The constants arena finds a number by its value: 0.0 and -0.0 stay apart, 2, 2.0 and True-like equal values
+    share one element, NaN works, and a stream of distinct doubles (one float32 apart or not) stays bounded."""
+    x = BE.from_flat([1.0, -3.0], (2,), D.float32)
+    for value, want in ((0.0, [0.0, -0.0]), (-0.0, [-0.0, 0.0]), (0.0, [0.0, -0.0]), (2, [2.0, -6.0]),
+                        (2.0, [2.0, -6.0]), (True, [1.0, -3.0]), (1, [1.0, -3.0])):
+        got = _download(BE.elementwise("mul", [x, value], D.float32))
+        assert got.tolist() == want and torch.equal(torch.signbit(got), torch.signbit(torch.tensor(want))), value
+    assert torch.isnan(_download(BE.elementwise("mul", [x, float("nan")], D.float32))).all()
+    for i in range(20000):  # one float32 for all: only the by-value keys pile up
+        BE.elementwise("mul", [x, 1 + i * 1e-13], D.float32)
+    assert len(BE._ctx._scalars) <= 4097 + 8192  # (the by-value keys' bound, the arena's elements)
+
+
+def test_tanh_float32_simd_accuracy():
+    """float32 tanh runs on whole SIMD vectors (simd_math.h): within 2 ulp of PyTorch's over the range, both
+    branches and their seam (|x| = 0.625), signed zeros, infinities, NaN, and a length leaving a scalar tail."""
+    x = torch.cat([torch.linspace(-12, 12, 200003), torch.tensor(
+        [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e-30, -1e-45, 0.6249999, 0.625, -0.6250001, 88.0,
+         -100.0, 3.4e38])])
+    ours, ref = _download(BE.elementwise("tanh", [_upload(x)], D.float32)), torch.tanh(x)
+    assert torch.equal(torch.signbit(ours), torch.signbit(ref)) and torch.equal(ours.isnan(), ref.isnan())
+    finite = ref.isfinite()
+    ulp = torch.finfo(torch.float32).eps * ref[finite].abs().clamp_min(torch.finfo(torch.float32).tiny)
+    assert ((ours[finite] - ref[finite]).abs() <= 2 * ulp).all()
 
 
 @pytest.mark.parametrize("op", ["floor_divide", "remainder", "fmod"])

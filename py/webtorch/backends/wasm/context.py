@@ -61,12 +61,12 @@ class KernelContext:
         self.heap = Heap(rt)
         # geometry blocks and scalars, cached by content: a training step's repeated shapes write nothing (a write
         # is a crossing into JS in the page)
-        self._arena, _ = self.heap.alloc(_ARENA)  # held for the context's life
+        self._arena = self.heap.alloc(_ARENA)[0]  # held for the context's life
         self._arena_used = 0
         self._geoms, self._scalars = {}, {}
         self._contiguous = {}  # shape -> (numel, C strides): result Views' hot path
         # the GEMM's packing block (matmul.c), held for the context's life
-        self._gemm_workspace, _ = self.heap.alloc(rt.fn("gemm_workspace_bytes")())
+        self._gemm_workspace = self.heap.alloc(rt.fn("gemm_workspace_bytes")())[0]
         rt.fn("gemm_set_workspace")(self._gemm_workspace)
         self._fn = rt.fn
 
@@ -105,10 +105,19 @@ class KernelContext:
 
     def scalar(self, value, dtype):
         """Address of an element of dtype holding the Python number value (read by kernels through stride 0)."""
-        data = pack_value(value, dtype)
-        addr = self._scalars.get(data)
+        # by value first (no packing); zero never, as -0.0 == 0.0 and their bits differ (equal nonzero numbers pack
+        # alike whatever their type: Python compares int and float exactly), nor NaN (each NaN object its own key)
+        key = (value, dtype)
+        addr = self._scalars.get(key) if value else None
         if addr is None:
-            addr = self._scalars[data] = self._place(data)
+            data = pack_value(value, dtype)
+            addr = self._scalars.get(data)
+            if addr is None:
+                addr = self._scalars[data] = self._place(data)
+            if value and value == value:
+                if len(self._scalars) > 4096:  # many values of one packing (doubles rounding to one float32)
+                    self._scalars.clear()
+                self._scalars[key] = addr
         return addr
 
     def _place(self, data):

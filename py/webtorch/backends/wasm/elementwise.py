@@ -35,27 +35,51 @@ def _wrapped(v, dt):
 
 def _plan(ctx, op, dtype):
     """(kernel callable, compute dtype, result dtype) of op computing in dtype."""
-    plan = _PLANS.get((op, dtype))
-    if plan is None:
-        ct = _WIDENED.get(dtype, dtype)
-        name = f"ew_{op}_{ct.name}"
-        if not ctx.has(name):
-            raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')
-        plan = _PLANS[(op, dtype)] = (ctx.rt.fn(name), ct, D.bool_ if op in BOOL_RESULT else ct)
+    ct = _WIDENED.get(dtype, dtype)
+    name = f"ew_{op}_{ct.name}"
+    if not ctx.has(name):
+        raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')
+    plan = _PLANS[(op, dtype)] = (ctx.rt.fn(name), ct, D.bool_ if op in BOOL_RESULT else ct)
     return plan
 
 
 _PLANS = {}
+_NUMBERS = frozenset((float, int, bool))
+
+
+def _direct(ctx, kernel, ct, rdt, args):
+    """The hot path: the result of a kernel on one View of the compute type ct, or two of one shape, or one and a
+    Python number (no conversion, no broadcasting); None for any other call."""
+    a = args[0]
+    if type(a) is not View or a.st.dtype is not ct:
+        return None
+    shape = a.shape
+    if len(args) == 1:
+        res = ctx.new(shape, rdt)
+        kernel(res.addr, a.addr, ctx.geom(shape, res.strides, a.strides))
+        return res
+    if len(args) != 2:
+        return None
+    b = args[1]
+    if type(b) is View:
+        if b.shape != shape or b.st.dtype is not ct:
+            return None
+        b_addr, b_strides = b.addr, b.strides
+    elif type(b) in _NUMBERS:
+        b_addr, b_strides = ctx.scalar(b, ct), (0,) * len(shape)
+    else:
+        return None
+    res = ctx.new(shape, rdt)
+    if kernel(res.addr, a.addr, b_addr, ctx.geom(shape, res.strides, a.strides, b_strides)):
+        raise RuntimeError("ZeroDivisionError")
+    return res
 
 
 def elementwise(ctx, op, args, dtype, out=None):
-    kernel, ct, rdt = _plan(ctx, op, dtype)
-    if out is None and len(args) == 2 and ct is rdt:  # hot path: a binary op on two same-shape handles of ct
-        a, b = args
-        if type(a) is View and type(b) is View and a.shape == b.shape and a.st.dtype is ct and b.st.dtype is ct:
-            res = ctx.new(a.shape, ct)
-            if kernel(res.addr, a.addr, b.addr, ctx.geom(a.shape, res.strides, a.strides, b.strides)):
-                raise RuntimeError("ZeroDivisionError")
+    kernel, ct, rdt = _PLANS.get((op, dtype)) or _plan(ctx, op, dtype)
+    if out is None and dtype is ct and op != "where":
+        res = _direct(ctx, kernel, ct, rdt, args)
+        if res is not None:
             return res
     if out is None:
         shapes = [a.shape for a in args if type(a) is View]

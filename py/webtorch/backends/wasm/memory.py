@@ -18,47 +18,45 @@ class Heap:
     def __init__(self, rt):
         self.rt = rt
         self.top = (rt.heap_base + 63) // 64 * 64
-        self.free_lists = {}
         self.allocated = 0
-        self.peak = 0
-        self._classes = {}  # nbytes -> size class (the allocation hot path)
+        self._slots = {}  # nbytes -> (size class, the class's free list): the allocation hot path
+        self._free_lists = {}  # size class -> addresses of free blocks
 
     def alloc(self, nbytes):
-        """(address, size class) of a block of at least nbytes, 64-byte aligned."""
-        cls = self._classes.get(nbytes)
-        if cls is None:
-            if len(self._classes) > 4096:
-                self._classes.clear()
-            cls = self._classes[nbytes] = size_class(nbytes)
-        lst = self.free_lists.get(cls)
-        if lst:
-            addr = lst.pop()
-        else:
-            addr = self.top
-            end = addr + cls
-            if end > self.rt.size:
-                if end > MAX_MEMORY:
-                    raise WasmOutOfMemory(f"device 'cpu' (wasm) is out of memory: {nbytes} more bytes do not fit in "
-                                          f"wasm32's 4 GiB ({self.allocated} bytes in use)")
-                self.rt.grow(min(MAX_MEMORY, max(end, self.rt.size * 3 // 2)))
-            self.top = end
+        """(address, size class, the free list the block returns to) of a block of at least nbytes, 64-byte
+        aligned. The block is free again once its address is appended to that list and the class subtracted from
+        ``allocated`` (Storage.__del__)."""
+        slot = self._slots.get(nbytes)
+        if slot is None:
+            if len(self._slots) > 4096:
+                self._slots.clear()
+            cls = size_class(nbytes)
+            slot = self._slots[nbytes] = (cls, self._free_lists.setdefault(cls, []))
+        cls, free = slot
+        addr = free.pop() if free else self._from_top(cls, nbytes)
         self.allocated += cls
-        if self.allocated > self.peak:
-            self.peak = self.allocated
-        return addr, cls
+        return addr, cls, free
 
-    def release(self, addr, cls):
-        self.allocated -= cls
-        self.free_lists.setdefault(cls, []).append(addr)
+    def _from_top(self, cls, nbytes):
+        addr = self.top
+        end = addr + cls
+        if end > self.rt.size:
+            if end > MAX_MEMORY:
+                raise WasmOutOfMemory(f"device 'cpu' (wasm) is out of memory: {nbytes} more bytes do not fit in "
+                                      f"wasm32's 4 GiB ({self.allocated} bytes in use)")
+            self.rt.grow(min(MAX_MEMORY, max(end, self.rt.size * 3 // 2)))
+        self.top = end
+        return addr
 
 
 class Storage:
     """One allocation holding ``numel`` elements of ``dtype``; its block goes back to the heap when it is garbage."""
-    __slots__ = ("addr", "cls", "heap", "dtype", "numel", "__weakref__")
+    __slots__ = ("addr", "cls", "free", "heap", "dtype", "numel", "__weakref__")
 
     def __init__(self, heap, numel, dtype):
-        self.addr, self.cls = heap.alloc(max(numel, 1) * dtype.itemsize)
+        self.addr, self.cls, self.free = heap.alloc((numel or 1) * dtype.itemsize)
         self.heap, self.dtype, self.numel = heap, dtype, numel
 
     def __del__(self):
-        self.heap.release(self.addr, self.cls)
+        self.heap.allocated -= self.cls
+        self.free.append(self.addr)

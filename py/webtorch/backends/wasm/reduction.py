@@ -19,35 +19,41 @@ def _blocks(ctx, h, dims):
     shape = h.shape
     d0, d1 = dims[0], dims[-1]
     if d1 - d0 + 1 == len(dims) and G.is_contiguous(shape, h.strides):
+        if len(dims) == len(shape):  # the whole tensor (the common full reduction)
+            return h, 1, G.numel(shape), 1
         return h, G.numel(shape[:d0]), G.numel(shape[d0:d1 + 1]), G.numel(shape[d1 + 1:])
     kept = [d for d in range(len(shape)) if d not in dims]
     p = contiguous(ctx, View(h.st, *G.permute(h.shape, h.strides, h.offset, kept + list(dims))))
     return p, G.numel([shape[d] for d in kept]), G.numel([shape[d] for d in dims]), 1
 
 
-def _out_shape(shape, dims, keepdim):
-    return tuple(1 if d in dims else s for d, s in enumerate(shape)) if keepdim else tuple(
-        s for d, s in enumerate(shape) if d not in dims)
+def _kernel(ctx, op, ct):
+    """The reduce kernel of op in ct (mean's is sum's: the host divides after)."""
+    k = _KERNELS[(op, ct)] = ctx.rt.fn(f"reduce_{'sum' if op == 'mean' else op}_{ct.name}")
+    return k
+
+
+_KERNELS = {}  # (op, compute dtype) -> kernel callable: no name formatting per call
 
 
 def reduce(ctx, op, h, dims, keepdim, dtype):
     nd = len(h.shape)
-    dims = tuple(sorted(set(dims))) if dims else tuple(range(nd))
-    oshape = _out_shape(h.shape, dims, keepdim)
-    if op in ("all", "any"):
-        ct = D.bool_
-    else:
-        ct = _VIA_FLOAT32.get(dtype, dtype)
-    x = h if h.dtype is ct else cast(ctx, h, ct)
+    if not dims:
+        dims = tuple(range(nd))
+    elif len(dims) > 1:
+        dims = tuple(sorted(set(dims)))
+    oshape = G.reduced(h.shape, dims, keepdim)
+    ct = D.bool_ if op in ("all", "any") else _VIA_FLOAT32.get(dtype, dtype)
+    x = h if h.st.dtype is ct else cast(ctx, h, ct)
     if not nd:
         x, outer, red, inner = contiguous(ctx, x), 1, 1, 1
     else:
         x, outer, red, inner = _blocks(ctx, x, dims)
     out = ctx.new(oshape, ct)
-    kernel = "sum" if op == "mean" else op
-    ctx.call(f"reduce_{kernel}_{ct.name}", out.addr, x.addr, outer, red, inner)
+    kernel = _KERNELS.get((op, ct)) or _kernel(ctx, op, ct)
+    kernel(out.addr, x.addr, outer, red, inner)
     if op == "mean":
-        out = elementwise(ctx, "div", [out, float(red)], ct)
+        out = elementwise(ctx, "div", (out, float(red)), ct)
     return out if ct is dtype or op in ("all", "any") else cast(ctx, out, dtype)
 
 
@@ -62,7 +68,7 @@ def arg_reduce(ctx, op, h, dim, keepdim):
         oshape = ()
     else:
         x, outer, red, inner = _blocks(ctx, x, (dim,))
-        oshape = _out_shape(h.shape, (dim,), keepdim)
+        oshape = G.reduced(h.shape, (dim,), keepdim)
     out = ctx.new(oshape, D.int64)
     ctx.call(f"{op}_{x.dtype.name}", out.addr, x.addr, outer, red, inner)
     return out
