@@ -17,7 +17,7 @@ import torch
 import webtorch
 from webtorch.backends.webgpu import get_backend, limits
 
-from devices import adapter_kind, tensor_maker as _make, with_grads as _with_grads
+from devices import adapter_kind, assert_outputs_match as _compare, tensor_maker as _make, with_grads as _with_grads
 
 BINDING = 4096  # bytes: 1,024 float32
 
@@ -107,17 +107,6 @@ def _index(lib, t):
 
 CASES = {"elementwise": _elementwise, "reduce": _reduce, "matmul": _matmul, "embedding": _embedding,
          "optimizer": _optimizer, "copies": _copies, "index": _index}
-
-
-def _compare(got, want, name):
-    assert len(got) == len(want), name
-    for i, (g, w) in enumerate(zip(got, want)):
-        g, w = g.detach().cpu().numpy(), w.detach().numpy()
-        assert g.shape == w.shape, f"{name}[{i}]: shape {g.shape} != {w.shape}"
-        if w.dtype.kind in "iub":
-            np.testing.assert_array_equal(g, w, err_msg=f"{name}[{i}]")
-        else:
-            np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4, err_msg=f"{name}[{i}]")
 
 
 @pytest.mark.parametrize("cpu_adapter", [True, False], ids=["cpu_adapter", "gpu_adapter"])

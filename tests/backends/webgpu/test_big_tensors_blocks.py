@@ -1,0 +1,106 @@
+"""The row and plane families past one storage binding (block_split.py), against PyTorch on the CPU.
+
+As in test_big_tensors.py the binding limit is forced to 4 KiB (1,024 float32), so every tensor here crosses it
+the way a GPT-2 LM head's logits (batch x ctx x 50,257) or a ResNet-50 activation crosses the real 128 MiB: the
+kernel runs block by block along its independent axes (rows, samples, channels, matrices) and must give
+PyTorch's values and gradients. A single row, sample or channel past the limit is refused naming the sizes.
+Each family runs for both adapter kinds (devices.adapter_kind), as kernels differ between CPU adapters and GPUs.
+"""
+import numpy as np
+import pytest
+import torch
+
+import webtorch
+from webtorch.backends.webgpu import limits
+
+from devices import adapter_kind, assert_outputs_match, tensor_maker, with_grads
+from webgpu_counts import counted
+
+BINDING = 4096  # bytes: 1,024 float32
+
+
+def _arr(*shape, seed=1):
+    return np.random.default_rng(seed + 7 * sum(shape)).standard_normal(shape).astype(np.float32)
+
+
+def _ints(high, *shape):
+    return np.random.default_rng(high + sum(shape)).integers(0, high, shape)
+
+
+def _softmax(lib, t):
+    F = lib.nn.functional
+    x, y = t(_arr(37, 53), True), t(_arr(3, 20, 30), True)
+    return with_grads([F.softmax(x, 1), F.softmax(x, 0), F.log_softmax(x, 1), F.log_softmax(y, 2),
+                       F.softmax(y, 1), F.softmax(x.t(), 1), F.log_softmax(x[:, 3:50], 1)], [x, y])
+
+
+def _cross_entropy(lib, t):
+    F = lib.nn.functional
+    logits, img = t(_arr(40, 60), True), t(_arr(4, 60, 10), True)
+    tgt, tgt_img = t(_ints(60, 40)), t(_ints(60, 4, 10))
+    return with_grads([F.cross_entropy(logits, tgt), F.cross_entropy(logits, tgt, reduction="none"),
+                       F.cross_entropy(logits, tgt, label_smoothing=0.1), F.cross_entropy(img, tgt_img),
+                       F.nll_loss(F.log_softmax(logits, 1), tgt, reduction="sum")], [logits, img])
+
+
+def _layer_norm(lib, t):
+    F = lib.nn.functional
+    x, y = t(_arr(40, 60), True), t(_arr(3, 4, 5, 30), True)
+    w, b = t(_arr(60), True), t(_arr(60), True)
+    w2 = t(_arr(5, 30), True)
+    return with_grads([F.layer_norm(x, (60,), w, b), F.layer_norm(x, (60,)), F.layer_norm(y, (5, 30), w2),
+                       F.layer_norm(x[::2], (60,), None, b)], [x, y, w, b, w2])
+
+
+def _batch_norm(lib, t):
+    F = lib.nn.functional
+    x, img = t(_arr(8, 6, 30), True), t(_arr(4, 5, 8, 9), True)
+    w, b = t(_arr(6), True), t(_arr(6), True)
+    rm, rv = t(np.zeros(6, np.float32)), t(np.ones(6, np.float32))
+    bn = lib.nn.BatchNorm2d(5).to(img.device)
+    outs = [F.batch_norm(x, rm, rv, w, b, training=True), F.batch_norm(x, None, None, training=True),
+            bn(img), F.group_norm(img, 5), F.instance_norm(img)]
+    return with_grads(outs, [x, img, w, b]) + [rm, rv, bn.running_mean, bn.running_var]
+
+
+CASES = {"softmax": _softmax, "cross_entropy": _cross_entropy, "layer_norm": _layer_norm, "batch_norm": _batch_norm}
+
+
+@pytest.mark.parametrize("cpu_adapter", [True, False], ids=["cpu_adapter", "gpu_adapter"])
+@pytest.mark.parametrize("family", sorted(CASES))
+def test_family_in_blocks_past_a_forced_binding_limit(family, cpu_adapter):
+    want = CASES[family](torch, tensor_maker(torch, "cpu"))
+    with adapter_kind(cpu_adapter), limits.forced(binding=BINDING):
+        got, n = counted(lambda: CASES[family](webtorch, tensor_maker(webtorch, "webgpu")))
+        assert_outputs_match(got, want, family)
+    assert n["host_fallbacks"] == 0, family  # the kernels ran, in blocks; the host computed nothing
+
+
+def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step():
+    """A GPT-2-shaped head in miniature: the (tokens, vocabulary) logits are past the binding limit, the
+    cross-entropy's softmax rows are not; the loss and every gradient equal PyTorch's."""
+    def step(lib, t):
+        F = lib.nn.functional
+        h, w = t(_arr(24, 16), True), t(_arr(300, 16), True)
+        loss = F.cross_entropy(F.layer_norm(h, (16,)) @ w.t(), t(_ints(300, 24)))
+        loss.backward()
+        return [loss, h.grad, w.grad]
+    want = step(torch, tensor_maker(torch, "cpu"))
+    with limits.forced(binding=BINDING):
+        assert_outputs_match(step(webtorch, tensor_maker(webtorch, "webgpu")), want, "lm head")
+
+
+@pytest.mark.parametrize("call, what", [
+    (lambda lib, x: lib.nn.functional.softmax(x, 1), "one row"),
+    (lambda lib, x: lib.nn.functional.layer_norm(x, (1500,)), "one row"),
+    (lambda lib, x: lib.nn.functional.batch_norm(x.t(), None, None, training=True), "one channel"),
+])
+def test_one_unit_past_the_limit_is_refused_naming_sizes_limit_and_remedy(call, what):
+    with limits.forced(binding=BINDING):
+        x = webtorch.tensor(_arr(3, 1500), device="webgpu")  # rows of 6,000 bytes
+        with pytest.raises(webtorch.OutOfMemoryError) as e:
+            call(webtorch, x).sum().item()
+        msg = str(e.value)
+        assert what in msg and "6,000 bytes" in msg and "maxStorageBufferBindingSize (4,096 bytes)" in msg
+        assert "smaller" in msg and "torch.float16" in msg
+        assert (x[:, :4] * 2).sum().item() == pytest.approx(2 * float(_arr(3, 1500)[:, :4].sum()), abs=1e-4)
