@@ -63,7 +63,42 @@ def _batch_norm(lib, t):
     return with_grads(outs, [x, img, w, b]) + [rm, rv, bn.running_mean, bn.running_var]
 
 
-CASES = {"softmax": _softmax, "cross_entropy": _cross_entropy, "layer_norm": _layer_norm, "batch_norm": _batch_norm}
+def _conv(lib, t):
+    F = lib.nn.functional
+    x, x1, xg = t(_arr(12, 2, 8, 8), True), t(_arr(12, 2, 50), True), t(_arr(12, 4, 6, 6), True)
+    xt = t(_arr(12, 2, 6, 6), True)  # its transposed convolution's output is past the limit, the input is not
+    w, b, w1 = t(_arr(4, 2, 3, 3), True), t(_arr(4), True), t(_arr(4, 2, 3), True)
+    wg, wt = t(_arr(4, 2, 3, 3), True), t(_arr(2, 2, 3, 3), True)
+    return with_grads([F.conv2d(x, w, b), F.conv2d(x, w, stride=2, padding=1).relu(), F.conv1d(x1, w1, padding=1),
+                       F.conv2d(xg, wg, groups=2), F.conv_transpose2d(xt, wt, b[:2]),
+                       F.conv2d(x[:, :, 1:, :7], w)], [x, x1, xg, xt, w, b, w1, wg, wt])
+
+
+def _pool(lib, t):
+    F = lib.nn.functional
+    x = t(_arr(12, 2, 8, 8), True)
+    vals, idx = F.max_pool2d(x, 2, return_indices=True)
+    return with_grads([vals, F.avg_pool2d(x, 3, stride=2, padding=1), F.adaptive_max_pool2d(x, 3),
+                       F.adaptive_avg_pool2d(x, (3, 2)), F.max_unpool2d(vals, idx, 2), F.max_pool1d(x[:, 0], 3),
+                       F.avg_pool2d(x, 2, ceil_mode=True, count_include_pad=False)], [x]) + [idx]
+
+
+def _resnet_stem(lib, t):
+    """conv -> batch_norm -> relu -> max_pool, as ResNet-50's first layers meet a large batch."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    stem = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2))
+    x = t(_arr(10, 3, 6, 6))
+    with lib.no_grad():
+        stem[0].weight.copy_(t(_arr(4, 3, 3, 3)))
+    stem = stem.to(x.device)
+    y = stem(x)
+    y.square().sum().backward()
+    return [y, stem[0].weight.grad, stem[1].weight.grad, stem[1].running_var]
+
+
+CASES = {"softmax": _softmax, "cross_entropy": _cross_entropy, "layer_norm": _layer_norm, "batch_norm": _batch_norm,
+         "conv": _conv, "pool": _pool, "resnet_stem": _resnet_stem}
 
 
 @pytest.mark.parametrize("cpu_adapter", [True, False], ids=["cpu_adapter", "gpu_adapter"])
@@ -94,6 +129,8 @@ def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step
     (lambda lib, x: lib.nn.functional.softmax(x, 1), "one row"),
     (lambda lib, x: lib.nn.functional.layer_norm(x, (1500,)), "one row"),
     (lambda lib, x: lib.nn.functional.batch_norm(x.t(), None, None, training=True), "one channel"),
+    (lambda lib, x: lib.nn.functional.conv1d(x.reshape(3, 1, 1500), x[:1, :3].reshape(1, 1, 3)), "one sample"),
+    (lambda lib, x: lib.nn.functional.max_pool1d(x.reshape(3, 1, 1500), 2), "one plane"),
 ])
 def test_one_unit_past_the_limit_is_refused_naming_sizes_limit_and_remedy(call, what):
     with limits.forced(binding=BINDING):
