@@ -97,8 +97,40 @@ def _resnet_stem(lib, t):
     return [y, stem[0].weight.grad, stem[1].weight.grad, stem[1].running_var]
 
 
+def _scan_sort(lib, t):
+    x, i = t(_arr(37, 53), True), t(_ints(1000, 40, 50))
+    seq = t(np.sort(_arr(40, 30), 1))
+    vals, idx = x.sort(1)
+    top, top_i = x.topk(5, 0, largest=False)
+    cmax, cmax_i = x.cummax(1)
+    outs = [x.cumsum(1), x.cumsum(0), x.cumprod(1), x.logcumsumexp(0), cmax, vals, top, x.sort(0, descending=True)[0],
+            i.cumsum(1), i.sort(1)[0]]
+    return with_grads(outs, [x]) + [idx, top_i, cmax_i, lib.searchsorted(seq, t(_arr(40, 70))),
+                                    lib.searchsorted(seq[0], t(_arr(40, 70)), right=True)]
+
+
+def _embedding_renorm(lib, t):
+    w = t(_arr(300, 24) * 3)
+    out = lib.nn.functional.embedding(t(_ints(300, 4, 9)), w, max_norm=1.5)  # rescales the named rows of w
+    emb = lib.nn.Embedding(300, 24, max_norm=2.0, norm_type=1.0).to(w.device)
+    with lib.no_grad():
+        emb.weight.copy_(w)
+    return [out, w, emb(t(_ints(290, 7))), emb.weight.detach()]
+
+
+def _linalg(lib, t):
+    a = t(_arr(30, 8, 8) + 4 * np.eye(8, dtype=np.float32), True)
+    b, b1 = t(_arr(30, 8, 3), True), t(_arr(8, 5), True)
+    spd = a.detach() @ a.detach().mT + t(np.eye(8, dtype=np.float32))
+    outs = [lib.linalg.inv(a), lib.linalg.det(a), lib.linalg.solve(a, b), lib.linalg.solve(a, b1),
+            lib.linalg.cholesky(spd), lib.linalg.cholesky(spd, upper=True),
+            lib.linalg.solve_triangular(a.triu(), b, upper=True)]
+    return with_grads(outs, [a, b, b1])
+
+
 CASES = {"softmax": _softmax, "cross_entropy": _cross_entropy, "layer_norm": _layer_norm, "batch_norm": _batch_norm,
-         "conv": _conv, "pool": _pool, "resnet_stem": _resnet_stem}
+         "conv": _conv, "pool": _pool, "resnet_stem": _resnet_stem, "scan_sort": _scan_sort,
+         "embedding_renorm": _embedding_renorm, "linalg": _linalg}
 
 
 @pytest.mark.parametrize("cpu_adapter", [True, False], ids=["cpu_adapter", "gpu_adapter"])
@@ -131,6 +163,8 @@ def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step
     (lambda lib, x: lib.nn.functional.batch_norm(x.t(), None, None, training=True), "one channel"),
     (lambda lib, x: lib.nn.functional.conv1d(x.reshape(3, 1, 1500), x[:1, :3].reshape(1, 1, 3)), "one sample"),
     (lambda lib, x: lib.nn.functional.max_pool1d(x.reshape(3, 1, 1500), 2), "one plane"),
+    (lambda lib, x: x.cumsum(1), "one row"),
+    (lambda lib, x: x.sort(1)[0], "one row"),
 ])
 def test_one_unit_past_the_limit_is_refused_naming_sizes_limit_and_remedy(call, what):
     with limits.forced(binding=BINDING):
@@ -141,3 +175,24 @@ def test_one_unit_past_the_limit_is_refused_naming_sizes_limit_and_remedy(call, 
         assert what in msg and "6,000 bytes" in msg and "maxStorageBufferBindingSize (4,096 bytes)" in msg
         assert "smaller" in msg and "torch.float16" in msg
         assert (x[:, :4] * 2).sum().item() == pytest.approx(2 * float(_arr(3, 1500)[:, :4].sum()), abs=1e-4)
+
+
+def test_the_ops_the_host_serves_take_tensors_past_the_limit():
+    """slogdet, qr, eigh and unique run on the host (host_rules.HOST_FALLBACKS): the whole tensor is read back
+    and the result uploaded, neither of which knows a binding limit."""
+    def run(lib, t):
+        a = t(_arr(30, 8, 8))
+        return [lib.linalg.slogdet(a)[1], lib.linalg.qr(a)[1].abs(), lib.linalg.eigh(a @ a.mT)[0],
+                lib.unique(t(_ints(3000, 2000)))]
+    want = run(torch, tensor_maker(torch, "cpu"))
+    with limits.forced(binding=BINDING):
+        assert_outputs_match(run(webtorch, tensor_maker(webtorch, "webgpu")), want, "host-served", tol=1e-3)
+
+
+def test_a_singular_matrix_in_a_later_block_is_named_by_its_place_in_the_whole_batch():
+    a = _arr(30, 8, 8)
+    a[23, 2] = a[23, 5]
+    with limits.forced(binding=BINDING), pytest.raises(webtorch.linalg.LinAlgError, match=r"Batch element 23\)"):
+        webtorch.linalg.inv(webtorch.tensor(a, device="webgpu"))
+    with pytest.raises(torch.linalg.LinAlgError, match=r"Batch element 23\)"):
+        torch.linalg.inv(torch.tensor(a))

@@ -24,14 +24,21 @@ from .runtime import OutOfMemoryError
 
 
 class Out:
-    """One result of a split primitive: its full ``shape``, bytes per element (``itemsize``: the largest it may
-    take), ``dims`` (per axis: the dim of the result along it, or None) and ``combine``: "place" (each block
+    """One result of a split primitive: its full ``shape``, ``dtype`` (the widest it may take: float16 results are
+    computed in float32, so an element counts at least four bytes), ``dims`` (per axis: the dim of the result along it, or None) and ``combine``: "place" (each block
     writes its part) or "sum" (every block computes all of it; the parts add up). A scratch tensor the kernel
     makes inside (an im2col buffer) is an Out too, never returned: the blocks are sized so it fits."""
     __slots__ = ("shape", "itemsize", "dims", "combine")
 
-    def __init__(self, shape, itemsize, dims, combine="place"):
-        self.shape, self.itemsize, self.dims, self.combine = tuple(shape), itemsize, tuple(dims), combine
+    def __init__(self, shape, dtype, dims, combine="place"):
+        self.shape, self.dims, self.combine = tuple(shape), tuple(dims), combine
+        self.itemsize = max(DEVICE_ITEMSIZE[dtype], 4)
+
+
+def kept_axes(shape, dim):
+    """(axes, dims) of a primitive working along ``dim`` row by row: every other dim is an independent axis."""
+    kept = tuple(d for d in range(len(shape)) if d != dim)
+    return tuple(shape[d] for d in kept), kept
 
 
 def _block_numel(shape, dims, box):

@@ -38,7 +38,7 @@ def _by_samples(rec, fn, ins, outs, scratch, name):
     is past one binding; None when none is (the caller runs it whole). ``scratch``: shapes (N first) of what the
     CPU adapter's GEMMs materialize (conv_unfold_gemm.py: the columns), sized into the blocks there."""
     if rec.rt.cpu_adapter:
-        outs = outs + [Out(s, 4, (0,)) for s in scratch]
+        outs = outs + [Out(s, D.float32, (0,)) for s in scratch]
     if not block_split.needed(ins, outs):
         return None
     n = next(v.shape[0] for v, dims in ins if dims == (0,))
@@ -52,7 +52,7 @@ def _columns(n, c, kernel, positions):
 def conv(rec, x, w, bias, stride, padding, dilation, groups):
     O = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], w.shape[2:], stride, padding, dilation))
     split = _by_samples(rec, lambda x: conv(rec, x, w, bias, stride, padding, dilation, groups),
-                        [(x, (0,))], [Out((x.shape[0], w.shape[0]) + O, 4, (0,))],
+                        [(x, (0,))], [Out((x.shape[0], w.shape[0]) + O, D.float32, (0,))],
                         [_columns(x.shape[0], x.shape[1], w.shape[2:], O)], "conv")
     if split is not None:
         return split
@@ -62,7 +62,7 @@ def conv(rec, x, w, bias, stride, padding, dilation, groups):
 def conv_backward_input(rec, g, w, input_shape, stride, padding, dilation, groups):
     split = _by_samples(rec, lambda g: conv_backward_input(rec, g, w, (g.shape[0],) + tuple(input_shape[1:]), stride,
                                                            padding, dilation, groups),
-                        [(g, (0,))], [Out(input_shape, 4, (0,))],
+                        [(g, (0,))], [Out(input_shape, D.float32, (0,))],
                         [_columns(g.shape[0], input_shape[1], w.shape[2:], g.shape[2:])], "conv_backward_input")
     if split is not None:
         return split
@@ -75,7 +75,7 @@ def conv_backward_weight(rec, g, x, weight_shape, stride, padding, dilation, gro
     per_sample = (n, cout * numel(weight_shape[1:]))  # a CPU adapter's products before their sum over samples
     split = _by_samples(rec, lambda g, x: conv_backward_weight(rec, g, x, weight_shape, stride, padding, dilation,
                                                                groups),
-                        [(g, (0,)), (x, (0,))], [Out(weight_shape, 4, (None,), "sum")],
+                        [(g, (0,)), (x, (0,))], [Out(weight_shape, D.float32, (None,), "sum")],
                         [_columns(n, x.shape[1], weight_shape[2:], g.shape[2:]), per_sample], "conv_backward_weight")
     if split is not None:
         return split

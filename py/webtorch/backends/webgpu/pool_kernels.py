@@ -52,7 +52,7 @@ def _by_planes(rec, fn, ins, outs, name):
     """Run a pooling primitive in blocks of (sample, channel) planes when a tensor it binds is past one binding
     (block_split.py); None when none is. ``ins``: the per-plane inputs (N, C, ...); ``outs``: (shape, dtype)."""
     ins = [(v, _PLANES) for v in ins]
-    outs = [Out(shape, max(4, dt.itemsize), _PLANES) for shape, dt in outs]
+    outs = [Out(shape, dt, _PLANES) for shape, dt in outs]
     if not block_split.needed(ins, outs):
         return None
     return block_split.in_blocks(rec, fn, ins, outs, ins[0][0].shape[:2], name, "plane",

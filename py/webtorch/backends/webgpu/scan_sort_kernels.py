@@ -10,7 +10,8 @@ sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the count
 import struct
 
 from ... import _dtype as D
-from . import codegen, creation, dtypes as T, limits, wgsl_loader
+from . import block_split, codegen, creation, dtypes as T, limits, wgsl_loader
+from .block_split import Out
 from .elementwise_kernels import cast, contiguous
 from .handles import View
 from .index_bounds import keep_bounds
@@ -75,7 +76,25 @@ def _scan_dummy(rec):
     return d
 
 
+_ROW_HINT = "smaller tensors (fewer rows), or a shorter dim to scan or sort"
+
+
+def _by_rows(rec, fn, ins, dim, outs, name):
+    """Run a row primitive along ``dim`` in blocks of rows when a tensor it binds is past one binding
+    (block_split.py); None when none is. ``ins``: the inputs shaped as the rows; ``outs``: (shape, dtype)."""
+    axes, kept = block_split.kept_axes(ins[0].shape, dim)
+    ins = [(v, kept) for v in ins]
+    outs = [Out(shape, dt, kept) for shape, dt in outs]
+    if not block_split.needed(ins, outs):
+        return None
+    return block_split.in_blocks(rec, fn, ins, outs, axes, name, "row", _ROW_HINT)
+
+
 def cumulative(rec, op, h, dim, dtype, reverse=False):
+    split = _by_rows(rec, lambda h: cumulative(rec, op, h, dim, dtype, reverse), [h], dim,
+                     [(h.shape, dtype)] + ([(h.shape, D.int64)] if op in ("max", "min") else []), f"cum{op}")
+    if split is not None:
+        return split
     x = h if h.dtype is dtype else cast(rec, h, dtype)
     out = rec.new(h.shape, dtype)
     L = h.shape[dim]
@@ -172,12 +191,17 @@ def _sorted_rows(rec, h, dim, descending, k):
 def sort(rec, h, dim, descending, stable):
     if not h.shape:
         return contiguous(rec, h), creation.full(rec, (), 0, D.int64)
-    return _sorted_rows(rec, h, dim, descending, h.shape[dim])
+    return topk(rec, h, h.shape[dim], dim, descending, True)
 
 
 def topk(rec, h, k, dim, largest, sorted):
     if not h.shape:
         return contiguous(rec, h), creation.full(rec, (), 0, D.int64)
+    shape = h.shape[:dim] + (k,) + h.shape[dim + 1:]
+    split = _by_rows(rec, lambda h: topk(rec, h, k, dim, largest, sorted), [h], dim,
+                     [(shape, h.dtype), (shape, D.int64)], "sort" if k == h.shape[dim] else "topk")
+    if split is not None:
+        return split
     return _sorted_rows(rec, h, dim, largest, k)
 
 
@@ -192,6 +216,14 @@ def search_type(a, b):
 
 
 def searchsorted(rec, seq, values, right, out_int32):
+    # rows: every values element of a 1-D seq, else the leading dims both share (the last dim is searched)
+    lead = len(values.shape) if len(seq.shape) == 1 else len(values.shape) - 1
+    axes, dims = tuple(values.shape[:lead]), tuple(range(lead))
+    ins = [(seq, dims if len(seq.shape) > 1 else (None,) * lead), (values, dims)]
+    outs = [Out(values.shape, D.int32 if out_int32 else D.int64, dims)]
+    if block_split.needed(ins, outs):
+        return block_split.in_blocks(rec, lambda s, v: searchsorted(rec, s, v, right, out_int32), ins, outs, axes,
+                                     "searchsorted", "row", _ROW_HINT)
     if SCAN_TYPES[seq.dtype] != SCAN_TYPES[values.dtype]:  # compare in the promoted type, as PyTorch does
         common = search_type(seq.dtype, values.dtype)
         seq, values = cast(rec, seq, common), cast(rec, values, common)

@@ -109,22 +109,12 @@ def _channel_param(rec, h, fallback):
     return h, _stride0(h)
 
 
-def _kept(shape, dim):
-    """(axes, dims) of the rows of a reduction along ``dim``: every other dim is an independent axis."""
-    kept = tuple(d for d in range(len(shape)) if d != dim)
-    return tuple(shape[d] for d in kept), kept
-
-
-def _itemsize(dtype):
-    return max(dtype.itemsize, 4)
-
-
 _ROW_HINT = "a smaller batch or sequence length (fewer rows), or a smaller last dim"
 
 
 def softmax(rec, h, dim, log, dtype):
-    axes, kept = _kept(h.shape, dim)
-    ins, outs = [(h, kept)], [Out(h.shape, _itemsize(dtype), kept)]
+    axes, kept = block_split.kept_axes(h.shape, dim)
+    ins, outs = [(h, kept)], [Out(h.shape, dtype, kept)]
     if block_split.needed(ins, outs):
         return block_split.in_blocks(rec, lambda x: softmax(rec, x, dim, log, dtype), ins, outs, axes,
                                      "softmax", "row", _ROW_HINT)
@@ -145,8 +135,8 @@ def softmax(rec, h, dim, log, dtype):
 
 
 def softmax_backward(rec, g, y, dim, log, dtype):
-    axes, kept = _kept(y.shape, dim)
-    ins, outs = [(g, kept), (y, kept)], [Out(y.shape, _itemsize(dtype), kept)]
+    axes, kept = block_split.kept_axes(y.shape, dim)
+    ins, outs = [(g, kept), (y, kept)], [Out(y.shape, dtype, kept)]
     if block_split.needed(ins, outs):
         return block_split.in_blocks(rec, lambda g, y: softmax_backward(rec, g, y, dim, log, dtype), ins, outs,
                                      axes, "softmax_backward", "row", _ROW_HINT)
@@ -176,13 +166,12 @@ def _leading(x, n):
 def layer_norm(rec, x, weight, bias, n, eps):
     axes, lead, stat_shape = _leading(x, n)
     whole = (None,) * len(lead)
-    isz = _itemsize(x.dtype)
+    dt = x.dtype
     ins = [(x, lead), (weight, whole), (bias, whole)]
-    outs = [Out(x.shape, isz, lead), Out(stat_shape, isz, lead), Out(stat_shape, isz, lead)]
+    outs = [Out(x.shape, dt, lead), Out(stat_shape, dt, lead), Out(stat_shape, dt, lead)]
     if block_split.needed(ins, outs):
         return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
                                      "layer_norm", "row", _ROW_HINT)
-    dt = x.dtype
     x2, rows, cols = _norm_rows(rec, x, n)
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new(stat_shape, D.float32), rec.new(stat_shape, D.float32)
@@ -205,10 +194,10 @@ def layer_norm(rec, x, weight, bias, n, eps):
 def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     axes, lead, _ = _leading(x, n)
     whole = (None,) * len(lead)
-    isz = _itemsize(x.dtype)
+    dt = x.dtype
     wshape = x.shape[len(x.shape) - n:]
     ins = [(g, lead), (x, lead), (mean, lead), (rstd, lead), (weight, whole)]
-    outs = [Out(x.shape, isz, lead), Out(wshape, isz, whole, "sum"), Out(wshape, isz, whole, "sum")]
+    outs = [Out(x.shape, dt, lead), Out(wshape, dt, whole, "sum"), Out(wshape, dt, whole, "sum")]
     if block_split.needed(ins, outs):  # the weight and bias gradients sum over every row: the blocks' parts add
         return block_split.in_blocks(rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need),
                                      ins, outs, axes, "layer_norm_backward", "row", _ROW_HINT)
@@ -243,13 +232,12 @@ _CHANNEL_HINT = "a smaller batch or image (fewer elements per channel)"
 def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
     c = x.shape[1]
     ins = [(x, (1,)), (weight, (0,)), (bias, (0,)), (running_mean, (0,)), (running_var, (0,))]
-    isz = _itemsize(x.dtype)
-    outs = [Out(x.shape, isz, (1,)), Out((c,), isz, (0,)), Out((c,), isz, (0,))]
+    dt = x.dtype
+    outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
     if block_split.needed(ins, outs):  # channel blocks; the running statistics are updated in place through views
         return block_split.in_blocks(
             rec, lambda x, w, b, rm, rv: batch_norm(rec, x, w, b, rm, rv, momentum, eps), ins, outs, (c,),
             "batch_norm", "channel", _CHANNEL_HINT, in_place=(running_mean, running_var))
-    dt = x.dtype
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new((c,), D.float32), rec.new((c,), D.float32)
@@ -281,8 +269,8 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
 def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     c = x.shape[1]
     ins = [(g, (1,)), (x, (1,)), (mean, (0,)), (rstd, (0,)), (weight, (0,))]
-    isz = _itemsize(x.dtype)
-    outs = [Out(x.shape, isz, (1,)), Out((c,), isz, (0,)), Out((c,), isz, (0,))]
+    dt = x.dtype
+    outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
     if block_split.needed(ins, outs):
         return block_split.in_blocks(rec, lambda g, x, m, r, w: batch_norm_backward(rec, g, x, m, r, w, need),
                                      ins, outs, (c,), "batch_norm_backward", "channel", _CHANNEL_HINT)
