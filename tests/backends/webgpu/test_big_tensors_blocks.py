@@ -2,8 +2,9 @@
 
 As in test_big_tensors.py the binding limit is forced to 4 KiB (1,024 float32), so every tensor here crosses it
 the way a GPT-2 LM head's logits (batch x ctx x 50,257) or a ResNet-50 activation crosses the real 128 MiB: the
-kernel runs block by block along its independent axes (rows, samples, channels, matrices) and must give
-PyTorch's values and gradients. A single row, sample or channel past the limit is refused naming the sizes.
+kernel runs block by block along its independent axes (rows, samples, channels, matrices; a scan's rows longer
+than a binding in carried segments) and must give PyTorch's values and gradients. A single row, sample or channel
+past the limit is refused naming the sizes.
 Each family runs for both adapter kinds (devices.adapter_kind), as kernels differ between CPU adapters and GPUs.
 """
 import numpy as np
@@ -109,6 +110,25 @@ def _scan_sort(lib, t):
                                     lib.searchsorted(seq[0], t(_arr(40, 70)), right=True)]
 
 
+def _long_rows(lib, t):
+    """Rows longer than one binding: scanned in segments carried into the next; nonzero and masks over them."""
+    x, i = t(_arr(3, 2500), True), t(_ints(9, 2500, 3) - 4)
+    cmin, cmin_i = x.cummin(1)
+    outs = [x.cumsum(1), x.flip(1).cumsum(1), x.reshape(-1).cumsum(0), lib.logcumsumexp(x, 1), cmin,
+            (x * 0.001 + 1).cumprod(1)]
+    return with_grads(outs, [x]) + [cmin_i, x.cummax(1)[1], i.cumsum(0), i.cummax(0)[1], (x > 0).nonzero(),
+                                    x.detach()[x.detach() > 0.5], lib.nonzero(x.detach().reshape(-1) < -1)]
+
+
+def _pad_unfold(lib, t):
+    F = lib.nn.functional
+    x, y = t(_arr(8, 3, 50), True), t(_arr(12, 2, 8, 8), True)
+    cols = t(_arr(12, 8, 49), True)
+    outs = [F.pad(x, (2, 3), mode="reflect"), F.pad(y, (1, 1, 2, 2), mode="replicate"), F.pad(x, (4, 0), mode="circular"),
+            F.pad(y, (1, 1, 2, 2), value=3.0), F.unfold(y, 2), F.fold(cols, (8, 8), 2)]
+    return with_grads(outs, [x, y, cols]) + [F.pad(lib.arange(2000, device=x.device).reshape(20, 100), (1, 1), value=7)]
+
+
 def _embedding_renorm(lib, t):
     w = t(_arr(300, 24) * 3)
     out = lib.nn.functional.embedding(t(_ints(300, 4, 9)), w, max_norm=1.5)  # rescales the named rows of w
@@ -130,7 +150,7 @@ def _linalg(lib, t):
 
 CASES = {"softmax": _softmax, "cross_entropy": _cross_entropy, "layer_norm": _layer_norm, "batch_norm": _batch_norm,
          "conv": _conv, "pool": _pool, "resnet_stem": _resnet_stem, "scan_sort": _scan_sort,
-         "embedding_renorm": _embedding_renorm, "linalg": _linalg}
+         "embedding_renorm": _embedding_renorm, "linalg": _linalg, "long_rows": _long_rows, "pad_unfold": _pad_unfold}
 
 
 @pytest.mark.parametrize("cpu_adapter", [True, False], ids=["cpu_adapter", "gpu_adapter"])
@@ -163,7 +183,6 @@ def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step
     (lambda lib, x: lib.nn.functional.batch_norm(x.t(), None, None, training=True), "one channel"),
     (lambda lib, x: lib.nn.functional.conv1d(x.reshape(3, 1, 1500), x[:1, :3].reshape(1, 1, 3)), "one sample"),
     (lambda lib, x: lib.nn.functional.max_pool1d(x.reshape(3, 1, 1500), 2), "one plane"),
-    (lambda lib, x: x.cumsum(1), "one row"),
     (lambda lib, x: x.sort(1)[0], "one row"),
 ])
 def test_one_unit_past_the_limit_is_refused_naming_sizes_limit_and_remedy(call, what):

@@ -2,9 +2,9 @@
 
 The product, elementwise, reduction, embedding and index families bind windows of a large storage and address
 them relative to the window (binding_windows.py). The row and plane families -- softmax / log_softmax (and so
-cross_entropy), layer_norm, batch_norm, convolutions, pooling, scans and sorts, linalg's batched solvers -- are
-independent along some axes instead: the rows of a softmax, the samples of a convolution, the channels of a
-batch_norm, the matrices of a batch. ``in_blocks`` runs such a primitive once per block of those axes, each
+cross_entropy), layer_norm, batch_norm, convolutions and F.unfold/F.fold, pooling, pad, scans and sorts, linalg's
+batched solvers -- are independent along some axes instead: the rows of a softmax, the samples of a convolution,
+the channels of a batch_norm, the matrices of a batch. ``in_blocks`` runs such a primitive once per block of those axes, each
 block small enough that every tensor it touches fits one binding: a block's slice of an input stored past a
 binding is copied into a fresh storage (the copy is an elementwise kernel, which windows), the primitive runs on
 the blocks as it would on small tensors, and each block's results are copied into their place in the full
@@ -14,7 +14,7 @@ samples). A block halves along its outermost axis first, so the blocks are as fe
 The cost beside the kernels: one extra read and write of each large operand (the block copies), and the blocks'
 fresh storages (each within one binding) until the flush. A block of one index along every axis that still does
 not fit -- one softmax row of 40 million classes -- is refused with OutOfMemoryError naming the op, the sizes,
-the limit and what to try.
+the limit and what to try (a scan's long rows are segmented instead: scan_sort_kernels._long_rows).
 """
 from ..._geometry import numel
 from . import binding_windows, limits
