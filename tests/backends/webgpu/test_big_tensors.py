@@ -169,7 +169,8 @@ def test_checkpoint_of_a_tensor_past_the_binding_limit(fmt, tmp_path):
 def test_a_kernel_that_does_not_split_names_itself_and_later_work_runs():
     with limits.forced(binding=BINDING):
         x = webtorch.tensor(X, device="webgpu")
-        with pytest.raises(webtorch.OutOfMemoryError, match=r"randperm_local.*maxStorageBufferBindingSize \(4,096 bytes\)"):
+        with pytest.raises(webtorch.OutOfMemoryError,
+                           match=r"randperm_local.*maxStorageBufferBindingSize \(4,096 bytes\)"):
             webtorch.randperm(3000, device="webgpu")
         assert (x[:3, :3] * 2).sum().item() == pytest.approx(2 * float(X[:3, :3].sum()), abs=1e-4)
 

@@ -124,9 +124,11 @@ def _pad_unfold(lib, t):
     F = lib.nn.functional
     x, y = t(_arr(8, 3, 50), True), t(_arr(12, 2, 8, 8), True)
     cols = t(_arr(12, 8, 49), True)
-    outs = [F.pad(x, (2, 3), mode="reflect"), F.pad(y, (1, 1, 2, 2), mode="replicate"), F.pad(x, (4, 0), mode="circular"),
-            F.pad(y, (1, 1, 2, 2), value=3.0), F.unfold(y, 2), F.fold(cols, (8, 8), 2)]
-    return with_grads(outs, [x, y, cols]) + [F.pad(lib.arange(2000, device=x.device).reshape(20, 100), (1, 1), value=7)]
+    outs = [F.pad(x, (2, 3), mode="reflect"), F.pad(y, (1, 1, 2, 2), mode="replicate"),
+            F.pad(x, (4, 0), mode="circular"), F.pad(y, (1, 1, 2, 2), value=3.0), F.unfold(y, 2),
+            F.fold(cols, (8, 8), 2)]
+    ints = lib.arange(2000, device=x.device).reshape(20, 100)  # int64: padded as its 32-bit words
+    return with_grads(outs, [x, y, cols]) + [F.pad(ints, (1, 1), value=7)]
 
 
 def _embedding_renorm(lib, t):

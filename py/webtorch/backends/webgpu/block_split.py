@@ -4,8 +4,8 @@ The product, elementwise, reduction, embedding and index families bind windows o
 them relative to the window (binding_windows.py). The row and plane families -- softmax / log_softmax (and so
 cross_entropy), layer_norm, batch_norm, convolutions and F.unfold/F.fold, pooling, pad, scans and sorts, linalg's
 batched solvers -- are independent along some axes instead: the rows of a softmax, the samples of a convolution,
-the channels of a batch_norm, the matrices of a batch. ``in_blocks`` runs such a primitive once per block of those axes, each
-block small enough that every tensor it touches fits one binding: a block's slice of an input stored past a
+the channels of a batch_norm, the matrices of a batch. ``in_blocks`` runs such a primitive once per block of those
+axes, each block small enough that every tensor it touches fits one binding: a block's slice of an input stored past a
 binding is copied into a fresh storage (the copy is an elementwise kernel, which windows), the primitive runs on
 the blocks as it would on small tensors, and each block's results are copied into their place in the full
 outputs (or summed, for a gradient that reduces over the split axis, as a convolution's weight gradient over
@@ -25,8 +25,9 @@ from .runtime import OutOfMemoryError
 
 class Out:
     """One result of a split primitive: its full ``shape``, ``dtype`` (the widest it may take: float16 results are
-    computed in float32, so an element counts at least four bytes), ``dims`` (per axis: the dim of the result along it, or None) and ``combine``: "place" (each block
-    writes its part) or "sum" (every block computes all of it; the parts add up). A scratch tensor the kernel
+    computed in float32, so an element counts at least four bytes), ``dims`` (per axis: the dim of the result
+    along it, or None) and ``combine``: "place" (each block writes its part) or "sum" (every block computes all
+    of it; the parts add up). A scratch tensor the kernel
     makes inside (an im2col buffer) is an Out too, never returned: the blocks are sized so it fits."""
     __slots__ = ("shape", "itemsize", "dims", "combine")
 
@@ -143,5 +144,4 @@ def in_blocks(rec, fn, ins, outs, axes, name, what, hint, in_place=()):
             if full[i] is None:
                 full[i] = rec.new(o.shape, r.dtype)
             rec.ew("copy", [r], r.dtype, r.dtype, r.shape, out=_narrow(full[i], o.dims, box))
-    n = 1 if single else len(res)
-    return full[0] if single else tuple(full[:n])
+    return full[0] if single else tuple(full[:len(res)])
