@@ -11,9 +11,10 @@ the blocks as it would on small tensors, and each block's results are copied int
 outputs (or summed, for a gradient that reduces over the split axis, as a convolution's weight gradient over
 samples). A block halves along its outermost axis first, so the blocks are as few and as large as fit.
 
-The cost beside the kernels: one extra read and write of each large operand (the block copies), and the blocks'
-fresh storages (each within one binding) until the flush. A block of one index along every axis that still does
-not fit -- one softmax row of 40 million classes -- is refused with OutOfMemoryError naming the op, the sizes,
+The cost beside the kernels: one extra read and write of each large operand (the block copies), and one submit
+per block (each block's work is submitted before the next is recorded, so the next reuses its temporaries: the
+memory beside the full results is one block's, not every block's). A block of one index along every axis that still
+does not fit -- one softmax row of 40 million classes -- is refused with OutOfMemoryError naming the op, the sizes,
 the limit and what to try (a scan's long rows are segmented instead: scan_sort_kernels._long_rows).
 """
 from ..._geometry import numel
@@ -132,7 +133,10 @@ def in_blocks(rec, fn, ins, outs, axes, name, what, hint, in_place=()):
                                    f"{hint}")
     full = [None] * len(outs)
     single = False
-    for box in _boxes(name, what, ins, outs, axes, hint):
+    boxes = _boxes(name, what, ins, outs, axes, hint)
+    for k, box in enumerate(boxes):
+        if k:  # submit the blocks before: their temporaries return to the pool for this block to reuse
+            rec.flush()
         res = fn(*(_block_input(rec, v, dims, box) for v, dims in ins))
         single = not isinstance(res, tuple)
         for i, (r, o) in enumerate(zip((res,) if single else res, outs)):
