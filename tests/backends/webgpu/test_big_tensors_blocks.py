@@ -217,3 +217,37 @@ def test_a_singular_matrix_in_a_later_block_is_named_by_its_place_in_the_whole_b
         webtorch.linalg.inv(webtorch.tensor(a, device="webgpu"))
     with pytest.raises(torch.linalg.LinAlgError, match=r"Batch element 23\)"):
         torch.linalg.inv(torch.tensor(a))
+
+
+def test_a_captured_step_through_split_kernels_replays_as_the_eager_one():
+    """The blocks submit one by one (block_split.in_blocks flushes between them): inside a capture those flushes
+    join the captured step, and replaying it gives the eager step's numbers."""
+    def setup():
+        webtorch.manual_seed(0)
+        head = webtorch.nn.Sequential(webtorch.nn.LayerNorm(16), webtorch.nn.Linear(16, 300)).to("webgpu")
+        return head, webtorch.optim.SGD(head.parameters(), lr=0.1)
+
+    def step(head, opt, x, y):
+        opt.zero_grad()
+        loss = webtorch.nn.functional.cross_entropy(head(x), y)  # (24, 300) logits: past the limit
+        loss.backward()
+        opt.step()
+        return loss
+
+    batches = [(webtorch.tensor(_arr(24, 16, seed=s), device="webgpu"),
+                webtorch.tensor((_ints(300, 24) + 37 * s) % 300, device="webgpu")) for s in range(3)]
+    with limits.forced(binding=BINDING):
+        head, opt = setup()
+        eager = [step(head, opt, x, y).item() for x, y in batches]
+        head, opt = setup()
+        sx, sy = batches[0][0].clone(), batches[0][1].clone()
+        g = webtorch.webgpu.Graph()
+        with webtorch.webgpu.graph(g):
+            loss = step(head, opt, sx, sy)
+        replayed = []
+        for x, y in batches:
+            sx.copy_(x)
+            sy.copy_(y)
+            g.replay()
+            replayed.append(loss.item())
+    assert replayed == eager
