@@ -52,3 +52,17 @@ def with_grads(outs, leaves):
         loss.backward()
         outs += [x.grad for x in leaves]
     return outs
+
+
+def assert_outputs_match(got, want, name, tol=2e-4):
+    """Each tensor of ``got`` (webtorch, any device) equals the one of ``want`` (PyTorch): shape, and values
+    (integers exactly, floats to ``tol``)."""
+    import numpy as np
+    assert len(got) == len(want), name
+    for i, (g, w) in enumerate(zip(got, want)):
+        g, w = g.detach().cpu().numpy(), w.detach().numpy()
+        assert g.shape == w.shape, f"{name}[{i}]: shape {g.shape} != {w.shape}"
+        if w.dtype.kind in "iub":
+            np.testing.assert_array_equal(g, w, err_msg=f"{name}[{i}]")
+        else:
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"{name}[{i}]")

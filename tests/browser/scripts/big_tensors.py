@@ -1,6 +1,7 @@
 """Tensors past one binding in the page: the same step with the binding limit forced to 4 KiB (every family
 binds windows of its operands through bridge.js: elementwise, reductions, products, embedding, AdamW, gather
-and scatter) and without, on the browser's WebGPU. Prints one JSON line:
+and scatter; the row and plane families run in blocks: cross_entropy, layer_norm, conv, batch_norm, pooling, scans,
+sort, nonzero, inv) and without, on the browser's WebGPU. Prints one JSON line:
 the granted maxStorageBufferBindingSize and the largest difference between the two runs."""
 import json
 
@@ -22,8 +23,15 @@ def step():
     cols = wt.randint(0, 24, (300, 5), device="webgpu", generator=g)
     target = wt.zeros(300, 24, device="webgpu").scatter_add_(1, cols, wt.ones(300, 5, device="webgpu"))
     taken = w.detach().gather(1, cols).sum() + w.detach()[ids[0], 2:9].sum()
+    h = wt.randn(24, 300, device="webgpu", generator=g)  # logits of 28,800 bytes
+    img, k = wt.randn(10, 3, 6, 6, device="webgpu", generator=g), wt.randn(4, 3, 3, 3, device="webgpu", generator=g)
+    a = wt.randn(30, 8, 8, device="webgpu", generator=g) + 4 * wt.eye(8, device="webgpu")
+    blocks = [F.cross_entropy(F.layer_norm(h, (300,)), cols[:24, 0] * 12),
+              F.max_pool2d(F.batch_norm(F.conv2d(img, k, padding=1), None, None, training=True).relu(), 2).sum(),
+              h.cumsum(1).sum(), h.sort(1)[0][:, -3:].sum(), (h > 1).nonzero().sum(), wt.linalg.inv(a).sum()]
     return [loss.item(), x.amax(0).sum().item(), float(x.argmax().item()), taken.item(),
-            (target * wt.arange(24, device="webgpu")).sum().item()] + sum(w.detach().tolist(), [])
+            (target * wt.arange(24, device="webgpu")).sum().item()] + [float(b.item()) for b in blocks] + \
+        sum(w.detach().tolist(), [])
 
 
 plain = step()

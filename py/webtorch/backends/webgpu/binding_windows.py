@@ -12,8 +12,10 @@ start (``bind`` rebases the views whose offsets the kernel takes). A launch whos
 window is split, by the family that knows its access pattern, into pieces that do: narrowed index spaces of an
 elementwise kernel (``pieces``), halves of a reduction, row/column/K/batch blocks of a product, row ranges
 of an embedding, flat chunks of an optimizer update, counter ranges of a random fill -- one dispatch each. A
-kernel whose addresses come from data (gather, index, scatter) runs once per window tiling the storage and skips
-the addresses outside its window (``tiles``).
+kernel whose addresses come from data (gather, index, scatter, nonzero) runs once per window tiling the storage and
+skips the addresses outside its window (``tiles``). The row and plane families (softmax, the norms, convolutions,
+pooling, scans and sorts, linalg's solvers, pad, unfold) run in blocks of their independent work instead
+(block_split.py).
 
 Why one buffer, not several per storage: every byte-level path stays as it is (upload, readback, checkpoint
 save and load move whole ranges with writeBuffer/copyBufferToBuffer, which know no binding limit); so do the

@@ -9,7 +9,8 @@ buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims
 from ... import _dtype as D
 from ..._geometry import numel
 from ..window_geometry import out_size
-from . import conv_unfold_gemm, creation, limits, reduce_kernels
+from . import block_split, conv_unfold_gemm, creation, limits, reduce_kernels
+from .block_split import Out
 from .elementwise_kernels import contiguous
 from .kernel_launch import dense, float_kernel, pack, source, spatial3
 from .unfold_kernels import add_channel_bias
@@ -28,16 +29,56 @@ def igemm_tile(M, NC):
     return tm, tn4, wg_y
 
 
+# ---- past one binding: blocks of samples (block_split.py) ------------------------------------------------------
+_SAMPLE_HINT = "a smaller batch or image, or fewer channels"
+
+
+def _by_samples(rec, fn, ins, outs, scratch, name):
+    """Run a convolution primitive in blocks of samples (dim 0 of its per-sample operands) when a tensor it binds
+    is past one binding; None when none is (the caller runs it whole). ``scratch``: shapes (N first) of what the
+    CPU adapter's GEMMs materialize (conv_unfold_gemm.py: the columns), sized into the blocks there."""
+    if rec.rt.cpu_adapter:
+        outs = outs + [Out(s, D.float32, (0,)) for s in scratch]
+    if not block_split.needed(ins, outs):
+        return None
+    n = next(v.shape[0] for v, dims in ins if dims == (0,))
+    return block_split.in_blocks(rec, fn, ins, outs, (n,), name, "sample", _SAMPLE_HINT)
+
+
+def _columns(n, c, kernel, positions):
+    return (n, c * numel(kernel), numel(positions))
+
+
 def conv(rec, x, w, bias, stride, padding, dilation, groups):
+    O = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], w.shape[2:], stride, padding, dilation))
+    split = _by_samples(rec, lambda x: conv(rec, x, w, bias, stride, padding, dilation, groups),
+                        [(x, (0,))], [Out((x.shape[0], w.shape[0]) + O, D.float32, (0,))],
+                        [_columns(x.shape[0], x.shape[1], w.shape[2:], O)], "conv")
+    if split is not None:
+        return split
     return float_kernel(rec, lambda x, w, b: _conv(rec, x, w, b, stride, padding, dilation, groups), x, w, bias)
 
 
 def conv_backward_input(rec, g, w, input_shape, stride, padding, dilation, groups):
+    split = _by_samples(rec, lambda g: conv_backward_input(rec, g, w, (g.shape[0],) + tuple(input_shape[1:]), stride,
+                                                           padding, dilation, groups),
+                        [(g, (0,))], [Out(input_shape, D.float32, (0,))],
+                        [_columns(g.shape[0], input_shape[1], w.shape[2:], g.shape[2:])], "conv_backward_input")
+    if split is not None:
+        return split
     return float_kernel(rec, lambda g, w: _conv_bi(rec, g, w, tuple(input_shape), stride, padding, dilation,
                                                    groups), g, w)
 
 
 def conv_backward_weight(rec, g, x, weight_shape, stride, padding, dilation, groups):
+    n, cout = g.shape[:2]
+    per_sample = (n, cout * numel(weight_shape[1:]))  # a CPU adapter's products before their sum over samples
+    split = _by_samples(rec, lambda g, x: conv_backward_weight(rec, g, x, weight_shape, stride, padding, dilation,
+                                                               groups),
+                        [(g, (0,)), (x, (0,))], [Out(weight_shape, D.float32, (None,), "sum")],
+                        [_columns(n, x.shape[1], weight_shape[2:], g.shape[2:]), per_sample], "conv_backward_weight")
+    if split is not None:
+        return split
     return float_kernel(rec, lambda g, x: _conv_bw(rec, g, x, tuple(weight_shape), stride, padding, dilation,
                                                    groups), g, x)
 
@@ -117,8 +158,9 @@ def _igemm(rec, shape, a_view, b_view, bias, groups, M, NC, K, col, red, b, a, c
     tiles = row_tiles * -(-NC // (4 * tn4))
     steps = -(-K // TK)
     splits = 1
-    if tiles * groups < SPLIT_TARGET and steps >= 8:
-        splits = min(-(-SPLIT_TARGET // (tiles * groups)), steps // 4)
+    if tiles * groups < SPLIT_TARGET and steps >= 8:  # the split partial products fit one binding together
+        splits = max(1, min(-(-SPLIT_TARGET // (tiles * groups)), steps // 4,
+                            limits.binding_size() // (4 * numel(shape))))
     kchunk = -(-steps // splits) * TK
     # one invocation loops about once per k (tile loads included): K past the loop budget (limits.py) splits
     kchunk = min(kchunk, max(TK, limits.loop_trips() // TK * TK))

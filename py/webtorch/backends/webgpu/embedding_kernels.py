@@ -96,10 +96,15 @@ def embedding_renorm_(rec, weight, indices, max_norm, norm_type):
     if not indices.numel or not num:
         return weight
     counts = _row_counts(rec, dense(rec, index32(rec, indices), offset_ok=True), num)
-    groups, width = grid256(num)
     fbits = struct.unpack("<2i", struct.pack("<2f", float(max_norm), float(norm_type)))
-    words = [(num, weight.shape[1], width, 0), (weight.strides[0], weight.strides[1], weight.offset, 0),
-             fbits + (0, 0)]
-    rec.record_kernel("embedding_renorm", source("embedding_renorm"), pack(words), groups,
-                      [counts.st.buf, weight.st.buf], [counts.st.buf, weight.st.buf], [weight.st.buf])
+    rows = [(0, num)] if binding_windows.fits([weight, counts]) else \
+        binding_windows.row_ranges(num, max(abs(weight.strides[0]), 1) * 4)  # a table past one binding: runs of rows
+    for r0, r1 in rows:
+        (c, w), bound = binding_windows.bind([binding_windows.narrowed(counts, 0, r0, r1),
+                                              binding_windows.narrowed(weight, 0, r0, r1)])
+        groups, width = grid256(r1 - r0)
+        words = [(r1 - r0, weight.shape[1], width, c.offset), (weight.strides[0], weight.strides[1], w.offset, 0),
+                 fbits + (0, 0)]
+        rec.record_kernel("embedding_renorm", source("embedding_renorm"), pack(words), groups, bound,
+                          [counts.st.buf, weight.st.buf], [weight.st.buf])
     return weight

@@ -334,9 +334,14 @@ def nonzero(rec, h):
     count = transfer.item(rec, views.sliced(cum, (slice(n - 1, n, 1),))) if n else 0
     out = rec.new((count, rank), D.int32)
     if count and rank:
-        words = (n, rank, 0, 0) + dims(h.shape)
-        rec.record_kernel("index_nonzero", source("index_nonzero"), struct.pack("<12I", *words),
-                          codegen.grid(-(-n // 256)), [cum.st.buf, out.st.buf], [cum.st.buf], [out.st.buf])
+        # past one binding: runs of elements (with the scan's value before each) times windows tiling out
+        runs = [(0, n)] if binding_windows.fits([cum]) else binding_windows.row_ranges(n, 4)
+        for (i0, i1), (bound, o0, o_count) in itertools.product(runs, binding_windows.tiles(out)):
+            (c,), (cbound,) = binding_windows.bind([binding_windows.narrowed(cum, 0, max(i0 - 1, 0), i1)])
+            shift = c.offset - max(i0 - 1, 0)  # the bound index of element i is i + shift
+            words = (i1 - i0, rank, i0, shift & 0xFFFFFFFF, o0, o_count, 0, 0) + dims(h.shape)
+            rec.record_kernel("index_nonzero", source("index_nonzero"), struct.pack("<16I", *words),
+                              codegen.grid(-(-(i1 - i0) // 256)), [cbound, bound], [cum.st.buf], [out.st.buf])
     return cast(rec, out, D.int64)
 
 

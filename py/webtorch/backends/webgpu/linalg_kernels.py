@@ -18,7 +18,8 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import _LinAlgError
-from . import codegen, creation, limits
+from . import block_split, codegen, creation, limits, views as view_geometry
+from .block_split import Out
 from .elementwise_kernels import cast, contiguous
 from .kernel_launch import float_kernel, source
 from .fallback import host_fallback
@@ -38,7 +39,7 @@ def _batch_geometry(rec, a, b, bshape):
     strides = [expand_strides(v.shape[:-2], v.strides[:-2], bshape) for v in views]
     sizes, strides = codegen.coalesce(bshape, strides)
     if len(sizes) > _BATCH_DIMS:
-        views = [contiguous(rec, views.expanded(v, bshape + v.shape[-2:])) for v in views]
+        views = [contiguous(rec, view_geometry.expanded(v, bshape + v.shape[-2:])) for v in views]
         strides = [v.strides[:-2] for v in views]
         sizes, strides = codegen.coalesce(bshape, strides)
     pad = _BATCH_DIMS - len(sizes)
@@ -72,6 +73,19 @@ def _raise_singular(what, info_bytes, bshape, a_shape):
         raise _LinAlgError(f"linalg.inv: {prefix}The diagonal element {info} is zero, the inversion could not be "
                            "completed because the input matrix is singular.")
     raise _LinAlgError(f"torch.linalg.solve: {prefix}The solver failed because the input matrix is singular.")
+
+
+def _by_matrices(rec, fn, operands, bshape, outs, name):
+    """Run a batched solver in blocks of its (broadcast) batch ``bshape`` when a tensor it binds is past one
+    binding (block_split.py); None when none is. ``operands``: the (..., r, c) inputs (None passes as is), seen
+    expanded to the batch; ``outs``: (shape, dtype) of the results, then of the kernel's scratch, batch first."""
+    dims = tuple(range(len(bshape)))
+    ins = [(None if v is None else view_geometry.expanded(v, bshape + v.shape[-2:]), dims) for v in operands]
+    outs = [Out(shape, dt, dims) for shape, dt in outs]
+    if not block_split.needed(ins, outs):
+        return None
+    return block_split.in_blocks(rec, fn, ins, outs, bshape, name, "matrix",
+                                 "smaller matrices, or fewer of them in one call")
 
 
 def _c(count, wg):
@@ -131,10 +145,27 @@ def _lu(rec, mode, a, b):
         return rec.new(out_shape, D.float32)
     if not _fits(n, k, False):
         return None  # the caller's host fallback
+    name = {_DET: "linalg_det", _SOLVE: "linalg_solve", _INVERSE: "linalg_inv"}[mode]
+    split = _by_matrices(rec, lambda a, b: _lu_launch(rec, mode, a, b, a.shape[:-2], out_shape[len(bshape):]),
+                         (a, b), bshape, [(out_shape, D.float32), (bshape, D.int32), (bshape + (n, n), D.float32)],
+                         name)
+    out, info = split or _lu_launch(rec, mode, a, b, bshape, out_shape[len(bshape):])
+    if mode != _DET:
+        flags = rec.read(info)
+        if any(flags):
+            _raise_singular("inv" if mode == _INVERSE else "solve", flags, bshape, a_shape)
+    return out
+
+
+def _lu_launch(rec, mode, a, b, bshape, matrix_shape):
+    """(out (bshape + matrix_shape), info (bshape) int32) of one LU dispatch over the batch ``bshape``."""
+    n = a.shape[-1]
+    k = b.shape[-1] if mode == _SOLVE else (n if mode == _INVERSE else 0)
+    batch = _prod(bshape)
     a, b, sizes, a_bst, b_bst = _batch_geometry(rec, a, b, bshape)
-    out = rec.new(out_shape, D.float32)
+    out = rec.new(bshape + matrix_shape, D.float32)
     work = rec.new((batch, n, n), D.float32)
-    info = rec.new((batch,), D.int32)
+    info = rec.new(bshape, D.int32)
     params = struct.pack("<24I", batch, n, k, 0, a.offset, a.strides[-2], a.strides[-1], 0,
                          b.offset, b.strides[-2], b.strides[-1], 0, *sizes, *a_bst, *b_bst)
     if n <= SMALL_N:
@@ -147,11 +178,7 @@ def _lu(rec, mode, a, b):
     rec.record_kernel(name, src, params, groups,
                       [a.st.buf, b.st.buf, work.st.buf, out.st.buf, info.st.buf], reads,
                       [out.st.buf, work.st.buf, info.st.buf])
-    if mode != _DET:
-        flags = rec.read(info)
-        if any(flags):
-            _raise_singular("inv" if mode == _INVERSE else "solve", flags, bshape, a_shape)
-    return out
+    return out, info
 
 
 def linalg_cholesky(rec, a, upper):
@@ -178,6 +205,10 @@ def _cholesky(rec, a, upper):
         return rec.new(a.shape, D.float32), creation.full(rec, bshape, 0, D.int32)
     if not _fits(n, 0, True):
         return host_fallback(rec, "linalg_cholesky", a, upper)
+    split = _by_matrices(rec, lambda a: _cholesky(rec, a, upper), (a,), bshape,
+                         [(a.shape, D.float32), (bshape, D.int32)], "linalg_cholesky")
+    if split is not None:
+        return split
     a, _, sizes, a_bst, _ = _batch_geometry(rec, a, None, bshape)
     rs, cs = a.strides[-2], a.strides[-1]
     if upper:  # U^T U = A from A's upper triangle: L L^T = A^T from A^T's lower one, and U = L^T
@@ -207,6 +238,10 @@ def _trsm(rec, a, b, upper, left, unitriangular):
         return rec.new(out_shape, D.float32)
     if n + n * (n + 1) // 2 > limits.loop_trips():  # one invocation substitutes a whole column
         return None  # the caller's host fallback
+    split = _by_matrices(rec, lambda a, b: _trsm(rec, a, b, upper, left, unitriangular), (a, b), bshape,
+                         [(out_shape, D.float32)], "linalg_solve_triangular")
+    if split is not None:
+        return split
     a, b, sizes, a_bst, b_bst = _batch_geometry(rec, a, b, bshape)
     ars, acs = a.strides[-2], a.strides[-1]
     brs, bcs = b.strides[-2], b.strides[-1]

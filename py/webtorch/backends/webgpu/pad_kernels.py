@@ -5,7 +5,8 @@ import struct
 
 from ... import _dtype as D
 from ..._geometry import numel as prod
-from . import dtypes as T, views
+from . import block_split, dtypes as T, views
+from .block_split import Out
 from .elementwise_kernels import cast, elementwise
 from .kernel_launch import dense, grid256, pack, source
 
@@ -30,8 +31,23 @@ def _rows(values, fill=0):
     return [v[:4], v[4:]]
 
 
+def _by_unpadded_dims(rec, fn, h, pads, out_shape, name):
+    """Run a pad primitive in blocks of the dims it does not pad when a tensor it binds is past one binding
+    (block_split.py); None when none is."""
+    dims = tuple(d for d, (a, b) in enumerate(pads) if a == 0 and b == 0)
+    ins, outs = [(h, dims)], [Out(out_shape, D.float32 if h.dtype is D.float16 else h.dtype, dims)]
+    if not block_split.needed(ins, outs):
+        return None
+    return block_split.in_blocks(rec, fn, ins, outs, tuple(h.shape[d] for d in dims), name, "padded slice",
+                                 "smaller tensors, or padding fewer dims")
+
+
 def pad(rec, x, pads, mode, value):
     pads = tuple((int(a), int(b)) for a, b in pads)
+    out_shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
+    split = _by_unpadded_dims(rec, lambda x: pad(rec, x, pads, mode, value), x, pads, out_shape, "pad")
+    if split is not None:
+        return split
     if x.dtype is D.float16:
         return cast(rec, pad(rec, cast(rec, x, D.float32), pads, mode, value), D.float16)
     if len(x.shape) > MAX_RANK - (x.dtype is D.int64):  # fold the leading unpadded dims into one (host_rules.py)
@@ -40,7 +56,6 @@ def pad(rec, x, pads, mode, value):
         folded = views.reshaped(xc, (prod(x.shape[:lead]),) + x.shape[lead:])
         y = pad(rec, folded, ((0, 0),) + pads[lead:], mode, value)
         return views.reshaped(y, x.shape[:lead] + y.shape[1:])
-    out_shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
     if x.dtype is D.int64:
         shift = int(value) if mode == "constant" else 0
         xs = elementwise(rec, "sub", [x, shift], D.int64) if shift else x
@@ -68,6 +83,10 @@ def _pad_words(rec, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, 
 
 
 def pad_backward(rec, g, pads, mode):
+    out_shape = tuple(s - a - b for s, (a, b) in zip(g.shape, pads))
+    split = _by_unpadded_dims(rec, lambda g: pad_backward(rec, g, pads, mode), g, pads, out_shape, "pad_backward")
+    if split is not None:
+        return split
     if g.dtype is D.float16:
         return cast(rec, pad_backward(rec, cast(rec, g, D.float32), pads, mode), D.float16)
     g = dense(rec, g)

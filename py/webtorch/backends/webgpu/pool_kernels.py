@@ -4,7 +4,8 @@ gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (
 from ... import _dtype as D
 from ..._geometry import numel as prod
 from ..window_geometry import out_size
-from . import creation, index_kernels, limits
+from . import block_split, creation, index_kernels, limits
+from .block_split import Out
 from .elementwise_kernels import cast
 from .fallback import host_fallback
 from .index_kernels import fits_int32, index32
@@ -44,14 +45,37 @@ def _elementwise_dtype(rec, x, scale=1):
     return x
 
 
+_PLANES = (0, 1)  # the independent axes of every pooling primitive: samples and channels
+
+
+def _by_planes(rec, fn, ins, outs, name):
+    """Run a pooling primitive in blocks of (sample, channel) planes when a tensor it binds is past one binding
+    (block_split.py); None when none is. ``ins``: the per-plane inputs (N, C, ...); ``outs``: (shape, dtype)."""
+    ins = [(v, _PLANES) for v in ins]
+    outs = [Out(shape, dt, _PLANES) for shape, dt in outs]
+    if not block_split.needed(ins, outs):
+        return None
+    return block_split.in_blocks(rec, fn, ins, outs, ins[0][0].shape[:2], name, "plane",
+                                 "a smaller batch or image, or fewer channels")
+
+
 def max_pool(rec, x, kernel, stride, padding, dilation, ceil_mode):
     out = tuple(out_size(s, k, st, p, d, ceil_mode)
                 for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
+    split = _by_planes(rec, lambda x: max_pool(rec, x, kernel, stride, padding, dilation, ceil_mode), [x],
+                       [(x.shape[:2] + out, x.dtype), (x.shape[:2] + out, D.int64)], "max_pool")
+    if split is not None:
+        return split
     return _max_pool(rec, x, out, (kernel, stride, padding, dilation), "max_pool",
                      (kernel, stride, padding, dilation, ceil_mode))
 
 
 def adaptive_max_pool(rec, x, output_size):
+    shape = x.shape[:2] + tuple(output_size)
+    split = _by_planes(rec, lambda x: adaptive_max_pool(rec, x, output_size), [x],
+                       [(shape, x.dtype), (shape, D.int64)], "adaptive_max_pool")
+    if split is not None:
+        return split
     return _max_pool(rec, x, tuple(output_size), None, "adaptive_max_pool", (output_size,))
 
 
@@ -84,6 +108,10 @@ def avg_pool(rec, x, kernel, stride, padding, ceil_mode, count_include_pad, divi
         return host_fallback(rec, "avg_pool", x, kernel, stride, padding, ceil_mode, count_include_pad,
                              divisor_override)
     out = tuple(out_size(s, k, st, p, 1, ceil_mode) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
+    split = _by_planes(rec, lambda x: avg_pool(rec, x, kernel, stride, padding, ceil_mode, count_include_pad,
+                                               divisor_override), [x], [(x.shape[:2] + out, x.dtype)], "avg_pool")
+    if split is not None:
+        return split
     y = _avg_pool(rec, xc, x.shape[:2] + out, x.shape, out, kernel, stride, padding, count_include_pad,
                   divisor_override, False)
     return y if y.dtype is x.dtype else cast(rec, y, x.dtype)
@@ -91,6 +119,11 @@ def avg_pool(rec, x, kernel, stride, padding, ceil_mode, count_include_pad, divi
 
 def avg_pool_backward(rec, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                       divisor_override):
+    split = _by_planes(rec, lambda g: avg_pool_backward(rec, g, g.shape[:2] + tuple(input_shape[2:]), kernel, stride,
+                                                        padding, ceil_mode, count_include_pad, divisor_override),
+                       [g], [(tuple(input_shape), g.dtype)], "avg_pool_backward")
+    if split is not None:
+        return split
     gc = _elementwise_dtype(rec, g, prod(kernel))
     if gc is None:
         return host_fallback(rec, "avg_pool_backward", g, input_shape, kernel, stride, padding, ceil_mode,
@@ -117,6 +150,10 @@ def _avg_pool(rec, src, shape, in_shape, out, kernel, stride, padding, count_inc
 
 
 def scatter_plane(rec, src, indices, plane_shape, accumulate):
+    split = _by_planes(rec, lambda s, i: scatter_plane(rec, s, i, plane_shape, accumulate), [src, indices],
+                       [(src.shape[:2] + tuple(plane_shape), src.dtype)], "scatter_plane")
+    if split is not None:
+        return split
     plane = prod(plane_shape)
     src_c = _elementwise_dtype(rec, src, prod(src.shape[2:]) if accumulate else 1)
     if src_c is None:
@@ -141,6 +178,10 @@ def scatter_plane(rec, src, indices, plane_shape, accumulate):
 
 
 def gather_plane(rec, src, indices):
+    split = _by_planes(rec, lambda s, i: gather_plane(rec, s, i), [src, indices], [(indices.shape, src.dtype)],
+                       "gather_plane")
+    if split is not None:
+        return split
     if src.dtype is D.float16:  # the kernel moves 32-bit words (int64 runs on the host: host_rules.py)
         return cast(rec, gather_plane(rec, cast(rec, src, D.float32), indices), D.float16)
     plane = prod(src.shape[2:])

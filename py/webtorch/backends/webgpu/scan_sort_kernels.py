@@ -10,7 +10,9 @@ sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the count
 import struct
 
 from ... import _dtype as D
-from . import codegen, creation, dtypes as T, limits, wgsl_loader
+from . import binding_windows, block_split, codegen, creation, dtypes as T, limits, wgsl_loader
+from .block_split import Out
+from .dtypes import DEVICE_ITEMSIZE
 from .elementwise_kernels import cast, contiguous
 from .handles import View
 from .index_bounds import keep_bounds
@@ -75,7 +77,27 @@ def _scan_dummy(rec):
     return d
 
 
+_ROW_HINT = "smaller tensors (fewer rows), or a shorter dim to scan or sort"
+
+
+def _by_rows(rec, fn, ins, dim, outs, name):
+    """Run a row primitive along ``dim`` in blocks of rows when a tensor it binds is past one binding
+    (block_split.py); None when none is. ``ins``: the inputs shaped as the rows; ``outs``: (shape, dtype)."""
+    axes, kept = block_split.kept_axes(ins[0].shape, dim)
+    ins = [(v, kept) for v in ins]
+    outs = [Out(shape, dt, kept) for shape, dt in outs]
+    if not block_split.needed(ins, outs):
+        return None
+    return block_split.in_blocks(rec, fn, ins, outs, axes, name, "row", _ROW_HINT)
+
+
 def cumulative(rec, op, h, dim, dtype, reverse=False):
+    if h.shape and h.shape[dim] * _scan_itemsize(op, dtype) > limits.binding_size() - binding_windows.ALIGN:
+        return _long_rows(rec, op, h, dim, dtype, reverse)
+    split = _by_rows(rec, lambda h: cumulative(rec, op, h, dim, dtype, reverse), [h], dim,
+                     [(h.shape, dtype)] + ([(h.shape, D.int64)] if op in ("max", "min") else []), f"cum{op}")
+    if split is not None:
+        return split
     x = h if h.dtype is dtype else cast(rec, h, dtype)
     out = rec.new(h.shape, dtype)
     L = h.shape[dim]
@@ -103,6 +125,38 @@ def cumulative(rec, op, h, dim, dtype, reverse=False):
     if paired:
         return out
     return (out, cast(rec, idx, D.int64)) if idx is not None else out
+
+
+def _scan_itemsize(op, dtype):
+    """Bytes per element of a scan's widest result: max/min's int64 indices, else its values."""
+    return 8 if op in ("max", "min") else max(DEVICE_ITEMSIZE[dtype], 4)
+
+
+def _long_rows(rec, op, h, dim, dtype, reverse):
+    """The scan of rows longer than one binding shows: segments of the rows, each scanned as a tensor of its own
+    (in blocks of rows: block_split.py), then combined with the running value where the segment before it (in scan
+    order) ended, as the kernel's own segments are. A float32 sum's carry adds one float32 rounding per segment
+    (tens of millions of elements each)."""
+    L = h.shape[dim]
+    seg = max(1, (limits.binding_size() - binding_windows.ALIGN) // _scan_itemsize(op, dtype))
+    out = rec.new(h.shape, dtype)
+    idx = rec.new(h.shape, D.int64) if op in ("max", "min") else None
+    starts = range(0, L, seg)
+    prev = None
+    for s0 in (reversed(starts) if reverse else starts):
+        n = min(seg, L - s0)
+        r = cumulative(rec, op, _narrow(h, dim, s0, n), dim, dtype, reverse)
+        part, part_i = r if idx is not None else (r, None)
+        if prev is not None:
+            _scan_carry(rec, op, part, part_i, prev, s0)
+        elif part_i is not None and s0:
+            rec.ew("add", [part_i, ("c", s0)], D.int64, D.int64, part_i.shape, out=part_i)
+        edge = 0 if reverse else n - 1  # where this segment ends in scan order
+        prev = [_narrow(v, dim, edge, 1) if v is not None else None for v in (part, part_i)]
+        for whole, v in ((out, part), (idx, part_i)):
+            if v is not None:
+                rec.ew("copy", [v], v.dtype, v.dtype, v.shape, out=_narrow(whole, dim, s0, n))
+    return out if idx is None else (out, idx)
 
 
 def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse, carry=False, store_lo=False):
@@ -172,12 +226,17 @@ def _sorted_rows(rec, h, dim, descending, k):
 def sort(rec, h, dim, descending, stable):
     if not h.shape:
         return contiguous(rec, h), creation.full(rec, (), 0, D.int64)
-    return _sorted_rows(rec, h, dim, descending, h.shape[dim])
+    return topk(rec, h, h.shape[dim], dim, descending, True)
 
 
 def topk(rec, h, k, dim, largest, sorted):
     if not h.shape:
         return contiguous(rec, h), creation.full(rec, (), 0, D.int64)
+    shape = h.shape[:dim] + (k,) + h.shape[dim + 1:]
+    split = _by_rows(rec, lambda h: topk(rec, h, k, dim, largest, sorted), [h], dim,
+                     [(shape, h.dtype), (shape, D.int64)], "sort" if k == h.shape[dim] else "topk")
+    if split is not None:
+        return split
     return _sorted_rows(rec, h, dim, largest, k)
 
 
@@ -192,6 +251,14 @@ def search_type(a, b):
 
 
 def searchsorted(rec, seq, values, right, out_int32):
+    # rows: every values element of a 1-D seq, else the leading dims both share (the last dim is searched)
+    lead = len(values.shape) if len(seq.shape) == 1 else len(values.shape) - 1
+    axes, dims = tuple(values.shape[:lead]), tuple(range(lead))
+    ins = [(seq, dims if len(seq.shape) > 1 else (None,) * lead), (values, dims)]
+    outs = [Out(values.shape, D.int32 if out_int32 else D.int64, dims)]
+    if block_split.needed(ins, outs):
+        return block_split.in_blocks(rec, lambda s, v: searchsorted(rec, s, v, right, out_int32), ins, outs, axes,
+                                     "searchsorted", "row", _ROW_HINT)
     if SCAN_TYPES[seq.dtype] != SCAN_TYPES[values.dtype]:  # compare in the promoted type, as PyTorch does
         common = search_type(seq.dtype, values.dtype)
         seq, values = cast(rec, seq, common), cast(rec, values, common)

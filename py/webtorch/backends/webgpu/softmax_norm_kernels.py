@@ -13,7 +13,8 @@ import struct
 
 from ... import _dtype as D
 from ..._geometry import numel
-from . import creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
+from . import block_split, creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
+from .block_split import Out
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
 from .handles import View, contiguous_strides
@@ -108,7 +109,15 @@ def _channel_param(rec, h, fallback):
     return h, _stride0(h)
 
 
+_ROW_HINT = "a smaller batch or sequence length (fewer rows), or a smaller last dim"
+
+
 def softmax(rec, h, dim, log, dtype):
+    axes, kept = block_split.kept_axes(h.shape, dim)
+    ins, outs = [(h, kept)], [Out(h.shape, dtype, kept)]
+    if block_split.needed(ins, outs):
+        return block_split.in_blocks(rec, lambda x: softmax(rec, x, dim, log, dtype), ins, outs, axes,
+                                     "softmax", "row", _ROW_HINT)
     x = _f32(rec, h)
     out = rec.new(h.shape, D.float32)
     if out.numel:
@@ -126,6 +135,11 @@ def softmax(rec, h, dim, log, dtype):
 
 
 def softmax_backward(rec, g, y, dim, log, dtype):
+    axes, kept = block_split.kept_axes(y.shape, dim)
+    ins, outs = [(g, kept), (y, kept)], [Out(y.shape, dtype, kept)]
+    if block_split.needed(ins, outs):
+        return block_split.in_blocks(rec, lambda g, y: softmax_backward(rec, g, y, dim, log, dtype), ins, outs,
+                                     axes, "softmax_backward", "row", _ROW_HINT)
     g, y = _f32(rec, g), _f32(rec, y)
     out = rec.new(y.shape, D.float32)
     if out.numel:
@@ -143,10 +157,22 @@ def softmax_backward(rec, g, y, dim, log, dtype):
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
 
+def _leading(x, n):
+    """(axes, dims, stat_shape) of a normalization over the last ``n`` dims: the leading dims are independent."""
+    lead = tuple(range(len(x.shape) - n))
+    return tuple(x.shape[:len(lead)]), lead, x.shape[:len(lead)] + (1,) * n
+
+
 def layer_norm(rec, x, weight, bias, n, eps):
+    axes, lead, stat_shape = _leading(x, n)
+    whole = (None,) * len(lead)
     dt = x.dtype
+    ins = [(x, lead), (weight, whole), (bias, whole)]
+    outs = [Out(x.shape, dt, lead), Out(stat_shape, dt, lead), Out(stat_shape, dt, lead)]
+    if block_split.needed(ins, outs):
+        return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
+                                     "layer_norm", "row", _ROW_HINT)
     x2, rows, cols = _norm_rows(rec, x, n)
-    stat_shape = x.shape[:len(x.shape) - n] + (1,) * n
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new(stat_shape, D.float32), rec.new(stat_shape, D.float32)
     if rows and not cols:  # nothing normalized: statistics of an empty set
@@ -166,6 +192,15 @@ def layer_norm(rec, x, weight, bias, n, eps):
 
 
 def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
+    axes, lead, _ = _leading(x, n)
+    whole = (None,) * len(lead)
+    dt = x.dtype
+    wshape = x.shape[len(x.shape) - n:]
+    ins = [(g, lead), (x, lead), (mean, lead), (rstd, lead), (weight, whole)]
+    outs = [Out(x.shape, dt, lead), Out(wshape, dt, whole, "sum"), Out(wshape, dt, whole, "sum")]
+    if block_split.needed(ins, outs):  # the weight and bias gradients sum over every row: the blocks' parts add
+        return block_split.in_blocks(rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need),
+                                     ins, outs, axes, "layer_norm_backward", "row", _ROW_HINT)
     x2, rows, cols = _norm_rows(rec, x, n)
     g2, _, _ = _norm_rows(rec, g, n)
     mean2 = views.reshaped(_dense(rec, mean), (rows, 1))
@@ -181,7 +216,6 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
                     params, groups, [g2, x2, mean2, rstd2, w], [gx])
         if x.dtype is not D.float32:
             gx = cast(rec, gx, x.dtype)
-    wshape = x.shape[len(x.shape) - n:]
     if need[1] and weight is not None:
         xhat = elementwise(rec, "mul", [elementwise(rec, "sub", [x2, mean2], D.float32), rstd2], D.float32)
         gw = reduce_kernels.reduce(rec, "sum", elementwise(rec, "mul", [g2, xhat], D.float32),
@@ -192,9 +226,18 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     return gx, gw, gb
 
 
+_CHANNEL_HINT = "a smaller batch or image (fewer elements per channel)"
+
+
 def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
-    dt = x.dtype
     c = x.shape[1]
+    ins = [(x, (1,)), (weight, (0,)), (bias, (0,)), (running_mean, (0,)), (running_var, (0,))]
+    dt = x.dtype
+    outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
+    if block_split.needed(ins, outs):  # channel blocks; the running statistics are updated in place through views
+        return block_split.in_blocks(
+            rec, lambda x, w, b, rm, rv: batch_norm(rec, x, w, b, rm, rv, momentum, eps), ins, outs, (c,),
+            "batch_norm", "channel", _CHANNEL_HINT, in_place=(running_mean, running_var))
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new((c,), D.float32), rec.new((c,), D.float32)
@@ -225,6 +268,12 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
 
 def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     c = x.shape[1]
+    ins = [(g, (1,)), (x, (1,)), (mean, (0,)), (rstd, (0,)), (weight, (0,))]
+    dt = x.dtype
+    outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
+    if block_split.needed(ins, outs):
+        return block_split.in_blocks(rec, lambda g, x, m, r, w: batch_norm_backward(rec, g, x, m, r, w, need),
+                                     ins, outs, (c,), "batch_norm_backward", "channel", _CHANNEL_HINT)
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     g3, _ = _channel_geometry(rec, _f32(rec, g))
     mean, rstd = _dense(rec, mean), _dense(rec, rstd)

@@ -5,6 +5,8 @@ conv_unfold_gemm.py builds the convolutions of a CPU adapter on them, conv_kerne
 from ... import _dtype as D
 from ..._geometry import numel
 from ..window_geometry import out_size
+from . import block_split
+from .block_split import Out
 from .handles import View
 from .kernel_launch import float_kernel, grid256, pack, source, spatial3
 
@@ -18,11 +20,29 @@ def add_channel_bias(rec, y, bias):
 
 
 # ---- F.unfold / F.fold ----------------------------------------------------------------------------
+def _by_samples(rec, fn, h, out_shape, name):
+    """Run F.unfold / F.fold in blocks of samples when a tensor it binds is past one binding (block_split.py);
+    None when none is."""
+    ins, outs = [(h, (0,))], [Out(out_shape, D.float32, (0,))]
+    if not block_split.needed(ins, outs):
+        return None
+    return block_split.in_blocks(rec, fn, ins, outs, (h.shape[0],), name, "sample", "a smaller batch or image")
+
+
 def im2col(rec, x, kernel, stride, padding, dilation):
+    L = tuple(out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding, dilation))
+    split = _by_samples(rec, lambda x: im2col(rec, x, kernel, stride, padding, dilation), x,
+                        (x.shape[0], x.shape[1] * numel(kernel), numel(L)), "im2col")
+    if split is not None:
+        return split
     return float_kernel(rec, lambda x: unfold(rec, x, kernel, stride, padding, dilation), x)
 
 
 def col2im(rec, cols, size, kernel, stride, padding, dilation):
+    split = _by_samples(rec, lambda c: col2im(rec, c, size, kernel, stride, padding, dilation), cols,
+                        (cols.shape[0], cols.shape[1] // numel(kernel)) + tuple(size), "col2im")
+    if split is not None:
+        return split
     return float_kernel(rec, lambda c: fold(rec, c, tuple(size), kernel, stride, padding, dilation), cols)
 
 
