@@ -451,7 +451,11 @@ class Module:
         return self._apply(lambda t: t.to("webgpu"))
 
     def cuda(self, device=None):
-        _no_gpu("CUDA")
+        """To the webgpu device while the cuda alias is on ("cuda" names webgpu then); else an error naming it."""
+        from ..._cuda_alias import is_on
+        if not is_on():
+            _no_gpu("CUDA")
+        return self.to(device="webgpu" if device is None or isinstance(device, int) else device)
 
     def ipu(self, device=None):
         _no_gpu("IPU")
