@@ -69,8 +69,7 @@ function writer(sink) {
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
   packages = [], packagesURL = null, cuda = "auto", pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
-  const CUDA = { auto: null, webgpu: true, none: false };
-  if (!(cuda in CUDA)) throw new Error(`loadWebtorch: cuda must be "auto", "webgpu" or "none", not ${JSON.stringify(cuda)}`);
+  if (!["auto", "webgpu", "none"].includes(cuda)) throw new Error(`loadWebtorch: cuda must be "auto", "webgpu" or "none", not ${JSON.stringify(cuda)}`);
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
@@ -108,7 +107,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
     + "device \"cpu\" will try again on first use\n");
   else if (compiled) globalThis.webtorchWasmModule = compiled;
   pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
-  pyodide.pyimport("webtorch.cuda").use_webgpu(CUDA[cuda]);
+  if (cuda !== "auto") pyodide.pyimport("webtorch.cuda").use_webgpu(cuda === "webgpu");  // auto: the Python default
   pyodide.pyimport("webtorch.browser.packages").configure(index,
     packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;

@@ -32,16 +32,9 @@ MODULE_SUITES = ["nn/test_layers.py", "nn/test_rnn.py", "nn/test_attention_trans
 # tolerance. Node ids without "#call". (Empty: the WGSL spells out what WGSL leaves to the adapter -- sin/cos
 # range reduction, log(0), tanh's tails, an all -inf softmax row, logaddexp of infinities.)
 KNOWN_BROWSER_DEVIATIONS = {}
-
-# Cases the browser cannot replay as recorded, and why (not arithmetic): the lambda creates a tensor on the
-# default device, which is cpu in CPython but webgpu in Pyodide (no NumPy for cpu there), so it raises webgpu's
-# dtype error before reaching the error torch raises.
-BROWSER_ENVIRONMENT_LIMITS = {
-    "tests/ops/test_indexing.py::test_index_put[webgpu]": "float64 tensor on the default device",
-    "tests/ops/test_scatter_gather.py::test_gather_scatter_errors[webgpu]": "float64 tensor on the default device",
-    "tests/ops/test_dropout_attention.py::test_sdpa_errors[webgpu]": "float64/float16 tensor on the default device",
-}
-EXPECTED_FAILURES = {**KNOWN_BROWSER_DEVIATIONS, **BROWSER_ENVIRONMENT_LIMITS}
+# (A lambda that creates a tensor without naming a device gets "cpu" in the page as in CPython, where the cases
+# were recorded: the page's default device is "cpu" too.)
+EXPECTED_FAILURES = KNOWN_BROWSER_DEVIATIONS
 
 
 def _base_id(nodeid):
