@@ -65,6 +65,8 @@ def test_on_the_cuda_idiom_trains_on_webgpu(alias):
         webtorch.cuda.set_device(1)
     with pytest.raises(RuntimeError, match="no CUDA properties"):
         webtorch.cuda.get_device_capability()
+    with pytest.raises(RuntimeError, match="keeps no peak of reserved memory"):
+        webtorch.cuda.max_memory_reserved()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with webtorch.autocast("cuda"):

@@ -84,7 +84,15 @@ get_rng_state_all = _on_webgpu(_webgpu_rng_states, lambda: [])
 empty_cache = _on_webgpu(_webgpu.empty_cache, _nothing)
 memory_allocated = _on_webgpu(_webgpu.memory_allocated, _zero)
 max_memory_allocated = _on_webgpu(_webgpu.max_memory_allocated, _zero)
-memory_reserved = max_memory_reserved = _on_webgpu(_webgpu.memory_reserved, _zero)
+memory_reserved = _on_webgpu(_webgpu.memory_reserved, _zero)
+
+
+def _no_reserved_peak(device=None):
+    raise RuntimeError("\"cuda\" names webtorch's webgpu device here, whose buffer pool keeps no peak of reserved "
+                       "memory; use torch.cuda.max_memory_allocated() (webtorch.webgpu.max_memory_allocated())")
+
+
+max_memory_reserved = _on_webgpu(_no_reserved_peak, _zero)
 reset_peak_memory_stats = _on_webgpu(_webgpu.reset_peak_memory_stats, _unavailable)
 synchronize = _on_webgpu(_webgpu.synchronize, _unavailable)
 current_device = _on_webgpu(lambda: 0, _unavailable)
