@@ -76,7 +76,8 @@ def train(model, data, epochs, batch_size, lr, device):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", default=None,
-                   help="cpu or webgpu (default: torch.accelerator when there is one -- webgpu in the browser -- else cpu)")
+                   help="cpu or webgpu (default: torch.accelerator when there is one -- webgpu in the browser -- "
+                        "else cpu)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--models", default="mlp,cnn")

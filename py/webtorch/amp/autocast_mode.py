@@ -46,7 +46,8 @@ class autocast:
                                "their inputs); pass enabled=False, or cast the model and inputs yourself "
                                "(e.g. .half() on webgpu)")
         if enabled:
-            warnings.warn(_disabled_message(device_type, f"{device_type.upper()} is not available; Disabling autocast."))
+            absent = f"{device_type.upper()} is not available; Disabling autocast."
+            warnings.warn(_disabled_message(device_type, absent))
             enabled = False
         self._enabled = enabled
 

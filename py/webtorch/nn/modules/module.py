@@ -453,9 +453,10 @@ class Module:
     def cuda(self, device=None):
         """To the webgpu device while the cuda alias is on ("cuda" names webgpu then); else an error naming it."""
         from ..._cuda_alias import is_on
+        from ..._device import device as as_device
         if not is_on():
             _no_gpu("CUDA")
-        return self.to(device="webgpu" if device is None or isinstance(device, int) else device)
+        return self.to(device=as_device("cuda", device) if isinstance(device, int) else device or "cuda")
 
     def ipu(self, device=None):
         _no_gpu("IPU")
