@@ -114,7 +114,7 @@ def get_default_device():
     """"cpu", as PyTorch's default, in CPython and in the page alike (there the WebAssembly backend): code lands on
     WebGPU when it names it -- "webgpu", ``torch.accelerator.current_accelerator()``, or "cuda" while the cuda
     alias is on (_cuda_alias.py). Measured in the page (README, "Devices in the page"): this rule passes the same
-    compat programs as a default of "webgpu", and runs them 3x faster on a CPU-fallback adapter."""
+    compat programs as a default of "webgpu", and runs them several times faster on a CPU-fallback adapter."""
     return _default_device.value or _CPU
 
 
