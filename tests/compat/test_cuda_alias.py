@@ -1,7 +1,7 @@
 """The cuda alias (webtorch/_cuda_alias.py): off in CPython unless asked; when on, the CUDA idiom trains on webgpu
 and torch.cuda answers for the webgpu device; the page's automatic rule (on for a GPU adapter, off on a CPU
 fallback or without WebGPU) is checked here with the adapter's answer stubbed, and in Chromium by
-tests/browser/test_device_policy_browser.py."""
+tests/browser/test_cpu_page.py and tests/browser/test_notebook_app.py."""
 import warnings
 
 import pytest
