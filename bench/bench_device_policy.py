@@ -6,11 +6,13 @@ they take.
     .venv/bin/python bench/bench_device_policy.py [--programs a,b] [--out PATH]
     .venv/bin/python bench/bench_device_policy.py --browser [--programs a,b]   # inside the page (Chromium)
 
-Options (default device; what ``torch.accelerator`` reports; ``torch.cuda.is_available()`` stays False):
-  pytorch         "cpu"; webgpu       -- PyTorch's rule: tensors stay on cpu unless the program moves them to
-                                         the accelerator it probed for
-  webgpu-default  "webgpu"; webgpu    -- the page's policy until issue 19: every unnamed tensor on webgpu
-  cpu-only        "cpu"; none         -- a browser without WebGPU
+Options (default device; what ``torch.accelerator`` reports; what "cuda" names):
+  pytorch         "cpu"; webgpu; none    -- PyTorch's rule: tensors stay on cpu unless the program moves them to
+                                            the accelerator it probed for (the page on a CPU-fallback adapter)
+  pytorch+cuda    "cpu"; webgpu; webgpu  -- the same with the cuda alias on: programs that pick "cuda" when
+                                            torch.cuda.is_available() train on webgpu (the page on a GPU adapter)
+  webgpu-default  "webgpu"; webgpu; none -- the page's policy until issue 19: every unnamed tensor on webgpu
+  cpu-only        "cpu"; none; none      -- a browser without WebGPU
 Runs in CPython: "cpu" is whatever serves it here (WEBTORCH_CPU_BACKEND: numpy by default, wasm), webgpu is
 wgpu-py (lavapipe on these machines), so the seconds compare options within one run, not the page's speed.
 Writes bench/results/device_policy.json.
@@ -32,12 +34,13 @@ from _report import report
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from compat_harness import PROGRAMS, differences, program_names, run_program  # noqa: E402
 
-OPTIONS = {"pytorch": ("cpu", "webgpu"), "webgpu-default": ("webgpu", "webgpu"), "cpu-only": ("cpu", None)}
-BROWSER_OPTIONS = {"before": ("numpy", "webgpu", "webgpu"), **{k: ("wasm", *v) for k, v in OPTIONS.items()}}
+OPTIONS = {"pytorch": ("cpu", "webgpu", None), "pytorch+cuda": ("cpu", "webgpu", "webgpu"),
+           "webgpu-default": ("webgpu", "webgpu", None), "cpu-only": ("cpu", None, None)}
+BROWSER_OPTIONS = {"before": ("numpy", "webgpu", "webgpu", None), **{k: ("wasm", *v) for k, v in OPTIONS.items()}}
 BROWSER_ARGS = {"regression": ["--epochs", "20"], "vae": ["--epochs", "15"]}
 
 
@@ -45,26 +48,27 @@ def _first_line(e):
     return f"raised {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
 
 
-def row(option, default, accelerator, outcomes, seconds):
+def row(option, default, accelerator, cuda, outcomes, seconds):
     """The table row of one option: ``outcomes`` {program: list of differences from PyTorch's report}."""
     failures = {n: bad[0] for n, bad in outcomes.items() if bad}
-    return {"option": option, "default_device": default, "accelerator": accelerator or "none",
+    return {"option": option, "default_device": default, "accelerator": accelerator or "none", "cuda": cuda or "none",
             "passed": len(outcomes) - len(failures), "programs": len(outcomes), "seconds": seconds,
             "failures": "; ".join(f"{k}: {v}" for k, v in failures.items())}
 
 
 def native(names, refs, tmp):
     rows = []
-    for option, (default, accelerator) in OPTIONS.items():
+    for option, (default, accelerator, cuda) in OPTIONS.items():
         outcomes, seconds = {}, 0.0
         for n in names:
             t0 = time.perf_counter()
             try:
-                outcomes[n] = differences(refs[n], run_program(n, default, tmp / f"{n}.pt", accelerator=accelerator))
+                outcomes[n] = differences(refs[n], run_program(n, default, tmp / f"{n}.pt", accelerator=accelerator,
+                                                              cuda=cuda))
             except Exception as e:  # noqa: BLE001 -- a program that raises is a failure of this option
                 outcomes[n] = [_first_line(e)]
             seconds += time.perf_counter() - t0
-        rows.append(row(option, default, accelerator, outcomes, seconds))
+        rows.append(row(option, default, accelerator, cuda, outcomes, seconds))
     return rows
 
 
@@ -80,9 +84,9 @@ def browser(names, refs, tmp):
         shutil.copy(tmp / f"{n}.pt", folder)
     rows = []
     with BrowserSession() as session:
-        for option, (cpu_backend, default, accelerator) in BROWSER_OPTIONS.items():
+        for option, (cpu_backend, default, accelerator, cuda) in BROWSER_OPTIONS.items():
             cfg = {"names": names, "args": BROWSER_ARGS, "cpu_backend": cpu_backend, "default": default,
-                   "accelerator": accelerator}
+                   "accelerator": accelerator, "cuda": cuda}
             r = session.run(folder / "compat_programs.py", [json.dumps(cfg)], timeout=1800)
             results, seconds, current = {}, 0.0, None
             for ln in r.stdout.splitlines():
@@ -94,7 +98,7 @@ def browser(names, refs, tmp):
                     seconds += float(ln.split()[1])
             why = "did not run" if r.status == 0 else f"the page stopped (status {r.status}): {r.stderr[-300:]}"
             outcomes = {n: differences(refs[n], results[n]) if n in results else [why] for n in names}
-            rows.append(row(option, default, accelerator, outcomes, seconds))
+            rows.append(row(option, default, accelerator, cuda, outcomes, seconds))
     return rows
 
 
@@ -111,6 +115,7 @@ def main(argv=None):
     rows = (browser if args.browser else native)(names, refs, tmp)
     report("device_policy_browser" if args.browser else "device_policy", rows,
            [("option", "option", "s"), ("default_device", "default", "s"), ("accelerator", "accelerator", "s"),
+            ("cuda", "cuda", "s"),
             ("passed", "passed", "d"), ("programs", "of", "d"), ("seconds", "seconds (all programs)", ".1f"),
             ("failures", "first difference per failing program", "s")], path=args.out,
            cpu_backend="page" if args.browser else os.environ.get("WEBTORCH_CPU_BACKEND", "numpy"), programs=names,

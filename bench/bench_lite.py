@@ -41,8 +41,9 @@ def in_jupyterlite(site, steps):
         try:
             lite = LitePage(browser.new_page(), server.url)
             idle_s = lite.open("bench.ipynb")
-            # a notebook's first cell imports webtorch and asks for the device; the training comes cells later
-            lite.wait_output(lite.run_cell("import webtorch\nprint(webtorch.get_default_device())"), "webgpu")
+            # a notebook's first cell imports webtorch and asks for the accelerator; the training comes cells later
+            lite.wait_output(lite.run_cell("import webtorch\nprint(webtorch.accelerator.current_accelerator())"),
+                             "webgpu")
             lite.wait_done(timeout_s=120)
             cell = lite.run_cell(f"import sys\nsys.argv = ['{SCRIPT.name}', '{steps}']\n"
                                  f"exec(compile(open('{SCRIPT.name}').read(), '{SCRIPT.name}', 'exec'), "

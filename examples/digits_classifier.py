@@ -75,12 +75,15 @@ def train(model, data, epochs, batch_size, lr, device):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--device", default=None, help="cpu or webgpu (default: webtorch's default device)")
+    p.add_argument("--device", default=None,
+                   help="cpu or webgpu (default: torch.accelerator when there is one -- webgpu in the browser -- "
+                        "else cpu)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--models", default="mlp,cnn")
     args = p.parse_args(argv)
-    device = torch.device(args.device) if args.device else torch.get_default_device()
+    accelerator = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+    device = torch.device(args.device) if args.device else accelerator
     torch.manual_seed(0)
     x, y = load_digits()
     data = tuple(t.to(device) for t in train_test_split(x, y))

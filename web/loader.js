@@ -54,6 +54,10 @@ function writer(sink) {
  *   host for this version, https://cdn.jsdelivr.net/pyodide/v<version>/full/, or a mirror); off by default.
  *   Code run through webtorch.browser.packages.load_imports (the notebook kernel, run --browser) gets its
  *   imports loaded from indexURL first, then from here
+ * @param {"auto" | "webgpu" | "none"} [o.cuda]  what "cuda" names (webtorch.cuda.use_webgpu): "auto" (default) the
+ *   webgpu device when the adapter is a GPU, not on a CPU fallback (where "cpu" is faster) or without WebGPU;
+ *   "webgpu": always when WebGPU is available; "none": no CUDA, as a CPU-only PyTorch. The default device is "cpu"
+ *   either way (as PyTorch's); torch.accelerator reports webgpu when the browser grants an adapter
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
@@ -63,8 +67,9 @@ function writer(sink) {
  *   background, and a kernel the code needs first is built at once: bridge.warm)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
-  packages = [], packagesURL = null, pyodideOptions = {} } = {}) {
+  packages = [], packagesURL = null, cuda = "auto", pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
+  if (!["auto", "webgpu", "none"].includes(cuda)) throw new Error(`loadWebtorch: cuda must be "auto", "webgpu" or "none", not ${JSON.stringify(cuda)}`);
   const t0 = performance.now();
   const index = new URL(indexURL, globalThis.location?.href).href;
   const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
@@ -102,6 +107,7 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
     + "device \"cpu\" will try again on first use\n");
   else if (compiled) globalThis.webtorchWasmModule = compiled;
   pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
+  if (cuda !== "auto") pyodide.pyimport("webtorch.cuda").use_webgpu(cuda === "webgpu");  // auto: the Python default
   pyodide.pyimport("webtorch.browser.packages").configure(index,
     packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;

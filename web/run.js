@@ -55,7 +55,7 @@ export async function runScript(cfg, emit) {
   try {
     const { pyodide, timings } = await loadWebtorch({
       indexURL: cfg.indexURL, wheelURL: cfg.wheelURL, wheelURLs: cfg.wheelURLs || [], packagesURL: cfg.packagesURL,
-      stdout: (s) => out.write("stdout", s), stderr: (s) => out.write("stderr", s),
+      cuda: cfg.cuda || "auto", stdout: (s) => out.write("stdout", s), stderr: (s) => out.write("stderr", s),
     });
     if (files) writeFiles(pyodide, cfg.dir, await files);
     out.other("timing", JSON.stringify({ ...timings, readyMs: performance.now() - t0 }));

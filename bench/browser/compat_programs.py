@@ -3,7 +3,7 @@ their initial weights as NAME.pt) unmodified, ``import torch`` -> webtorch, unde
 each program's RESULTS line and seconds.
 
     argv: JSON {"names": [...], "args": {name: [...]}, "cpu_backend": "wasm" | "numpy", "default": "cpu" | "webgpu",
-                "accelerator": "webgpu" | null}
+                "accelerator": "webgpu" | null, "cuda": "webgpu" | null}
 """
 import json
 import runpy
@@ -21,11 +21,13 @@ _device._BACKEND_MODULES["cpu"] = _device._CPU_BACKENDS[CFG["cpu_backend"]]
 
 webtorch.compat.alias_torch()
 webtorch.accelerator.use_webgpu(CFG["accelerator"] == "webgpu")
+webtorch.cuda.use_webgpu(CFG["cuda"] == "webgpu")
 if CFG["default"] == "webgpu" and not webtorch.webgpu.is_available():
     raise SystemExit("this option needs WebGPU, and the browser has none")
 webtorch.set_default_device(CFG["default"])
 print("PAGE", json.dumps({"default": str(webtorch.get_default_device()),
-                          "accelerator": str(webtorch.accelerator.current_accelerator(check_available=True))}))
+                          "accelerator": str(webtorch.accelerator.current_accelerator(check_available=True)),
+                          "cuda": webtorch.cuda.is_available()}))
 for name in CFG["names"]:
     sys.argv = [f"{name}.py", *CFG["args"].get(name, []), "--init", f"{name}.pt"]
     print("PROGRAM", name, flush=True)

@@ -19,7 +19,7 @@ STEPS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 40
 
 def main(steps=STEPS):
     torch.manual_seed(0)
-    device = torch.get_default_device()
+    device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
     x = torch.randn(1437, 64, device=device)
     y = torch.randint(0, 10, (1437,), device=device)
     model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)).to(device)

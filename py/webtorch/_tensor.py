@@ -9,7 +9,7 @@ import functools
 from . import _dtype as D
 from . import _geometry as G
 from . import _memory_format as _MF
-from ._device import device as _device_cls, backend_for, get_default_device, no_storage_error
+from ._device import device as _device_cls, backend_for, get_default_device
 from ._numpy_interop import require_numpy
 from ._print import tensor_repr
 from .autograd import graph as _graph
@@ -127,7 +127,11 @@ class Tensor:
 
     @property
     def is_cuda(self):
-        return False
+        """True on webgpu while the cuda alias is on ("cuda" names webgpu then), else False."""
+        if self._device.type != "webgpu":
+            return False
+        from ._cuda_alias import is_on
+        return is_on()
 
     @property
     def is_mps(self):
@@ -173,10 +177,11 @@ class Tensor:
         if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
             *where, name = dtype.split(".")
             target_dtype = D.from_tensor_type_name(name)
-            if target_dtype is None or where not in (["torch"], ["torch", "webgpu"]):
+            on = {("torch",): "cpu", ("torch", "webgpu"): "webgpu", ("torch", "cuda"): "cuda"}.get(tuple(where))
+            if target_dtype is None or on is None or (on == "cuda" and _device_cls("cuda").type == "cuda"):
                 raise ValueError(f"invalid type: '{dtype}'" + (
                     " (webtorch has no CUDA; use .to(\"webgpu\") for the GPU)" if "cuda" in where else ""))
-            target = self.to(device="webgpu" if "webgpu" in where else "cpu")
+            target = self.to(device=on)
             return target.to(target_dtype)
         return self.to(D.to_dtype(dtype))
 
@@ -406,8 +411,9 @@ class Tensor:
     def webgpu(self):
         return self.to("webgpu")
 
-    def cuda(self, *args, **kwargs):
-        raise no_storage_error("cuda")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """To the webgpu device while the cuda alias is on; else PyTorch's no-CUDA error."""
+        return self.to(_device_cls("cuda", device) if isinstance(device, int) else _device_cls(device or "cuda"))
 
     def float(self):
         return self.to(D.float32)

@@ -1,7 +1,9 @@
 """The ``webtorch`` command (also ``python -m webtorch_devtools``).
 
     webtorch run SCRIPT.py [args]                 run in this CPython
-    webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium on WebGPU
+    webtorch run --browser SCRIPT.py [args]       run inside Pyodide in headless Chromium (default device "cpu",
+                                                  torch.accelerator webgpu)
+                 [--cuda auto|webgpu|none]        ... "cuda" names webgpu: on a GPU adapter (auto), always, never
                  [--worker] [--timeout SECONDS]   ... in a module Web Worker; stop after SECONDS (exit 124)
                  [--packages-url [URL]]           ... loading Pyodide packages it imports from URL
     webtorch notebook [PATH.ipynb] [--port N]     serve the notebook app (prints its URL)
@@ -28,6 +30,9 @@ def _parser():
     r.add_argument("--chromium", default=None, metavar="PATH", help="Chromium executable (default: $WEBTORCH_CHROMIUM, "
                    "then the system's chromium, then Playwright's)")
     add_packages_url_option(r)
+    r.add_argument("--cuda", choices=("auto", "webgpu", "none"), default=None,
+                   help='with --browser: what "cuda" names in the page -- auto (default): the webgpu device when the '
+                        'adapter is a GPU, not on a CPU fallback; webgpu: always when WebGPU is there; none: no CUDA')
     r.add_argument("script", help="the Python script")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script as sys.argv[1:]")
     n = sub.add_parser("notebook", help="the notebook app: serve it locally, or --build a static site")
@@ -62,7 +67,7 @@ def _write(stream):
     return w
 
 
-def run_browser(script, args, worker=False, timeout=None, chromium=None, packages_url=None):
+def run_browser(script, args, worker=False, timeout=None, chromium=None, packages_url=None, cuda="auto"):
     from .chromium import ChromiumNotFoundError
     from .session import BrowserSession
     try:
@@ -72,7 +77,7 @@ def run_browser(script, args, worker=False, timeout=None, chromium=None, package
         return 2
     with session:
         res = session.run(script, args, worker=worker, timeout=timeout, stdout=_write(sys.stdout),
-                          stderr=_write(sys.stderr), packages_url=packages_url)
+                          stderr=_write(sys.stderr), packages_url=packages_url, cuda=cuda)
     if res.timed_out:
         print(f"webtorch: {script} did not finish within {timeout:g} s (--timeout); stopped it", file=sys.stderr)
     return res.status
@@ -87,10 +92,12 @@ def run_cpython(script, args):
 def main(argv=None):
     ns = _parser().parse_args(argv)
     if ns.command == "run":
-        if (ns.worker or ns.timeout is not None or ns.chromium or ns.packages_url) and not ns.browser:
-            _parser().error("--worker, --timeout, --chromium and --packages-url need --browser")
+        if (ns.worker or ns.timeout is not None or ns.chromium or ns.packages_url or ns.cuda) and not ns.browser:
+            _parser().error("--worker, --timeout, --chromium, --packages-url and --cuda need --browser "
+                            "(in CPython: WEBTORCH_CUDA=webgpu)")
         if ns.browser:
-            return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium, packages_url_of(ns))
+            return run_browser(ns.script, ns.args, ns.worker, ns.timeout, ns.chromium, packages_url_of(ns),
+                               ns.cuda or "auto")
         return run_cpython(ns.script, ns.args)
     if ns.command == "notebook":
         from . import notebook_app

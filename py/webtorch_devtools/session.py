@@ -92,12 +92,13 @@ class BrowserSession:
         return [f"{self.server.url}/wheels/{n}" for n in names]
 
     def run(self, script, argv=(), worker=False, timeout=None, stdout=None, stderr=None, wheel_urls=(),
-            on_report=None, packages_url=None):
+            on_report=None, packages_url=None, cuda="auto"):
         """Run ``script`` (its whole folder is copied in) with ``argv``; returns a RunResult.
 
         ``stdout``/``stderr``: callables receiving text as the script writes it. ``timeout``: seconds
         for the whole run (boot included); past it the run is stopped and ``status`` is 124. ``packages_url``:
-        where Pyodide packages the script imports are fetched from when the local Pyodide folder lacks them.
+        where Pyodide packages the script imports are fetched from when the local Pyodide folder lacks them. ``cuda``:
+        what "cuda" names in the page, "auto" (webgpu when the adapter is a GPU), "webgpu" or "none" (loader.js).
         """
         script = Path(script).resolve()
         if not script.is_file():
@@ -145,7 +146,7 @@ class BrowserSession:
                    f"{self.server.wheel.name}", "wheelURLs": list(wheel_urls), "filesURL":
                    f"{self.server.url}/files/{name}.zip", "dir": f"/home/pyodide/{script.parent.name or 'root'}",
                    "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker),
-                   "packagesURL": packages_url}
+                   "packagesURL": packages_url, "cuda": cuda}
             page.evaluate("cfg => window.webtorchStart(cfg)", cfg)
             deadline = None if timeout is None else t0 + timeout
             while res.status is None:

@@ -74,8 +74,9 @@ class RecordingRuntime(Runtime):
 
 
 def _mlp_step():
-    """One training step of a small MLP written as in a page, where the default device is "webgpu" (so the
-    optimizer's step counters live there too, and no NumPy is needed: the wheel's build runs this)."""
+    """One training step of a small MLP written as in a page that sets its default device to "webgpu" (the
+    tutorials' torch.set_default_device(accelerator): the optimizer's step counters live there too, and no NumPy is
+    needed: the wheel's build runs this)."""
     import webtorch as torch
     import webtorch.nn.functional as F
     from webtorch import nn

@@ -212,7 +212,10 @@ class Recorder:
         self.unreplayable[why] = self.unreplayable.get(why, 0) + 1
 
     def _start(self, fn, args):
-        return {"id": f"{self.nodeid}#{self._next()}", **capture(fn), "args": [encode(a) for a in args]}
+        import webtorch
+        # the default device the lambda ran under (a suite may set it to the device under test): the replay sets it
+        return {"id": f"{self.nodeid}#{self._next()}", **capture(fn), "args": [encode(a) for a in args],
+                "default_device": str(webtorch.get_default_device())}
 
     def _next(self):
         self._count += 1
@@ -580,7 +583,18 @@ def _replay_layer(case, device):
 
 
 def replay(case, device="webgpu"):
-    """Run one recorded case on webtorch (``device``) and compare with torch's recorded results."""
+    """Run one recorded case on webtorch (``device``), under the default device it was recorded with, and compare
+    with torch's recorded results."""
+    import webtorch
+    previous = webtorch.get_default_device()
+    webtorch.set_default_device(case.get("default_device", "cpu"))
+    try:
+        return _replay(case, device)
+    finally:
+        webtorch.set_default_device(previous)
+
+
+def _replay(case, device):
     import webtorch
     if case["kind"] == "optim":
         return _replay_optim(case, device)

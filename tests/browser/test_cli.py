@@ -71,12 +71,13 @@ def test_worker_mode_runs_in_a_web_worker(tmp_path):
         "import js\n"
         "import webtorch as torch\n"
         "print('window:', js.eval('typeof window'), 'worker:', js.eval('typeof WorkerGlobalScope'))\n"
-        "x = torch.arange(6, dtype=torch.float32).reshape(2, 3)\n"
-        "print(x.device.type, (x * 2).sum(dim=1).tolist())\n"))
-    r = _run(["run", "--browser", "--worker", str(script)])
+        "x = torch.arange(6, dtype=torch.float32, device='cuda').reshape(2, 3)\n"
+        "print(torch.get_default_device(), torch.cuda.is_available(), x.device.type, (x * 2).sum(dim=1).tolist())\n"))
+    # --cuda webgpu: "cuda" names webgpu even on this CPU-fallback adapter (auto would leave it off here)
+    r = _run(["run", "--browser", "--worker", "--cuda", "webgpu", str(script)])
     assert r.returncode == 0, r.stderr
     assert "window: undefined worker: function" in r.stdout
-    assert "webgpu [6.0, 24.0]" in r.stdout
+    assert "cpu True webgpu [6.0, 24.0]" in r.stdout
 
 
 def test_missing_chromium_is_a_clear_error(tmp_path):
@@ -110,3 +111,5 @@ def test_run_without_browser_uses_cpython(tmp_path):
 def test_browser_only_flags_need_browser(tmp_path):
     r = _run(["run", "--worker", str(_script(tmp_path, "pass\n"))])
     assert r.returncode == 2 and "need --browser" in r.stderr
+    r = _run(["run", "--cuda", "webgpu", str(_script(tmp_path, "pass\n"))])
+    assert r.returncode == 2 and "need --browser" in r.stderr and "WEBTORCH_CUDA=webgpu" in r.stderr

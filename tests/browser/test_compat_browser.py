@@ -1,6 +1,7 @@
-"""Inside the page: PyTorch programs of tests/compat/ run unmodified (import torch -> webtorch, default device
-webgpu, no NumPy: "cpu" is the WebAssembly backend) with PyTorch's numbers from the same weights; the page's
-start-up answers are checked in the same run (bench/bench_device_policy.py --browser runs all of them)."""
+"""Inside the page: PyTorch programs of tests/compat/ run unmodified (import torch -> webtorch, the page's own
+device policy: default device "cpu" -- the WebAssembly backend, no NumPy --, torch.accelerator webgpu, and on this
+CPU-fallback adapter no cuda alias) with PyTorch's numbers from the same weights; the page's start-up answers are
+checked in the same run (bench/bench_device_policy.py --browser runs all of them under every option)."""
 import base64
 import json
 
@@ -21,7 +22,7 @@ with warnings.catch_warnings(record=True) as caught:
     loader = DataLoader(TensorDataset(torch.arange(4)), batch_size=2, num_workers=2)
 print("PAGE", json.dumps({
     "accelerator": str(torch.accelerator.current_accelerator()) if torch.accelerator.is_available() else None,
-    "default_device": str(torch.get_default_device()),
+    "default_device": str(torch.get_default_device()), "cuda": torch.cuda.is_available(),
     "workers_warned": any("num_workers" in str(w.message) for w in caught),
     "batches": [b[0].tolist() for b in loader], "cpu": (torch.zeros(2, device="cpu") + 1).tolist()}))
 for name in NAMES:
@@ -47,7 +48,7 @@ def test_compat_programs_in_page(webtorch_browser, tmp_path):
     r = webtorch_browser.run_source(header + DRIVER, files=files, timeout=600)
     assert r.status == 0, f"{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     page = json.loads(next(ln for ln in r.stdout.splitlines() if ln.startswith("PAGE "))[5:])
-    assert page["accelerator"] == "webgpu" and page["default_device"] == "webgpu", page
+    assert page["accelerator"] == "webgpu" and page["default_device"] == "cpu" and page["cuda"] is False, page
     assert page["workers_warned"] and page["batches"] == [[0, 1], [2, 3]], page
     assert page["cpu"] == [1.0, 1.0], page
     results, current = {}, None

@@ -83,6 +83,32 @@ def test_runs_the_opened_notebook(page, shots):
     assert dispatches > 0
 
 
+def _panel_shows(page, text):
+    page.wait_for_function("t => document.getElementById('device-info').innerText.includes(t)", arg=text,
+                           timeout=KERNEL_BOOT_MS)
+    return page.inner_text("#device-info")
+
+
+def test_device_panel_says_where_code_lands_and_switches_cuda(page):
+    """The device panel: the default device ("cpu", as PyTorch's), torch.accelerator (webgpu), what "cuda" names
+    and why (nothing on this CPU-fallback adapter, the "auto" setting); the switch restarts the kernel with "cuda"
+    naming webgpu, and back."""
+    dev = _panel_shows(page, "CPU fallback, where")
+    assert "default device\ncpu" in dev and "as PyTorch's" in dev, dev
+    assert "webgpu (torch.accelerator)" in dev and "unavailable (torch.cuda.is_available() is False)" in dev, dev
+    assert page.locator("#cuda-alias").input_value() == "auto"
+    page.select_option("#cuda-alias", "webgpu")
+    dev = _panel_shows(page, "switched on")
+    assert "→ webgpu (torch.cuda.is_available() is True)" in dev, dev
+    new_notebook(page)
+    out = run_code(page, "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+                         "torch.nn.Linear(2, 1).to(device).weight.device, torch.ones(2).cuda().is_cuda")
+    assert "(device(type='webgpu'), True)" in out, out
+    page.select_option("#cuda-alias", "auto")
+    _panel_shows(page, "CPU fallback, where")
+    wait_idle(page, KERNEL_BOOT_MS)
+
+
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
 def test_tutorial_runs(page, shots, path):
     page.click("[data-action=restart]")
@@ -247,6 +273,7 @@ def test_no_webgpu_message(browser, server, shots):
         wait_idle(pg, KERNEL_BOOT_MS)
         panel = pg.inner_text("#device-info")
         assert "not available" in panel and "WebAssembly" in panel and "no WebGPU adapter" in panel, panel
+        assert "default device\ncpu" in panel and "unavailable: this browser has no WebGPU adapter" in panel, panel
         new_notebook(pg)
         out = run_code(pg, "import torch\ntorch.ones(2) * 2")  # device "cpu": the WebAssembly backend
         assert "tensor([2., 2.])" in out, out

@@ -61,9 +61,9 @@ def test_bridge_from_the_wheel_and_interrupt_during_sync_item(host):
     try:
         r = page.evaluate("hostRun(`import js, webtorch as torch\n"
                           "assert not hasattr(js.globalThis, 'webtorchBridge')\n"
-                          "d = str(torch.get_default_device())\n"
-                          "f'{d} {(torch.arange(4.0) * 2).sum().item()}'`)")
-        assert r["ok"] and r["value"] == "webgpu 12.0", r
+                          "x = torch.arange(4.0, device='webgpu')\n"
+                          "f'{torch.get_default_device()} {x.device} {(x * 2).sum().item()}'`)")
+        assert r["ok"] and r["value"] == "cpu webgpu 12.0", r
         # the bridge webtorch made started compiling the wheel's warm-up kernels (as web/loader.js does)
         warmed = page.evaluate("hostRun('import asyncio, js\\nfor _ in range(200):\\n    if js.webtorchBridge.warmed.size:"
                                "\\n        break\\n    await asyncio.sleep(0.1)\\njs.webtorchBridge.warmed.size')")
@@ -92,12 +92,14 @@ def test_bridge_from_the_wheel_and_interrupt_during_sync_item(host):
 def test_synchronous_entry_asks_for_init_async_then_works(host):
     page = _boot(host)
     try:
-        first = page.evaluate("hostRun('import webtorch as torch\\ntorch.ones(2)', 'sync')")
+        first = page.evaluate("hostRun('import webtorch as torch\\ntorch.ones(2, device=\"webgpu\")', 'sync')")
         assert not first["ok"] and "await webtorch.webgpu.init_async()" in first["value"], first
-        # nothing was cached as "cpu" meanwhile: after init_async the default device is webgpu
+        # the default device ("cpu") needs no browser answer; after init_async webgpu works from synchronous code
+        cpu = page.evaluate("hostRun('str(torch.ones(2).device)', 'sync')")
+        assert cpu["ok"] and cpu["value"] == "cpu", cpu
         ok = page.evaluate("hostRun('await torch.webgpu.init_async()')")
         assert ok["ok"] and ok["value"] == "true", ok
-        dev = page.evaluate("hostRun('str(torch.ones(2).device)', 'sync')")
+        dev = page.evaluate("hostRun('str(torch.ones(2, device=\"webgpu\").device)', 'sync')")
         assert dev["value"] == "webgpu", dev
     finally:
         page.close()

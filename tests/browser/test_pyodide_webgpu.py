@@ -16,7 +16,8 @@ def test_tensor_computation_on_webgpu(webtorch_browser):
         "import sys\n"
         "import webtorch as torch\n"
         "assert sys.platform == 'emscripten'\n"
-        "print(torch.get_default_device(), torch.webgpu.is_available())\n"
+        "print(torch.get_default_device(), torch.webgpu.is_available(), torch.accelerator.current_accelerator())\n"
+        "torch.set_default_device('webgpu')\n"
         "x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\n"
         "y = (x @ x).relu().sum()\n"
         "y.backward()\n"
@@ -26,7 +27,7 @@ def test_tensor_computation_on_webgpu(webtorch_browser):
         "print(s['submits'] > 0, 'browser WebGPU' in s['adapter'], s['host_fallbacks'])\n"
         "import importlib.util\n"
         "print('numpy' if importlib.util.find_spec('numpy') else 'no numpy')\n"))
-    assert r.stdout.splitlines() == ["webgpu True", "webgpu 54.0 [[7.0, 11.0], [9.0, 13.0]]", "10 [7, 7, 7]",
+    assert r.stdout.splitlines() == ["cpu True webgpu", "webgpu 54.0 [[7.0, 11.0], [9.0, 13.0]]", "10 [7, 7, 7]",
                                      "True True 0", "no numpy"]
 
 
@@ -35,6 +36,7 @@ def test_async_readback_and_sync_error(webtorch_browser):
         "import js\n"
         "from pyodide.ffi import create_proxy, run_sync\n"
         "import webtorch as torch\n"
+        "torch.set_default_device('webgpu')\n"
         "x = torch.linspace(0, 1, 5) * 4\n"
         "async def main():\n"
         "    await torch.webgpu.synchronize_async()\n"
@@ -74,6 +76,7 @@ def test_worker_runs_webgpu(webtorch_browser):
 def test_compile_error_reported_at_next_wait(webtorch_browser):
     r = _ok(webtorch_browser.run_source(
         "import webtorch as torch\n"
+        "torch.set_default_device('webgpu')\n"
         "from webtorch.backends.webgpu import get_backend\n"
         "from webtorch.backends.webgpu.runtime import ShaderCompileError\n"
         "rt = get_backend().rt\n"
@@ -94,6 +97,7 @@ def test_device_errors_belong_to_their_flush(webtorch_browser):
     it works, and no invalid buffer is handed out again; a kernel's error word is read with the data."""
     r = _ok(webtorch_browser.run_source(
         "import webtorch as torch\n"
+        "torch.set_default_device('webgpu')\n"
         "from webtorch.backends.webgpu import get_backend\n"
         "from webtorch.backends.webgpu.runtime import Batch, WebGPUError\n"
         "be = get_backend()\n"

@@ -28,20 +28,17 @@ OP_SUITES = ["ops/test_core_smoke.py", "ops/test_pointwise.py", "ops/test_reduct
 MODULE_SUITES = ["nn/test_layers.py", "nn/test_rnn.py", "nn/test_attention_transformer.py"]
 
 # Where the browser's WebGPU (Tint compiling for SwiftShader) differs from native (naga + lavapipe) on a
-# recorded case because of the adapter's own arithmetic; each entry is a finding with its reason, not a
-# tolerance. Node ids without "#call". (Empty: the WGSL spells out what WGSL leaves to the adapter -- sin/cos
-# range reduction, log(0), tanh's tails, an all -inf softmax row, logaddexp of infinities.)
-KNOWN_BROWSER_DEVIATIONS = {}
-
-# Cases the browser cannot replay as recorded, and why (not arithmetic): the lambda creates a tensor on the
-# default device, which is cpu in CPython but webgpu in Pyodide (no NumPy for cpu there), so it raises webgpu's
-# dtype error before reaching the error torch raises.
-BROWSER_ENVIRONMENT_LIMITS = {
-    "tests/ops/test_indexing.py::test_index_put[webgpu]": "float64 tensor on the default device",
-    "tests/ops/test_scatter_gather.py::test_gather_scatter_errors[webgpu]": "float64 tensor on the default device",
-    "tests/ops/test_dropout_attention.py::test_sdpa_errors[webgpu]": "float64/float16 tensor on the default device",
+# recorded case because of the adapter (its arithmetic or its features); each entry is a finding with its reason,
+# not a tolerance. Node ids without "#call". (No arithmetic entry: the WGSL spells out what WGSL leaves to the
+# adapter -- sin/cos range reduction, log(0), tanh's tails, an all -inf softmax row, logaddexp of infinities.)
+# Each case replays under the default device it was recorded with (oracle.py), so lambdas that make tensors
+# without naming a device get the same device in the page as natively.
+KNOWN_BROWSER_DEVIATIONS = {
+    "tests/ops/test_dropout_attention.py::test_sdpa_errors[webgpu]":
+        "a float16 input on webgpu: SwiftShader lacks shader-f16 (lavapipe has it), so making it raises webtorch's "
+        "no-f16 TypeError before the dtype mismatch torch reports",
 }
-EXPECTED_FAILURES = {**KNOWN_BROWSER_DEVIATIONS, **BROWSER_ENVIRONMENT_LIMITS}
+EXPECTED_FAILURES = KNOWN_BROWSER_DEVIATIONS
 
 
 def _base_id(nodeid):

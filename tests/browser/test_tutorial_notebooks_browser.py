@@ -1,5 +1,6 @@
-"""Every tutorial notebook's code runs inside Pyodide in headless Chromium on WebGPU (the default device
-there), cells in order, its own checks passing; one page for all six, each notebook in a fresh namespace."""
+"""Every tutorial notebook's code runs inside Pyodide in headless Chromium on WebGPU (each picks
+torch.accelerator, webgpu in the page, as its default device), cells in order, its own checks passing; one page for
+all six, each notebook in a fresh namespace."""
 import re
 
 from tutorial_notebooks import NOTEBOOKS, code, prepare_workdir

@@ -34,6 +34,7 @@ def test_small_cnn_matches_torch_in_the_browser(webtorch_browser):
     loss.backward()
     r = webtorch_browser.run_source(
         "import webtorch as torch\n"
+        "torch.set_default_device('webgpu')\n"
         "F = torch.nn.functional\n"
         f"x = torch.tensor({x.tolist()}, requires_grad=True)\n"
         f"w = torch.tensor({w.tolist()}, requires_grad=True)\n"

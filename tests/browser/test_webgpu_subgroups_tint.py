@@ -54,6 +54,7 @@ def test_row_kernels_match_torch_in_the_browser_both_ways(webtorch_browser):
     r = webtorch_browser.run_source(
         "import webtorch as torch\n"
         "from webtorch.backends.webgpu import get_backend, subgroup_reduce\n"
+        "torch.set_default_device('webgpu')\n"
         "F = torch.nn.functional\n"
         "for on in (False, True):\n"
         "    with subgroup_reduce.forced(get_backend(), on):\n"

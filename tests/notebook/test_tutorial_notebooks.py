@@ -36,11 +36,13 @@ def run_notebook(name, device, tmp_path, monkeypatch):
     monkeypatch.delitem(sys.modules, "digits_data", raising=False)
     source, filename = code(path), f"<notebook {path.name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # tracebacks show cells
+    # each notebook trains on torch.accelerator when one is reported, as in the page (default device "cpu")
+    monkeypatch.setitem(webtorch.accelerator._choice, "webgpu", device == "webgpu")
     previous = webtorch.get_default_device()
-    webtorch.set_default_device(device)
     try:
         ns = {"__name__": "__main__"}
         exec(compile(source, filename, "exec"), ns)
+        assert webtorch.get_default_device().type == device
     finally:
         webtorch.set_default_device(previous)
         linecache.cache.pop(filename, None)

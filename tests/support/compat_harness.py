@@ -34,12 +34,15 @@ def _run(path, argv):
 
 
 @contextlib.contextmanager
-def _webtorch_as_torch(default_device, accelerator=None):
+def _webtorch_as_torch(default_device, accelerator=None, cuda=None):
     import webtorch
     import webtorch.compat
+    from webtorch import _cuda_alias
     prev_device = webtorch.get_default_device()
     prev_choice = webtorch.accelerator._choice["webgpu"]
+    prev_cuda = _cuda_alias._choice["webgpu"]
     webtorch.set_default_device(default_device)
+    webtorch.cuda.use_webgpu(cuda == "webgpu")  # "cuda" names webgpu only when asked (the cuda alias)
     # scripts probing for an accelerator find webgpu (by default when it is the default device)
     webtorch.accelerator.use_webgpu(default_device == "webgpu" if accelerator is None else accelerator == "webgpu")
     try:
@@ -48,16 +51,18 @@ def _webtorch_as_torch(default_device, accelerator=None):
     finally:
         webtorch.set_default_device(prev_device)
         webtorch.accelerator._choice["webgpu"] = prev_choice
+        _cuda_alias._choice["webgpu"] = prev_cuda
 
 
-def run_program(name, mode, init_path, argv=(), accelerator=None):
+def run_program(name, mode, init_path, argv=(), accelerator=None, cuda=None):
     """The RESULTS dict of program ``name`` in ``mode``; mode "torch" writes the initial weights to
     ``init_path``, the webtorch modes (the default device) start from them. ``accelerator``: "webgpu" or None,
-    what torch.accelerator reports (by default webgpu exactly when it is the default device)."""
+    what torch.accelerator reports (by default webgpu exactly when it is the default device); ``cuda``: "webgpu"
+    (the cuda alias on) or None (torch.cuda.is_available() is False)."""
     path = PROGRAMS / f"{name}.py"
     if mode == "torch":
         return _run(path, [*argv, "--save-init", str(init_path)])
-    with _webtorch_as_torch(mode, accelerator):
+    with _webtorch_as_torch(mode, accelerator, cuda):
         return _run(path, [*argv, "--init", str(init_path)])
 
 

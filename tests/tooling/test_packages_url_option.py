@@ -31,4 +31,4 @@ def test_the_flag_alone_names_pyodides_host_for_its_version(tmp_path):
 def test_run_needs_browser_for_the_flag(capsys):
     with pytest.raises(SystemExit) as e:
         cli_main(["run", "--packages-url", "https://mirror.example/", "x.py"])
-    assert e.value.code == 2 and "--packages-url need --browser" in capsys.readouterr().err
+    assert e.value.code == 2 and "--packages-url and --cuda need --browser" in capsys.readouterr().err

@@ -8,7 +8,7 @@ import { loadNotebook, saveNotebook } from "./store.js";
 import { downloadBlob, setUpFiles, showDevice, showFiles, showNotebookList } from "./panels.js";
 
 const AUTOSAVE_MS = 800;
-const ALIAS_KEY = "webtorch-notebook-torch-alias", LAST_KEY = "webtorch-notebook-last";
+const ALIAS_KEY = "webtorch-notebook-torch-alias", CUDA_KEY = "webtorch-notebook-cuda", LAST_KEY = "webtorch-notebook-last";
 
 class App {
   async boot() {
@@ -21,7 +21,8 @@ class App {
       wheelURLs: (this.config.wheelURLs || []).map(url),
       packagesURL: this.config.packagesURL ? url(this.config.packagesURL) : null };
     $("torch-alias").checked = localStorage.getItem(ALIAS_KEY) !== "off";
-    this.kernel = new Kernel(resolved, { torchAlias: $("torch-alias").checked });
+    $("cuda-alias").value = localStorage.getItem(CUDA_KEY) || "auto";
+    this.kernel = new Kernel(resolved, { torchAlias: $("torch-alias").checked, cuda: $("cuda-alias").value });
     this.notebook = new Notebook($("notebook"), this.kernel, (kind) => this.changed(kind));
     this.stats = null;
     this.saveTimer = null;
@@ -201,6 +202,7 @@ class App {
     this.notebook.resetCounts();
     this.banner("");
     this.kernel.torchAlias = $("torch-alias").checked;
+    this.kernel.cuda = $("cuda-alias").value;
     this.stats = null;
     showDevice(this, null, null);
     await this.kernel.restart().catch((e) => this.banner(`The kernel failed to start: ${e.message}`, true));
@@ -227,6 +229,10 @@ class App {
     $("nb-name").addEventListener("change", () => { document.title = `${$("nb-name").value} — webtorch notebook`; this.save().then(() => showNotebookList(this)); });
     $("torch-alias").addEventListener("change", (e) => {
       localStorage.setItem(ALIAS_KEY, e.target.checked ? "on" : "off");
+      this.restart();
+    });
+    $("cuda-alias").addEventListener("change", (e) => {  // a fresh kernel: device("cuda") objects made before stay
+      localStorage.setItem(CUDA_KEY, e.target.value);
       this.restart();
     });
   }

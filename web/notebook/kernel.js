@@ -5,10 +5,11 @@
 const SIGINT = 2;
 
 export class Kernel extends EventTarget {
-  constructor(config, { torchAlias = true } = {}) {
+  constructor(config, { torchAlias = true, cuda = "auto" } = {}) {
     super();
     this.config = config;
     this.torchAlias = torchAlias;
+    this.cuda = cuda;  // what "cuda" names in the kernel: loadWebtorch's cuda option
     this.worker = null;
     this.info = null;
     this.status = "dead";
@@ -43,7 +44,7 @@ export class Kernel extends EventTarget {
         reject(new Error(`${what}: ${e.message || "script error"}`));
       };
     });
-    this.worker.postMessage({ type: "init", config: this.config, torchAlias: this.torchAlias,
+    this.worker.postMessage({ type: "init", config: this.config, torchAlias: this.torchAlias, cuda: this.cuda,
       interruptBuffer: this.interruptBuffer ? this.interruptBuffer.buffer : null });
     return this.ready;
   }

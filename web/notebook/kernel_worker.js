@@ -1,5 +1,5 @@
 // The notebook's kernel: a module Web Worker holding Pyodide + webtorch + WebGPU, so the page never freezes.
-// Page -> worker: {type: "init", config, interruptBuffer?, torchAlias}, {type: "run", id, code, count},
+// Page -> worker: {type: "init", config, interruptBuffer?, torchAlias, cuda}, {type: "run", id, code, count},
 //   {type: "fs", rid, op: "list"|"read"|"write"|"delete", name?, bytes?} | {type: "fs", rid, op: "fetch", base, files}
 //   | {type: "complete", rid, text} (the editor's Tab: names completing the end of `text`)
 // Worker -> page: {type: "ready", info}, {type: "output", items: [{kind, text, displayId}]} (stdout/stderr
@@ -43,10 +43,10 @@ function push(kind, text, displayId) {
   else if (!timer) timer = setTimeout(flush, FLUSH_MS);
 }
 
-async function init({ config, interruptBuffer, torchAlias }) {
+async function init({ config, interruptBuffer, torchAlias, cuda }) {
   const { pyodide: py, bridge, webgpuError, timings } = await loadWebtorch({
     indexURL: config.indexURL, wheelURL: config.wheelURL, wheelURLs: config.wheelURLs || [],
-    packagesURL: config.packagesURL,
+    packagesURL: config.packagesURL, cuda,
     stdout: (s) => push("stdout", s), stderr: (s) => push("stderr", s),
   });
   pyodide = py;

@@ -101,8 +101,12 @@ export function showDevice(app, info, stats) {
     $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
   };
   if (!info) return render([["kernel", "starting…"]]);
-  const rows = [["default device", `<b>${escape(info.devices.default)}</b>`], ["because", escape(info.devices.why)],
-    ["cpu", escape(info.devices.cpu)]];
+  const d = info.devices;
+  const rows = [["default device", `<b>${escape(d.default)}</b>`], ["because", escape(d.why)],
+    ["accelerator", d.accelerator ? `<b>${escape(d.accelerator)}</b> (torch.accelerator)` : "none"],
+    ["\"cuda\"", d.cuda ? `→ <b>${escape(d.cuda)}</b> (torch.cuda.is_available() is True)`
+      : "unavailable (torch.cuda.is_available() is False)"], ["because", escape(d.cuda_why)],
+    ["cpu", escape(d.cpu)]];
   if (info.webgpuError) {
     rows.push(["WebGPU", `<span class="warn">not available</span>`], ["why", escape(info.webgpuError)]);
   } else {

@@ -15,6 +15,16 @@ def _check_type(device_type):
                            f"device string: {device_type}")
 
 
+def _disabled_message(device_type, absent):
+    """Why autocast (or its GradScaler) on ``device_type`` does nothing: the device is absent (``absent``, PyTorch's
+    words), or it is "cuda" while the cuda alias names webgpu, where webtorch runs every op in its inputs' dtype."""
+    from .._cuda_alias import is_on
+    if device_type == "cuda" and is_on():
+        return ("\"cuda\" names webtorch's webgpu device here, which has no automatic mixed precision: ops run in "
+                "their inputs' dtype; disabling autocast and gradient scaling")
+    return absent
+
+
 def is_autocast_available(device_type):
     _check_type(device_type)
     return False
@@ -36,7 +46,8 @@ class autocast:
                                "their inputs); pass enabled=False, or cast the model and inputs yourself "
                                "(e.g. .half() on webgpu)")
         if enabled:
-            warnings.warn(f"{device_type.upper()} is not available; Disabling autocast.")
+            absent = f"{device_type.upper()} is not available; Disabling autocast."
+            warnings.warn(_disabled_message(device_type, absent))
             enabled = False
         self._enabled = enabled
 

@@ -2,7 +2,7 @@
 import warnings
 
 from .._device import _BACKEND_MODULES
-from .autocast_mode import _check_type
+from .autocast_mode import _check_type, _disabled_message
 
 
 class GradScaler:
@@ -17,8 +17,8 @@ class GradScaler:
             raise RuntimeError(f"GradScaler(enabled=True) on '{device}' is not supported by webtorch (there is no "
                                "float16 autocast whose gradients need scaling); construct it with enabled=False")
         if enabled:
-            warnings.warn(f"torch.{device}.amp.GradScaler is enabled, but {device.upper()} is not available.  "
-                          "Disabling.")
+            warnings.warn(_disabled_message(device, f"torch.{device}.amp.GradScaler is enabled, but "
+                                                    f"{device.upper()} is not available.  Disabling."))
         self._enabled = False
         self._growth_factor = growth_factor
         self._backoff_factor = backoff_factor

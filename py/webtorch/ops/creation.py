@@ -132,8 +132,7 @@ def from_numpy(array):
 def frombuffer(buffer, dtype, count=-1, offset=0, requires_grad=False, device=None):
     """Copy of the elements of a bytes-like object (PyTorch shares memory; webtorch copies).
 
-    Created on ``device`` (default: the default device -- "cpu" in CPython, "webgpu" in a Pyodide without
-    NumPy, where no cpu device exists)."""
+    Created on ``device`` (default: the default device, "cpu" unless set)."""
     dt = D.to_dtype(dtype)
     mv = memoryview(buffer).cast("B")[offset:]
     n = len(mv) // dt.itemsize if count == -1 else count

@@ -90,9 +90,9 @@ def _new_step(p, on_param_device=False, value=0.0, fused=None):
     return t
 
 
-# Host-side copies of the 0-dim state scalars (step counters, NAdam's mu_product). Where the default device
-# is webgpu (Pyodide) those tensors live on the GPU, and reading each back every step would stall the
-# training loop on the device once per parameter. The optimizer changes them only through
+# Host-side copies of the 0-dim state scalars (step counters, NAdam's mu_product). Where they live on the GPU
+# (the default device set to webgpu, or capturable/fused beside webgpu parameters), reading each back every step
+# would stall the training loop on the device once per parameter. The optimizer changes them only through
 # ``_update_scalar``, which computes the new value on the host exactly as the device does (same dtype
 # rounding); a copy is trusted only while the tensor's version counter (shared by its views, swapped by
 # ``.data =``) is the one it was taken at, so any other in-place write falls back to one read.

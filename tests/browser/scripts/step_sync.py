@@ -17,7 +17,7 @@ WARMUP, MEASURED, BATCH = 2, 5, 32
 
 def main():
     previous = torch.get_default_device()
-    torch.set_default_device("webgpu")  # Pyodide has no NumPy for "cpu"; natively this matches the browser's
+    torch.set_default_device("webgpu")  # the device under test, in CPython and in the page alike
     try:
         return _run("webgpu")
     finally:

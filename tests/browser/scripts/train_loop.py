@@ -18,7 +18,7 @@ def bridge_tables():
 
 torch.manual_seed(0)
 dev = "webgpu"
-torch.set_default_device(dev)  # parameters are created on the device: Pyodide has no NumPy for "cpu"
+torch.set_default_device(dev)  # parameters are created on the device under test
 x = torch.randn(64, 8, device=dev)
 w_true = torch.randn(8, 1, device=dev)
 y = torch.relu(x @ w_true) + 0.1

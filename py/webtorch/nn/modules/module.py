@@ -453,7 +453,12 @@ class Module:
         return self._apply(lambda t: t.to("webgpu"))
 
     def cuda(self, device=None):
-        _no_gpu("CUDA")
+        """To the webgpu device while the cuda alias is on ("cuda" names webgpu then); else an error naming it."""
+        from ..._cuda_alias import is_on
+        from ..._device import device as as_device
+        if not is_on():
+            _no_gpu("CUDA")
+        return self.to(device=as_device("cuda", device) if isinstance(device, int) else device or "cuda")
 
     def ipu(self, device=None):
         _no_gpu("IPU")
