@@ -16,11 +16,12 @@ GEN = os.path.join(ROOT, "build", "wasm-kernels")
 OUT = os.path.join(ROOT, "py", "webtorch", "backends", "wasm", "kernels.wasm")
 LLVM = "/usr/lib/llvm-14"
 CFLAGS = ["--target=wasm32-wasi", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-mmutable-globals",
-          "-msign-ext", "-fno-math-errno", "-ffp-contract=off", "-Wall", "-Wno-unused-variable", "-I", SRC]
+          "-msign-ext", "-matomics", "-ftls-model=local-exec", "-fno-math-errno", "-ffp-contract=off", "-Wall", "-Wno-unused-variable", "-I", SRC]
 # hand-written kernels: -O3; the generated ones (hundreds of small loops): vectorized but not unrolled, half the size
 OPT = ["-O3"]
 OPT_GENERATED = ["-O2", "-fno-unroll-loops"]
-LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--export=__heap_base",
+LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--shared-memory", "-Wl,--max-memory=4294967296",
+           "-Wl,--export=__heap_base", "-Wl,--export=__stack_pointer",
            "-Wl,-z,stack-size=1048576", "-Wl,--strip-debug", "-lm",
            f"{LLVM}/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a"]
 
