@@ -13,8 +13,8 @@ PARALLEL = BE.rt.parallel  # the runtime's own (tests wrap it to count split cal
 
 
 @pytest.mark.parametrize("rows,parts", [(1, 2), (7, 2), (8, 2), (9, 2), (100, 3), (1024, 2), (17, 8), (64, 16)])
-def test_row_ranges_cover_the_rows_in_aligned_nonempty_ranges(rows, parts):
-    ranges = threads.row_ranges(rows, parts)
+def test_ranges_cover_the_rows_in_aligned_nonempty_ranges(rows, parts):
+    ranges = threads.ranges(rows, parts, threads.ROW_ALIGN)
     assert ranges[0][0] == 0 and ranges[-1][1] == rows and len(ranges) <= parts
     assert all(a < b and a % threads.ROW_ALIGN == 0 for a, b in ranges)
     assert all(b == c for (_, b), (c, _) in zip(ranges, ranges[1:]))
@@ -25,11 +25,7 @@ def _upload(t):
 
 
 def _matmul_with(monkeypatch, parts, ha, hb):
-    """BE.matmul(ha, hb)'s bytes with the runtime claiming ``parts`` threads, and the parts of each split call."""
-    calls = []
-    monkeypatch.setattr(BE.rt, "threads", lambda: parts)
-    monkeypatch.setattr(BE.rt, "parallel", lambda name, ps: (calls.append(len(ps)), PARALLEL(name, ps))[1])
-    return BE.to_bytes(BE.matmul(ha, hb)), calls
+    return _with_threads(monkeypatch, parts, lambda: BE.matmul(ha, hb))
 
 
 CASES = {  # name: (a, b), past MIN_WORK multiply-adds; transposed operands are strided views
@@ -63,3 +59,45 @@ def test_split_gemm_equals_one_call_bit_for_bit(monkeypatch, case, dtype):
     assert split == one
     ours = torch.frombuffer(bytearray(one), dtype=dtype).reshape((a @ b).shape)
     torch.testing.assert_close(ours, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_set_num_threads_caps_the_split(monkeypatch):
+    import webtorch
+    ha, hb = _handle(torch.randn(200, 200)), _handle(torch.randn(200, 200))
+    cap = webtorch._settings.thread_cap()
+    try:
+        webtorch.set_num_threads(1)
+        _, calls = _matmul_with(monkeypatch, 3, ha, hb)
+        assert calls == []
+        webtorch.set_num_threads(2)
+        _, calls = _matmul_with(monkeypatch, 3, ha, hb)
+        assert calls == [2]
+    finally:
+        webtorch._settings._state["num_threads"] = cap
+
+
+def _with_threads(monkeypatch, parts, run):
+    """run()'s bytes with the runtime claiming ``parts`` threads, and the parts of each split call."""
+    calls = []
+    monkeypatch.setattr(BE.rt, "threads", lambda: parts)
+    monkeypatch.setattr(BE.rt, "parallel", lambda name, ps: (calls.append(len(ps)), PARALLEL(name, ps))[1])
+    return BE.to_bytes(run()), calls
+
+
+@pytest.mark.parametrize("groups,stride,padding", [(1, (1, 1), (0, 0)), (2, (2, 1), (1, 2))])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_conv_split_by_samples_equals_one_call_bit_for_bit(monkeypatch, groups, stride, padding, dtype):
+    """conv and conv_backward_input split their 7 samples in 3 (each thread with its own im2col scratch)."""
+    torch.manual_seed(0)
+    x, w = torch.randn(7, 8, 40, 40, dtype=dtype), torch.randn(8, 8 // groups, 5, 5, dtype=dtype)
+    bias = torch.randn(8, dtype=dtype)
+    hx, hw, hb = _upload(x), _upload(w), _upload(bias)
+    args = (stride, padding, (1, 1), groups)
+    y = torch.nn.functional.conv2d(x, w, bias, *args)
+    hg = _upload(torch.randn_like(y))
+    for run in (lambda: BE.conv(hx, hw, hb, *args), lambda: BE.conv_backward_input(hg, hw, tuple(x.shape), *args)):
+        one, no_calls = _with_threads(monkeypatch, 1, run)
+        split, calls = _with_threads(monkeypatch, 3, run)
+        assert no_calls == [] and calls == [3] and split == one
+    ours = torch.frombuffer(bytearray(BE.to_bytes(BE.conv(hx, hw, hb, *args))), dtype=dtype).reshape(y.shape)
+    torch.testing.assert_close(ours, y, rtol=1e-4, atol=1e-4)

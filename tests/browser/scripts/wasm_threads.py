@@ -16,7 +16,7 @@ for _ in range(200):  # the workers start in the background (the event loop turn
     if rt.threads() >= want:
         break
     run_sync(asyncio.sleep(0.05))
-threads, parallel, one_thread = rt.threads(), rt.parallel, rt.threads
+threads, parallel = rt.threads(), rt.parallel
 calls = []
 rt.parallel = lambda name, parts: (calls.append(len(parts)), parallel(name, parts))[1]
 
@@ -37,8 +37,8 @@ for dtype in (torch.float32, torch.float64):
         before = len(calls)
         multi = (a @ b).tolist()
         split = len(calls) > before
-        rt.threads = lambda: 1
+        torch.set_num_threads(1)
         single = (a @ b).tolist()
-        rt.threads = one_thread
+        torch.set_num_threads(threads)
         results[f"{name} {dtype}"] = {"split": split, "equal": multi == single}
 print(json.dumps({"threads": threads, "isolated": bool(__import__("js").crossOriginIsolated), "results": results}))
