@@ -18,21 +18,42 @@
 // isolated may still create one; it only cannot hand it to a worker). Where the page is cross-origin isolated, this
 // file is also the script of hardwareConcurrency - 1 Web Workers (named "webtorch-wasm-thread") that instantiate the
 // module on the same memory, each with its own stack and thread-local block (wasm-kernels/threads.c), and run export
-// calls Python splits (row ranges of a GEMM: backends/wasm/threads.py). A job crosses through words in the worker's
-// heap block: the main side writes the export's index and its i32 arguments, bumps the job word and notifies; the
-// worker (Atomics.wait) runs it and stores the job's number in the done word; the main side runs its own share, then
-// spins on the done words (Atomics.load: a page's main thread may not wait).
+// calls Python splits (row ranges of a GEMM, samples of a convolution: backends/wasm/threads.py). A job is a table
+// of calls (the export's index, each call's i32 arguments) in a control block of the heap; every thread -- the
+// caller and the workers, woken by Atomics.notify -- takes the next call through one compare-and-swap on a ticket
+// word (generation, count, next) until none is left, so a worker the OS has not scheduled yet leaves its share to
+// the others instead of stalling them. The caller then spins until every taken call finished (Atomics.load: a
+// page's main thread may not wait).
 
 const THREAD_NAME = "webtorch-wasm-thread";
-const CTL_WORDS = 32; // per worker: job, done, state, export index, argument count, arguments (at most 27)
-const [JOB, DONE, STATE, FN, NARGS, ARGS] = [0, 1, 2, 3, 4, 5];
-const [STARTING, READY, FAILED] = [0, 1, 2];
+const [TICKET, FINISHED, WAKE, FN, NARGS, ERROR, STATES, TABLE] = [0, 1, 2, 3, 4, 5, 8, 16]; // control block words
+const TABLE_WORDS = 1024, CTL_WORDS = TABLE + TABLE_WORDS, MAX_WORKERS = TABLE - STATES;
+const [READY, FAILED] = [1, 2]; // a worker's state word (0: starting)
+
+/** Run calls of the current job until none is left (the caller and every worker). The ticket word packs the job's
+ * generation (8 bits), its call count (12) and the next call (12): a thread holding a stale word takes nothing. */
+function takeCalls(ctl, fns) {
+  for (;;) {
+    const t = Atomics.load(ctl, TICKET);
+    if ((t & 0xfff) >= ((t >>> 12) & 0xfff)) return;
+    if (Atomics.compareExchange(ctl, TICKET, t, t + 1) !== t) continue;
+    const k = ctl[NARGS], at = TABLE + (t & 0xfff) * k;
+    try {
+      fns[ctl[FN]](...ctl.subarray(at, at + k));
+    } catch (e) {
+      Atomics.store(ctl, ERROR, 1);
+      throw e;
+    } finally {
+      Atomics.add(ctl, FINISHED, 1);
+    }
+  }
+}
 
 /**
  * @param {WebAssembly.Module} module  kernels.wasm, compiled (it imports env.memory, shared)
  * @param {number} initialPages  the module's declared minimum (64 KiB pages)
  * @returns {{exports, memory, threadsWanted, grow(pages: number): number, write(addr, data), read(addr, nbytes, dst),
- *   startThreads(url, text, block, blockBytes), threads(): number, parallel(name, n, ...args)}}
+ *   startThreads(url, text, control, block, blockBytes), threads(): number, parallel(name, n, ...args)}}
  */
 function webtorchWasmHost(module, initialPages) {
   const memory = new WebAssembly.Memory({ initial: initialPages, maximum: 65536, shared: true });
@@ -48,14 +69,14 @@ function webtorchWasmHost(module, initialPages) {
     }
     return stageBuffer.data;
   };
-  const names = Object.keys(instance.exports); // the same order in every instance of the module
-  const workers = []; // {ctl: Int32Array of the worker's control words, job: the last job's number}
+  const names = Object.keys(instance.exports), fns = Object.values(instance.exports); // every instance's order
+  let ctl = null, workers = 0, generation = 0;
   return {
     exports: instance.exports,
     memory,
     /** How many worker threads this page can run beside its own (0: not cross-origin isolated, or one core). */
-    threadsWanted: globalThis.crossOriginIsolated ? Math.max(0, Math.min(7, (navigator.hardwareConcurrency || 1) - 1))
-      : 0,
+    threadsWanted: globalThis.crossOriginIsolated
+      ? Math.max(0, Math.min(MAX_WORKERS, (navigator.hardwareConcurrency || 1) - 1)) : 0,
     /** Grow by `pages`; returns the size before, in pages (RangeError past the maximum or the browser's limit). */
     grow: (pages) => memory.grow(pages),
     /** Keep `buffer` (a persistent PyProxy of a Python bytearray) as the staging buffer of put/get. */
@@ -95,81 +116,75 @@ function webtorchWasmHost(module, initialPages) {
       }
     },
     /** Start threadsWanted workers running this file: from `url` (where loader.js imported it from), else from
-     * `text` (its source, as a blob: URL). Worker i gets the heap block at block + i * blockBytes: its control
-     * words, then its thread-local block (thread_block_bytes()), then its stack up to the block's end. They start
-     * in the background: threads() counts those ready. */
-    startThreads(url, text, block, blockBytes) {
+     * `text` (its source, as a blob: URL). `control`: a heap block of controlBytes for the job table; worker i gets
+     * the heap block at block + i * blockBytes: its thread-local block (thread_block_bytes()), then its stack up to
+     * the block's end. They start in the background: threads() counts those ready. */
+    startThreads(url, text, control, block, blockBytes) {
       const script = url || URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
-      for (let i = 0; i < this.threadsWanted; i++) {
-        const at = block + i * blockBytes;
-        const ctl = new Int32Array(memory.buffer, at, CTL_WORDS);
-        ctl.fill(0);
+      ctl = new Int32Array(memory.buffer, control, CTL_WORDS);
+      ctl.fill(0);
+      for (let i = 0; i < this.threadsWanted; i++, workers++) {
         const worker = new Worker(script, { name: THREAD_NAME });
         worker.onerror = (e) => { // a script the page may not run (a CSP), or a trap (logged here)
-          Atomics.store(ctl, STATE, FAILED);
+          Atomics.store(ctl, STATES + i, FAILED);
           console.warn(`webtorch: wasm worker thread ${i + 1} stopped: ${e.message}`);
         };
-        worker.postMessage({ module, memory, at, tls: at + CTL_WORDS * 4, stackTop: at + blockBytes });
-        workers.push({ ctl, job: 0 });
+        const at = block + i * blockBytes;
+        worker.postMessage({ module, memory, control, index: i, tls: at, stackTop: at + blockBytes });
       }
     },
-    /** 1 + the workers ready to take a job now. */
+    /** 1 + the workers ready to take calls now. */
     threads() {
       let n = 1;
-      while (n - 1 < workers.length && Atomics.load(workers[n - 1].ctl, STATE) === READY) n++;
+      for (let i = 0; i < workers; i++) n += Atomics.load(ctl, STATES + i) === READY;
       return n;
     },
-    /** Run the export `name` n times at once: args holds n argument lists (i32s) of equal length, the first run
-     * here, the others by the first n - 1 workers; returns when all are done (a trap in any throws). */
+    /** Run the export `name` n times at once: args holds n argument lists (i32s) of equal length; returns when all
+     * are done (a trap in any throws). */
     parallel(name, n, ...args) {
-      const k = args.length / n, fn = names.indexOf(name);
-      for (let t = 1; t < n; t++) {
-        const w = workers[t - 1], ctl = w.ctl;
-        ctl[FN] = fn;
-        ctl[NARGS] = k;
-        for (let j = 0; j < k; j++) ctl[ARGS + j] = args[t * k + j];
-        Atomics.store(ctl, JOB, ++w.job);
-        Atomics.notify(ctl, JOB);
-      }
+      const k = args.length / n;
+      if (n > 0xfff || args.length > TABLE_WORDS) throw new RangeError(`${n} calls of ${k} arguments: too many`);
+      ctl[FN] = names.indexOf(name);
+      ctl[NARGS] = k;
+      ctl.set(args, TABLE);
+      Atomics.store(ctl, ERROR, 0);
+      Atomics.store(ctl, FINISHED, 0);
+      generation = (generation + 1) & 0xff;
+      Atomics.store(ctl, TICKET, (generation << 24) | (n << 12)); // publishes the table (sequentially consistent)
+      Atomics.add(ctl, WAKE, 1);
+      Atomics.notify(ctl, WAKE);
       let error = null;
       try {
-        instance.exports[name](...args.slice(0, k));
+        takeCalls(ctl, fns);
       } catch (e) {
         error = e;
       }
-      for (let t = 1; t < n; t++) {
-        const w = workers[t - 1];
-        while (Atomics.load(w.ctl, DONE) !== w.job) {
-          if (Atomics.load(w.ctl, STATE) === FAILED) throw new Error(`${name} trapped in wasm worker thread ${t}`);
-        }
-      }
+      while (Atomics.load(ctl, FINISHED) < n) {} // calls taken by workers still running
       if (error) throw error;
+      if (ctl[ERROR]) throw new Error(`${name} trapped in a wasm worker thread`);
     },
   };
 }
 
 /** A worker thread's life: instantiate the module on the shared memory, take its stack and thread-local block,
- * then run jobs forever (it blocks in Atomics.wait between them). A trap is reported and ends the thread. */
-function webtorchWasmThread({ module, memory, at, tls, stackTop }) {
-  const ctl = new Int32Array(memory.buffer, at, CTL_WORDS);
-  let seen = 0;
+ * then take calls whenever a job is published (it blocks in Atomics.wait between jobs). A trap ends the thread. */
+function webtorchWasmThread({ module, memory, control, index, tls, stackTop }) {
+  const ctl = new Int32Array(memory.buffer, control, CTL_WORDS);
   try {
     const instance = new WebAssembly.Instance(module, { env: { memory } });
     const fns = Object.values(instance.exports);
     instance.exports.__stack_pointer.value = stackTop;
     instance.exports.thread_init(tls);
-    Atomics.store(ctl, STATE, READY);
+    let wake = Atomics.load(ctl, WAKE);
+    Atomics.store(ctl, STATES + index, READY);
     for (;;) {
-      Atomics.wait(ctl, JOB, seen);
-      const job = Atomics.load(ctl, JOB);
-      if (job === seen) continue;
-      seen = job;
-      fns[ctl[FN]](...ctl.subarray(ARGS, ARGS + ctl[NARGS]));
-      Atomics.store(ctl, DONE, job);
+      takeCalls(ctl, fns);
+      Atomics.wait(ctl, WAKE, wake);
+      wake = Atomics.load(ctl, WAKE);
     }
   } catch (e) {
-    Atomics.store(ctl, STATE, FAILED);
-    throw e; // the main side's onerror keeps the message
+    Atomics.store(ctl, STATES + index, FAILED);
+    throw e; // the main side's onerror logs it
   }
 }
 

@@ -1,7 +1,7 @@
 """Device "cpu"'s worker threads in the page (web/wasm_host.js, backends/wasm/threads.py): in a cross-origin
-isolated page the GEMM's rows run on 2+ threads and give one thread's bits exactly (f32 and f64; odd sizes,
-transposed operands, batched, a weight broadcast over the batch); a page that is not isolated instantiates the
-same module (its memory is shared) and runs everything on one thread."""
+isolated page the GEMM's rows (and conv2d's samples, forward and input gradient) run on 2+ threads and give one
+thread's bits exactly (f32 and f64; odd sizes, transposed operands, batched, a weight broadcast over the batch); a
+page that is not isolated instantiates the same module (its memory is shared) and runs everything on one thread."""
 import json
 import os
 from pathlib import Path

@@ -1,5 +1,5 @@
-"""Run by tests/browser/test_wasm_threads_browser.py: device "cpu"'s GEMM on the page's wasm worker threads equals
-one thread's bit for bit. argv[1]: the threads the page should get (2+ cross-origin isolated on a multi-core
+"""Run by tests/browser/test_wasm_threads_browser.py: device "cpu"'s GEMM and convolution on the page's wasm worker
+threads equal one thread's bit for bit. argv[1]: the threads the page should get (2+ cross-origin isolated on a multi-core
 machine, 1 otherwise). Prints one JSON line."""
 import asyncio
 import json
@@ -41,4 +41,18 @@ for dtype in (torch.float32, torch.float64):
         single = (a @ b).tolist()
         torch.set_num_threads(threads)
         results[f"{name} {dtype}"] = {"split": split, "equal": multi == single}
+for dtype in (torch.float32, torch.float64):  # conv and its input gradient split their samples
+    torch.manual_seed(0)
+    x = torch.randn(9, 6, 32, 32, dtype=dtype, device="cpu", requires_grad=True)
+    w = torch.randn(16, 6, 5, 5, dtype=dtype, device="cpu")
+    runs = []
+    for n in (threads, 1):
+        torch.set_num_threads(n)
+        before = len(calls)
+        y = torch.nn.functional.conv2d(x, w, padding=1)
+        (y * y).sum().backward()
+        runs.append((y.tolist(), x.grad.tolist(), len(calls) - before))
+        x.grad = None
+    torch.set_num_threads(threads)
+    results[f"conv2d {dtype}"] = {"split": runs[0][2] >= 2 and runs[1][2] == 0, "equal": runs[0][:2] == runs[1][:2]}
 print(json.dumps({"threads": threads, "isolated": bool(__import__("js").crossOriginIsolated), "results": results}))

@@ -22,6 +22,7 @@ from .runtime import WASM_PAGE, KernelTrap, Runtime, kernels_path
 _HOST_JS = Path(__file__).with_name("wasm_host.js")  # web/wasm_host.js, shipped in the wheel
 STAGE = 1 << 16
 THREAD_STACK = 1 << 16  # a worker thread's stack (the GEMM it runs uses none)
+CONTROL_BYTES = 4 * (16 + 1024)  # wasm_host.js's job table (CTL_WORDS)
 
 
 class RuntimeBrowser(Runtime):
@@ -96,12 +97,13 @@ class RuntimeBrowser(Runtime):
     def start_threads(self, heap):
         n = int(self._host.threadsWanted)
         if n:
-            # per worker: its control words (128 bytes), thread-local block, stack
-            block_bytes = -(-(128 + self.fn("thread_block_bytes")() + THREAD_STACK) // 64) * 64
-            block, _ = heap.alloc(n * block_bytes)  # held for the page's life, as the workers
+            # held for the page's life, as the workers: the job table, then per worker its thread-local block, stack
+            control, _ = heap.alloc(CONTROL_BYTES)
+            block_bytes = -(-(self.fn("thread_block_bytes")() + THREAD_STACK) // 64) * 64
+            block, _ = heap.alloc(n * block_bytes)
             # loader.js's URL of wasm_host.js, else its packaged text
             url = getattr(self._js.globalThis, "webtorchWasmHostUrl", None)
-            self._host.startThreads(url, None if url else _HOST_JS.read_text(), block, block_bytes)
+            self._host.startThreads(url, None if url else _HOST_JS.read_text(), control, block, block_bytes)
 
     def threads(self):
         return self._host.threads()
