@@ -23,8 +23,8 @@
 
 // the packing block (B's KC x NC, A's MC x KC, then one row of NV vectors for partial strips; doubles), a heap block
 // of each instance's (threads.c: thread_init). Thread-local: instances on one shared memory (the page's worker
-// threads) each pack into their own. The kernels use no shadow stack (no addressed locals), so a worker running a
-// range of C's rows touches only its workspace and its rows.
+// threads) each pack into their own. wt_gemm_* use no shadow stack (no addressed locals; gemm_batched's iterator is
+// on the calling instance's own stack), so a worker running a range of C's rows touches only its workspace and rows.
 static _Thread_local void *wt_gemm_pack;
 
 int32_t gemm_workspace_bytes(void) { return (KC * NC + MC * KC + 2 * NV) * (int32_t)sizeof(double); }

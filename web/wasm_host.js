@@ -22,13 +22,14 @@
 // of calls (the export's index, each call's i32 arguments) in a control block of the heap; every thread -- the
 // caller and the workers, woken by Atomics.notify -- takes the next call through one compare-and-swap on a ticket
 // word (generation, count, next) until none is left, so a worker the OS has not scheduled yet leaves its share to
-// the others instead of stalling them. The caller then spins until every taken call finished (Atomics.load: a
-// page's main thread may not wait).
+// the others instead of stalling them. The caller then waits until every taken call finished (Atomics.wait in a
+// Worker, as the notebook's kernel; a page's main thread may not wait, so it spins on Atomics.load).
 
 const THREAD_NAME = "webtorch-wasm-thread";
 const [TICKET, FINISHED, WAKE, FN, NARGS, ERROR, STATES, TABLE] = [0, 1, 2, 3, 4, 5, 8, 16]; // control block words
 const TABLE_WORDS = 1024, CTL_WORDS = TABLE + TABLE_WORDS, MAX_WORKERS = TABLE - STATES;
 const [READY, FAILED] = [1, 2]; // a worker's state word (0: starting)
+const canWait = typeof WorkerGlobalScope !== "undefined"; // Atomics.wait: a worker may block, a page may not
 
 /** Run calls of the current job until none is left (the caller and every worker). The ticket word packs the job's
  * generation (8 bits), its call count (12) and the next call (12): a thread holding a stale word takes nothing. */
@@ -45,6 +46,7 @@ function takeCalls(ctl, fns) {
       throw e;
     } finally {
       Atomics.add(ctl, FINISHED, 1);
+      Atomics.notify(ctl, FINISHED);
     }
   }
 }
@@ -159,7 +161,8 @@ function webtorchWasmHost(module, initialPages) {
       } catch (e) {
         error = e;
       }
-      while (Atomics.load(ctl, FINISHED) < n) {} // calls taken by workers still running
+      // calls taken by workers still running: a Worker (the notebook's kernel) sleeps, a page's main thread spins
+      for (let f; (f = Atomics.load(ctl, FINISHED)) < n;) if (canWait) Atomics.wait(ctl, FINISHED, f);
       if (error) throw error;
       if (ctl[ERROR]) throw new Error(`${name} trapped in a wasm worker thread`);
     },

@@ -61,6 +61,14 @@ def test_split_gemm_equals_one_call_bit_for_bit(monkeypatch, case, dtype):
     torch.testing.assert_close(ours, a @ b, rtol=1e-4, atol=1e-4)
 
 
+def test_tall_gemm_goes_in_calls_per_thread_calls(monkeypatch):
+    """1600 rows on 3 threads: CALLS_PER_THREAD calls each, of MIN_ROWS+ rows (taken as they come); one call's bits."""
+    ha, hb = _handle(torch.randn(1600, 32)), _handle(torch.randn(32, 64))
+    one, _ = _matmul_with(monkeypatch, 1, ha, hb)
+    split, calls = _matmul_with(monkeypatch, 3, ha, hb)
+    assert calls == [3 * threads.CALLS_PER_THREAD] and split == one
+
+
 def test_set_num_threads_caps_the_split(monkeypatch):
     import webtorch
     ha, hb = _handle(torch.randn(200, 200)), _handle(torch.randn(200, 200))
@@ -71,7 +79,7 @@ def test_set_num_threads_caps_the_split(monkeypatch):
         assert calls == []
         webtorch.set_num_threads(2)
         _, calls = _matmul_with(monkeypatch, 3, ha, hb)
-        assert calls == [2]
+        assert calls == [2]  # 200 rows: one call of at least MIN_ROWS per thread
     finally:
         webtorch._settings._state["num_threads"] = cap
 

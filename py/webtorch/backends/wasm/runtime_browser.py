@@ -21,7 +21,7 @@ from .runtime import WASM_PAGE, KernelTrap, Runtime, kernels_path
 
 _HOST_JS = Path(__file__).with_name("wasm_host.js")  # web/wasm_host.js, shipped in the wheel
 STAGE = 1 << 16
-THREAD_STACK = 1 << 16  # a worker thread's stack (the GEMM it runs uses none)
+THREAD_STACK = 1 << 16  # a worker thread's stack (its kernels keep only small locals there: an iterator)
 CONTROL_BYTES = 4 * (16 + 1024)  # wasm_host.js's job table (CTL_WORDS)
 
 

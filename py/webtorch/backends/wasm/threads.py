@@ -11,6 +11,11 @@ from ..._settings import thread_cap
 
 MIN_WORK = 1 << 21  # about 100 us of one core's GEMM
 ROW_ALIGN = 8  # row ranges start at multiples of this (the micro-kernel's rows divide it: no extra partial panels)
+# a GEMM's rows go in up to CALLS_PER_THREAD calls per thread, of at least MIN_ROWS rows: the threads take calls as
+# they come (wasm_host.js), so a thread the OS runs late holds up a small share instead of half; each call packs B
+# again (a K x N copy against MIN_ROWS x K x N multiply-adds)
+CALLS_PER_THREAD = 2
+MIN_ROWS = 128
 
 
 def threads_for(ctx, work):
@@ -32,8 +37,12 @@ def ranges(count, parts, align=1):
 
 def gemm_batched(ctx, name, rows, m, k, a, sa_row, sa_col, b, sb_row, sb_col, c, geom, itemsize, work, parts=None):
     """ctx.call(name, rows, m, k, a, sa_row, sa_col, b, sb_row, sb_col, c, geom) (matmul.c's gemm_batched_<t>: C
-    rows of m contiguous elements) on ``parts`` threads (default: threads_for(work), ``work`` its multiply-adds)."""
-    split = ranges(rows, threads_for(ctx, work) if parts is None else parts, ROW_ALIGN)
+    rows of m contiguous elements) as ``parts`` calls over row ranges, run by the threads (default: as many as
+    threads_for(work) and the rows allow, ``work`` its multiply-adds)."""
+    if parts is None:
+        threads = threads_for(ctx, work)
+        parts = 1 if threads == 1 else max(threads, min(threads * CALLS_PER_THREAD, rows // MIN_ROWS))
+    split = ranges(rows, parts, ROW_ALIGN)
     if len(split) == 1:
         return ctx.call(name, rows, m, k, a, sa_row, sa_col, b, sb_row, sb_col, c, geom)
     ctx.rt.parallel(name, [(i1 - i0, m, k, a + i0 * sa_row * itemsize, sa_row, sa_col, b, sb_row, sb_col,
