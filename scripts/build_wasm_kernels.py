@@ -1,7 +1,7 @@
 """Builds py/webtorch/backends/wasm/kernels.wasm: every wasm-kernels/*.c plus the generated C (wasm-kernels/
 generate.py), compiled by clang-14 for wasm32 with SIMD128 and linked by wasm-ld-14 into one module.
 
-The module imports its memory (the host provides it: wasmtime in CPython, JS in the page) and links only libm
+The module imports its memory, shared (the host provides it: wasmtime in CPython, JS in the page) and links only libm
 from Debian's wasi-libc (pure functions: the module imports nothing else). Run by scripts/setup.d/0-wasm-kernels.sh;
 rebuilds only when a source is newer than the module.
 """
@@ -15,12 +15,16 @@ SRC = os.path.join(ROOT, "wasm-kernels")
 GEN = os.path.join(ROOT, "build", "wasm-kernels")
 OUT = os.path.join(ROOT, "py", "webtorch", "backends", "wasm", "kernels.wasm")
 LLVM = "/usr/lib/llvm-14"
+# -matomics / --shared-memory: the module imports a shared memory, so the page's worker threads can instantiate it on
+# the same memory (thread-local storage, local-exec: wasm-kernels/threads.c); one module for every host
 CFLAGS = ["--target=wasm32-wasi", "-msimd128", "-mbulk-memory", "-mnontrapping-fptoint", "-mmutable-globals",
-          "-msign-ext", "-fno-math-errno", "-ffp-contract=off", "-Wall", "-Wno-unused-variable", "-I", SRC]
+          "-msign-ext", "-matomics", "-ftls-model=local-exec", "-fno-math-errno", "-ffp-contract=off", "-Wall",
+          "-Wno-unused-variable", "-I", SRC]
 # hand-written kernels: -O3; the generated ones (hundreds of small loops): vectorized but not unrolled, half the size
 OPT = ["-O3"]
 OPT_GENERATED = ["-O2", "-fno-unroll-loops"]
-LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--export=__heap_base",
+LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--shared-memory",
+           "-Wl,--max-memory=4294967296", "-Wl,--export=__heap_base", "-Wl,--export=__stack_pointer",
            "-Wl,-z,stack-size=1048576", "-Wl,--strip-debug", "-lm",
            f"{LLVM}/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a"]
 
@@ -42,6 +46,9 @@ def sources():
 
 def build(force=False):
     srcs = sources()
+    stamp = os.path.join(GEN, "flags")  # objects compiled with other flags (e.g. before -matomics) are stale
+    flags = " ".join(CFLAGS + OPT + OPT_GENERATED + LDFLAGS)
+    force = force or not os.path.exists(stamp) or open(stamp).read() != flags
     deps = srcs + [os.path.join(SRC, f) for f in os.listdir(SRC) if f.endswith((".h", ".py"))]
     if not force and os.path.exists(OUT) and os.path.getmtime(OUT) >= max(os.path.getmtime(p) for p in deps):
         return OUT
@@ -60,6 +67,8 @@ def build(force=False):
     tmp = OUT + ".tmp"
     subprocess.run([clang, *CFLAGS, *OPT, *objs, *LDFLAGS, "-o", tmp], check=True, env=env)
     os.replace(tmp, OUT)
+    with open(stamp, "w") as f:
+        f.write(flags)
     return OUT
 
 

@@ -22,16 +22,14 @@
 #define NV 4
 
 // the packing block (B's KC x NC, A's MC x KC, then one row of NV vectors for partial strips; doubles), a heap block
-// the host hands over once (gemm_set_workspace). Not a static array: with an imported memory wasm-ld stores
-// zero-initialized data in the module. The kernels use no shadow stack (no addressed locals), so instances sharing
-// one memory (worker threads) need only a workspace each.
-static void *wt_gemm_pack;
+// of each instance's (threads.c: thread_init). Thread-local: instances on one shared memory (the page's worker
+// threads) each pack into their own. wt_gemm_* use no shadow stack (no addressed locals; gemm_batched's iterator is
+// on the calling instance's own stack), so a worker running a range of C's rows touches only its workspace and rows.
+static _Thread_local void *wt_gemm_pack;
 
-EXPORT(gemm_workspace_bytes) int32_t gemm_workspace_bytes(void) {
-  return (KC * NC + MC * KC + 2 * NV) * (int32_t)sizeof(double);
-}
+int32_t gemm_workspace_bytes(void) { return (KC * NC + MC * KC + 2 * NV) * (int32_t)sizeof(double); }
 
-EXPORT(gemm_set_workspace) void gemm_set_workspace(void *p) { wt_gemm_pack = p; }
+void gemm_set_workspace(void *p) { wt_gemm_pack = p; }
 
 #define WT_GEMM_FLOAT(T, S, L, SPLAT)                                                                                  \
   typedef T S##_v __attribute__((vector_size(16), aligned(sizeof(T))));                                                \

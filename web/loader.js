@@ -11,6 +11,8 @@
 import { createBridge } from "./bridge.js";
 import { writeFiles, zipEntries, zipFiles } from "./zip_files.js";
 import "./wasm_host.js";  // globalThis.webtorchWasmHost, device "cpu"'s JS half (no eval needed under a CSP)
+// ... and the script of its worker threads (a same-origin URL: a CSP's worker-src 'self' refuses blob: workers)
+globalThis.webtorchWasmHostUrl = new URL("./wasm_host.js", import.meta.url).href;
 
 async function fetchBytes(url) {
   const r = await fetch(url);

@@ -13,7 +13,8 @@ turn comes before (or after) webtorch in that round. A device that cannot run a 
 missing primitive) is reported with its error, not fatal.
 
     argv: JSON {"devices": [...], "steps" (per round), "warmup", "rounds", "record_ops", "models": [...],
-                "matmul": [sizes], "matmul_reps", "chain_n", "chain_reps"}
+                "matmul": [sizes], "matmul_reps", "chain_n", "chain_reps", "cpu_threads" (torch.set_num_threads,
+                null: unset)}
 """
 import json
 import sys
@@ -146,6 +147,8 @@ def measured(key, makers, out):
 
 def main():
     devices = CFG["devices"]
+    if CFG.get("cpu_threads"):
+        torch.set_num_threads(CFG["cpu_threads"])
     first = devices[0]
     step = cold_step_fn(first)
     started_ms = page_clock_ms()
@@ -186,6 +189,9 @@ def main():
     for n in CFG["matmul"]:
         measured(f"matmul:{n}", {d: (lambda d=d: matmul_timer(n, d)) for d in devices}, out["devices"])
     measured("chain", {d: (lambda d=d: chain_timer(d)) for d in devices}, out["devices"])
+    if "cpu" in devices:  # the threads a large GEMM ran on (the page's worker threads start in the background)
+        threads = backend_for("cpu").rt.threads()
+        out["wasm_runtime"]["gemm_threads"] = min(threads, CFG["cpu_threads"]) if CFG.get("cpu_threads") else threads
     report("bench", json.dumps(out))
 
 

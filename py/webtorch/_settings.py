@@ -1,11 +1,13 @@
 """Process-wide settings scripts set at start-up: matmul precision, deterministic algorithms, thread counts,
 denormal flushing, and torch.compile. webtorch keeps each setting so it reads back as PyTorch's does; none
-changes a result: matmuls run in float32 whatever the precision, every op is deterministic per backend, and
-work runs on the calling thread (NumPy) or the GPU."""
+changes a result: matmuls run in float32 whatever the precision, every op is deterministic per backend (a GEMM split
+across threads gives one thread's bits). ``set_num_threads`` caps the threads device "cpu" (WebAssembly) runs a
+GEMM on in a cross-origin isolated page (backends/wasm/threads.py); unset, it uses every core the page offers."""
+import os
 import warnings
 
 _state = {"matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False,
-          "num_threads": 1, "num_interop_threads": 1}
+          "num_threads": None, "num_interop_threads": 1}
 
 
 def set_float32_matmul_precision(precision):
@@ -44,6 +46,12 @@ def set_num_threads(n):
 
 
 def get_num_threads():
+    """The cap set_num_threads set, else the machine's cores (PyTorch's default)."""
+    return _state["num_threads"] or os.cpu_count() or 1
+
+
+def thread_cap():
+    """set_num_threads's value, None when unset."""
     return _state["num_threads"]
 
 

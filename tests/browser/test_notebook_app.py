@@ -134,6 +134,20 @@ def test_output_streams_while_the_cell_runs(page):
     assert "line 5" in out and "'end'" in out
 
 
+def test_device_cpu_runs_a_gemm_on_worker_threads_under_the_apps_policy(page):
+    """The kernel (a Web Worker under the app's CSP, worker-src 'self') starts device cpu's WebAssembly worker
+    threads from wasm_host.js beside loader.js; a GEMM split across them gives one thread's bits."""
+    new_notebook(page)
+    out = run_code(page, "import asyncio, torch\nfrom pyodide.ffi import run_sync\n"
+                         "from webtorch.backends.wasm import get_backend\nrt = get_backend().rt\n"
+                         "for _ in range(200):\n    if rt.threads() >= 2:\n        break\n"
+                         "    run_sync(asyncio.sleep(0.05))\n"
+                         "a, b = torch.randn(512, 512, device='cpu'), torch.randn(512, 512, device='cpu')\n"
+                         "multi = (a @ b).tolist()\ntorch.set_num_threads(1)\nsingle = (a @ b).tolist()\n"
+                         "torch.set_num_threads(rt.threads())\nprint('threads >= 2', rt.threads() >= 2, multi == single)")
+    assert "threads >= 2 True True" in out, out
+
+
 def _timed_interrupt(page, timeout_ms):
     """Click Interrupt; seconds from the click to the kernel's idle status, timed in the page (the driver's
     round trips on a loaded machine are not the kernel's)."""

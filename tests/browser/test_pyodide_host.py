@@ -118,3 +118,27 @@ def test_cpu_from_the_wheel_even_when_entered_synchronously(host):
         assert r["ok"] and r["value"] == "[[5.0, 14.0], [14.0, 50.0]] True", r
     finally:
         page.close()
+
+
+def test_cpu_threads_from_the_packaged_host_script(host):
+    """Where nothing imported wasm_host.js (no loader.js: its URL is unknown), device "cpu"'s worker threads run its
+    packaged text from a blob: URL; a GEMM split across them gives one thread's bits."""
+    page = _boot(host)
+    try:
+        r = page.evaluate("hostRun(`import asyncio, js, webtorch as torch\n"
+                          "from webtorch._device import backend_for\n"
+                          "assert not hasattr(js.globalThis, 'webtorchWasmHostUrl')\n"
+                          "rt = backend_for('cpu').rt\n"
+                          "for _ in range(200):\n"
+                          "    if rt.threads() >= 2:\n"
+                          "        break\n"
+                          "    await asyncio.sleep(0.05)\n"
+                          "x = torch.randn(300, 300, device='cpu')\n"
+                          "multi = (x @ x).tolist()\n"
+                          "torch.set_num_threads(1)\n"
+                          "single = (x @ x).tolist()\n"
+                          "torch.set_num_threads(rt.threads())\n"
+                          "f'{rt.threads() >= 2} {multi == single}'`)")
+        assert r["ok"] and r["value"] == "True True", r
+    finally:
+        page.close()

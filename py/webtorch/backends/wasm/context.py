@@ -65,9 +65,10 @@ class KernelContext:
         self._arena_used = 0
         self._geoms, self._scalars = {}, {}
         self._contiguous = {}  # shape -> (numel, C strides): result Views' hot path
-        # the GEMM's packing block (matmul.c), held for the context's life
-        self._gemm_workspace = self.heap.alloc(rt.fn("gemm_workspace_bytes")())[0]
-        rt.fn("gemm_set_workspace")(self._gemm_workspace)
+        # this instance's thread-local block (threads.c: the GEMM's packing workspace), held for the context's life
+        self._thread_block = self.heap.alloc(rt.fn("thread_block_bytes")())[0]
+        rt.fn("thread_init")(self._thread_block)
+        rt.start_threads(self.heap)
         self._fn = rt.fn
 
     def call(self, name, *args):

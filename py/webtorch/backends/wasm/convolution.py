@@ -1,12 +1,14 @@
 """Convolution on the wasm backend: conv, conv_backward_input, conv_backward_weight (im2col + the module's GEMM per
 sample and group, wasm-kernels/conv.c) and im2col / col2im (F.unfold / F.fold); float32 or float64 (float16 and
-bfloat16 through float32).
+bfloat16 through float32). conv and conv_backward_input split their samples across the page's worker threads
+(threads.py); conv_backward_weight sums over the samples, so it stays on one thread (the same sums in the same order).
 
 The kernels are written for 3 spatial dims: ``spatial_geometry`` pads a 1-d or 2-d op's geometry with leading
 sizes 1 (kernel 1, stride 1, padding 0, dilation 1).
 """
 from ..._geometry import numel
 from ..window_geometry import out_size
+from . import threads
 from .operands import SUFFIX, address, dense, float_instance, optional, result
 
 
@@ -32,9 +34,11 @@ def conv(ctx, x, w, bias, stride, padding, dilation, groups):
     xc, wc = dense(ctx, x, ct), dense(ctx, w, ct)
     bc = optional(ctx, bias, ct)
     y = ctx.new((N, cout) + out, ct)
-    cols = ctx.new((cin * numel(kernel) * numel(out),), ct)
-    ctx.call("conv_" + SUFFIX[ct], xc.addr, wc.addr, address(bc), y.addr, cols.addr, N, cin, cout,
-             groups, *spatial_geometry(x.shape[2:], kernel, stride, padding, dilation, out))
+    es, kvol, P = ct.itemsize, numel(kernel), numel(out)
+    threads.by_samples(ctx, "conv_" + SUFFIX[ct], N, N * cout * cin // groups * kvol * P,
+                       [(xc.addr, cin * numel(x.shape[2:]) * es), (wc.addr, 0), (address(bc), 0),
+                        (y.addr, cout * P * es)], lambda: ctx.new((cin * kvol * P,), ct),
+                       (cin, cout, groups, *spatial_geometry(x.shape[2:], kernel, stride, padding, dilation, out)))
     return result(ctx, y, x.dtype)
 
 
@@ -44,9 +48,11 @@ def conv_backward_input(ctx, g, w, input_shape, stride, padding, dilation, group
     cin, kernel, out = input_shape[1], tuple(w.shape[2:]), tuple(g.shape[2:])
     gc, wc = dense(ctx, g, ct), dense(ctx, w, ct)
     dx = ctx.new(tuple(input_shape), ct)
-    cols = ctx.new((cin * numel(kernel) * numel(out),), ct)
-    ctx.call("conv_backward_input_" + SUFFIX[ct], gc.addr, wc.addr, dx.addr, cols.addr, N, cin, cout, groups,
-             *spatial_geometry(input_shape[2:], kernel, stride, padding, dilation, out))
+    es, kvol, P = ct.itemsize, numel(kernel), numel(out)
+    threads.by_samples(ctx, "conv_backward_input_" + SUFFIX[ct], N, N * cin * kvol * P * cout // groups,
+                       [(gc.addr, cout * P * es), (wc.addr, 0), (dx.addr, cin * numel(input_shape[2:]) * es)],
+                       lambda: ctx.new((cin * kvol * P,), ct),
+                       (cin, cout, groups, *spatial_geometry(input_shape[2:], kernel, stride, padding, dilation, out)))
     return result(ctx, dx, g.dtype)
 
 

@@ -1,9 +1,11 @@
 """The matmul primitive on the wasm backend: one gemm_batched_<t> call (wasm-kernels/matmul.c) over the broadcast
-batch dims, operands read through their strides (a transposed weight is not copied). float16/bfloat16 multiply in
-float32 and round once (PyTorch's CPU); narrower integers in int64 (the low bits are the same)."""
+batch dims, operands read through their strides (a transposed weight is not copied); C's rows split across the
+page's worker threads when it has them (threads.py). float16/bfloat16 multiply in float32 and round once (PyTorch's
+CPU); narrower integers in int64 (the low bits are the same)."""
 from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
+from . import threads
 from .copies import cast
 from .views import View
 
@@ -53,9 +55,10 @@ def _matmul(ctx, a, b):
             merged, (mst,) = G.coalesce(batch + (n,), [sa + (sa_row,)])
             if len(merged) == 1:
                 rows, sa_row, batch, sa, sb = merged[0], mst[0], (), (), ()
-        ctx.call(f"gemm_batched_{_KERNEL_TYPE[ct]}", rows, m, k, a.addr, sa_row, a.strides[-1], b.addr,
-                 b.strides[-2], b.strides[-1], out.addr,
-                 ctx.geom(batch, G.contiguous_strides(batch + (n, m))[:-2], sa, sb))
+        threads.gemm_batched(ctx, f"gemm_batched_{_KERNEL_TYPE[ct]}", rows, m, k, a.addr, sa_row, a.strides[-1],
+                             b.addr, b.strides[-2], b.strides[-1], out.addr,
+                             ctx.geom(batch, G.contiguous_strides(batch + (n, m))[:-2], sa, sb), ct.itemsize,
+                             out.numel * k)
     return out if ct is dtype else cast(ctx, out, dtype)
 
 

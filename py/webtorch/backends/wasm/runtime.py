@@ -13,6 +13,12 @@ writable buffer (buffer protocol) aliasing the range that keeps ``owner`` alive,
 moves (CPython's wasmtime), else None. ``fn(name)`` returns a Python callable for the exported kernel ``name``: it takes the kernel's parameters as
 Python ints (i32 addresses and sizes) and floats (f64), in order, and returns the kernel's int result (or None).
 A kernel that traps raises ``KernelTrap``.
+
+Threads: ``start_threads(heap)`` starts the engine's worker threads, if it has any (the page's, where it is
+cross-origin isolated: web/wasm_host.js); ``threads()`` is how many threads can run a kernel now (1 + the workers
+ready); ``parallel(name, parts)`` runs the export ``name`` once per argument list in ``parts`` (at most
+``threads()`` of them), at once, and returns when all are done. Without workers (wasmtime here) the parts run one
+after another.
 """
 
 WASM_PAGE = 65536
@@ -47,6 +53,17 @@ class Runtime:
     def has(self, name):
         """Whether the module exports ``name``."""
         raise NotImplementedError
+
+    def start_threads(self, heap):
+        pass
+
+    def threads(self):
+        return 1
+
+    def parallel(self, name, parts):
+        f = self.fn(name)
+        for args in parts:
+            f(*args)
 
 
 def kernels_path():

@@ -11,7 +11,9 @@ The module: the one web/loader.js compiled while Pyodide booted (``globalThis.we
 wheel), else compiled here, synchronously, from the packaged file -- so device "cpu" needs no await and works in any
 Pyodide host (JupyterLite's kernel, a Web Worker, plain ``runPython``).
 
-The memory is not shared: kernels.wasm declares an unshared memory import, and one thread runs the kernels.
+The memory is shared (kernels.wasm imports a shared memory): where the page is cross-origin isolated, worker threads
+run the same module on it (``start_threads``; threads.py splits a GEMM's rows across them), else one thread runs
+every kernel.
 """
 from pathlib import Path
 
@@ -19,6 +21,8 @@ from .runtime import WASM_PAGE, KernelTrap, Runtime, kernels_path
 
 _HOST_JS = Path(__file__).with_name("wasm_host.js")  # web/wasm_host.js, shipped in the wheel
 STAGE = 1 << 16
+THREAD_STACK = 1 << 16  # a worker thread's stack (its kernels keep only small locals there: an iterator)
+CONTROL_BYTES = 4 * (16 + 1024)  # wasm_host.js's job table (CTL_WORDS)
 
 
 class RuntimeBrowser(Runtime):
@@ -47,6 +51,7 @@ class RuntimeBrowser(Runtime):
         self._size = int(self._host.memory.buffer.byteLength)
         self.heap_base = int(getattr(self._exports, "__heap_base").value)  # (a literal: no name mangling)
         self._fns = {}
+        self._js = js
         # for the benchmarks' cold-start figures
         self.stats = {"module_bytes": len(data), "compiled_in_python": compiled_here,
                       "instantiate_ms": (time.perf_counter() - t0) * 1000}
@@ -88,6 +93,27 @@ class RuntimeBrowser(Runtime):
 
     def has(self, name):
         return hasattr(self._exports, name)
+
+    def start_threads(self, heap):
+        n = int(self._host.threadsWanted)
+        if n:
+            # held for the page's life, as the workers: the job table, then per worker its thread-local block, stack
+            control, _ = heap.alloc(CONTROL_BYTES)
+            block_bytes = -(-(self.fn("thread_block_bytes")() + THREAD_STACK) // 64) * 64
+            block, _ = heap.alloc(n * block_bytes)
+            # loader.js's URL of wasm_host.js, else its packaged text
+            url = getattr(self._js.globalThis, "webtorchWasmHostUrl", None)
+            self._host.startThreads(url, None if url else _HOST_JS.read_text(), control, block, block_bytes)
+
+    def threads(self):
+        return self._host.threads()
+
+    def parallel(self, name, parts):
+        from pyodide.ffi import JsException
+        try:
+            self._host.parallel(name, len(parts), *(a for args in parts for a in args))
+        except JsException as e:
+            raise KernelTrap(f"wasm kernel {name} trapped: {e}") from None
 
     def fn(self, name):
         f = self._fns.get(name)

@@ -18,11 +18,14 @@ from .runtime import WASM_PAGE, KernelTrap, Runtime, kernels_path
 
 class RuntimeWasmtime(Runtime):
     def __init__(self, path=None):
-        engine = wasmtime.Engine()
+        config = wasmtime.Config()
+        config.wasm_threads = True  # the module imports a shared memory (the page's worker threads share it)
+        config.shared_memory = True
+        engine = wasmtime.Engine(config)
         self._store = wasmtime.Store(engine)
         module = wasmtime.Module.from_file(engine, path or kernels_path())
         need = next(i.type.limits.min for i in module.imports if i.name == "memory")
-        self._memory = wasmtime.Memory(self._store, wasmtime.MemoryType(wasmtime.Limits(need, 65536)))
+        self._memory = _SharedMemory(engine, wasmtime.MemoryType(wasmtime.Limits(need, 65536), shared=True))
         inst = wasmtime.Instance(self._store, module, [self._memory])
         self._exports = inst.exports(self._store)
         self._names = frozenset(e.name for e in module.exports)
@@ -30,13 +33,14 @@ class RuntimeWasmtime(Runtime):
         self._ctx = self._store._context()
         self._fns = {}
         self._map()
-        # free the store and engine while wasmtime's module globals still exist (its finalizers need them)
+        # free the memory, store and engine while wasmtime's module globals still exist (its finalizers need them)
         atexit.register(engine.close)  # (atexit runs last-registered first: the store goes before its engine)
         atexit.register(self._store.close)
+        atexit.register(self._memory.close)
 
     def _map(self):
-        n = self._memory.data_len(self._store)
-        base = ctypes.addressof(self._memory.data_ptr(self._store).contents)
+        n = self._memory.data_len()
+        base = ctypes.addressof(self._memory.data_ptr().contents)
         self._base = base
         self._mv = memoryview((ctypes.c_ubyte * n).from_address(base)).cast("B")
         self._size = n
@@ -47,7 +51,7 @@ class RuntimeWasmtime(Runtime):
 
     def grow(self, nbytes):
         if nbytes > self._size:
-            self._memory.grow(self._store, -(-(nbytes - self._size) // WASM_PAGE))
+            self._memory.grow(-(-(nbytes - self._size) // WASM_PAGE))
             self._map()
 
     def write(self, addr, data):
@@ -111,6 +115,14 @@ def _entry():
     fn = ctypes.CDLL(_ffi.dll._name).wasmtime_func_call_unchecked
     fn.restype = ctypes.c_void_p
     return fn
+
+
+class _SharedMemory(wasmtime.SharedMemory):
+    """wasmtime-py 50's SharedMemory as an import: its own _as_extern passes a pointer to the pointer (TypeError)."""
+
+    def _as_extern(self):
+        return _ffi.wasmtime_extern_t(_ffi.WASMTIME_EXTERN_SHAREDMEMORY,
+                                      _ffi.wasmtime_extern_union(sharedmemory=self.ptr()))
 
 
 def _raise(name, trap):
