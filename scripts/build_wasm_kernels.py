@@ -8,6 +8,7 @@ rebuilds only when a source is newer than the module.
 import os
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,9 +64,12 @@ def build(force=False):
     with ThreadPoolExecutor(os.cpu_count()) as pool:  # one clang per stale file, the generated ones the largest
         list(pool.map(lambda so: subprocess.run([clang, *CFLAGS, *(OPT_GENERATED if so[0].startswith(GEN) else OPT),
                                                  "-c", so[0], "-o", so[1]], check=True), stale))
-    env = dict(os.environ, PATH=f"{LLVM}/bin:" + os.environ.get("PATH", ""))
     tmp = OUT + ".tmp"
-    subprocess.run([clang, *CFLAGS, *OPT, *objs, *LDFLAGS, "-o", tmp], check=True, env=env)
+    with tempfile.TemporaryDirectory() as tools:
+        # clang's driver looks its linker up as wasm-ld-14 on the PATH and runs binaryen's wasm-opt after linking
+        # whenever it finds one there: a PATH of the linker alone builds the same module on every machine
+        os.symlink(f"{LLVM}/bin/wasm-ld", os.path.join(tools, "wasm-ld-14"))
+        subprocess.run([clang, *CFLAGS, *OPT, *objs, *LDFLAGS, "-o", tmp], check=True, env=dict(os.environ, PATH=tools))
     os.replace(tmp, OUT)
     with open(stamp, "w") as f:
         f.write(flags)
