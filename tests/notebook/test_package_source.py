@@ -65,3 +65,23 @@ def test_loading_on_import_only_for_the_users_own_imports(monkeypatch):
     with pytest.raises(ModuleNotFoundError):
         exec("import no_such_pkg_library", {"__name__": "some_library"})  # a library's optional import
     assert asked == ["no_such_pkg_main"]
+
+
+def test_the_kernel_hides_frames_that_ask_to_be_hidden_in_every_chained_exception(monkeypatch):
+    """``__tracebackhide__`` (IPython's convention) hides a frame of the machinery; the user's frames and every
+    exception of the chain stay."""
+    from webtorch.notebook import kernel
+
+    def machinery():
+        __tracebackhide__ = True  # noqa: F841
+        raise KeyError("inner")
+
+    source = "try:\n    machinery()\nexcept KeyError as e:\n    raise ValueError('outer') from e"
+    monkeypatch.delitem(linecache.cache, "<cell 7>", raising=False)
+    try:
+        exec(compile(source, "<cell 7>", "exec"), {"machinery": machinery})
+    except ValueError as e:
+        lines = kernel._trimmed_traceback(e, "<cell ")
+    files = [line for line in lines if line.startswith("  File ")]
+    assert files == ['  File "<cell 7>", line 2, in <module>', '  File "<cell 7>", line 4, in <module>'], lines
+    assert lines[-1] == "ValueError: outer" and "KeyError: 'inner'" in lines

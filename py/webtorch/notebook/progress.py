@@ -142,7 +142,8 @@ class tqdm(ProgressOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.
 
 class LoadingLine:
     """A ``progress(done, total, names)`` callback (webtorch.browser.packages) drawn as a progress bar: the
-    line of the Pyodide packages a cell's imports load."""
+    line of the Pyodide packages a cell's imports load. A load that failed takes its line away: the import's
+    error, right below, says what could not be loaded and why."""
 
     def __init__(self):
         self.bar = None
@@ -153,3 +154,5 @@ class LoadingLine:
         else:  # it ended: ``done`` of them loaded
             self.bar.update(done - self.bar.n)
             self.bar.close()
+            if done < total:
+                self.bar.hide()
