@@ -101,8 +101,9 @@ export function showDevice(app, info, stats) {
     $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
   };
   if (!info) return render([["kernel", "starting…"]]);
-  const rows = [["default device", `<b>${escape(info.devices.default)}</b>`], ["because", escape(info.devices.why)],
-    ["cpu", escape(info.devices.cpu)]];
+  const d = info.devices;  // sent right after ready
+  const rows = d ? [["default device", `<b>${escape(d.default)}</b>`], ["because", escape(d.why)], ["cpu", escape(d.cpu)]]
+    : [["default device", "asking the kernel…"]];
   if (info.webgpuError) {
     rows.push(["WebGPU", `<span class="warn">not available</span>`], ["why", escape(info.webgpuError)]);
   } else {

@@ -1,7 +1,6 @@
 """Progress bars in notebooks: ``ProgressOutput`` (one bar's live output, drawn by the host) and ``tqdm``, a
 small tqdm-compatible bar for hosts without the tqdm package (PyPI's tqdm, where installed, draws through
 ``ProgressOutput`` too: ``tqdm_bar``)."""
-import html
 import time
 
 from .host import LiveOutput
@@ -37,6 +36,7 @@ class ProgressOutput(LiveOutput):
             self.send_update()
 
     def bundle(self, rich):
+        import html  # here, not at the top: html imports html.entities, 0.1 s of the kernel's start in Pyodide
         if self.hidden:
             return {"text/plain": ""}
         line = self.line()
