@@ -21,6 +21,7 @@ from . import ipython_display
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
 from .progress import LoadingLine
+from .tracebacks import shown_frames
 from . import tqdm_hook
 
 _host = None
@@ -123,9 +124,8 @@ def _namespace():
 
 
 def _trimmed_traceback(exc, filename_prefix):
-    """Traceback lines from the first frame of the user's cell on, chained exceptions kept; the machinery's
-    frames dropped as Jupyter drops them: the import system's frozen frames (no source to show) and frames that
-    set ``__tracebackhide__`` (IPython's convention; webtorch.browser.packages' import hook does)."""
+    """Traceback lines from the first frame of the user's cell on, chained exceptions kept, the machinery's
+    frames dropped (webtorch.notebook.tracebacks)."""
     tb = exc.__traceback__
     while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(filename_prefix):
         tb = tb.tb_next
@@ -133,22 +133,9 @@ def _trimmed_traceback(exc, filename_prefix):
     chained, seen = exc, set()
     while chained is not None and id(chained) not in seen:  # what format_exception shows: causes and contexts
         seen.add(id(chained))
-        chained.__traceback__ = _shown_frames(chained.__traceback__)
+        chained.__traceback__ = shown_frames(chained.__traceback__)
         chained = chained.__cause__ or (None if chained.__suppress_context__ else chained.__context__)
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip("\n").split("\n")
-
-
-def _shown_frames(tb):
-    """The traceback ``tb`` relinked without the machinery's frames (see _trimmed_traceback)."""
-    kept = []
-    while tb is not None:
-        frame = tb.tb_frame
-        if not frame.f_code.co_filename.startswith("<frozen ") and not frame.f_locals.get("__tracebackhide__"):
-            kept.append(tb)
-        tb = tb.tb_next
-    for a, b in zip(kept, kept[1:] + [None]):
-        a.tb_next = b
-    return kept[0] if kept else None
 
 
 def _send(kind, payload):
