@@ -46,8 +46,12 @@ class ProgressOutput(LiveOutput):
             return {PROGRESS_MIME: self.state(), "text/plain": line}
         state = self.state()
         value = f' value="{state["n"]}" max="{state["total"]}"' if state["total"] else ""
-        return {"text/html": f'<div><progress{value} style="width: 16em"></progress> <code>{html.escape(line)}</code></div>',
-                "text/plain": line}
+        # the <progress> element stands where the line's text bar was: "desc: 40%|████      | 2/5 [...]"
+        left, bar, right = line.partition("%|")
+        before, after = (left + "%", right.partition("|")[2].lstrip()) if bar else ("", line)
+        before = f"<code>{html.escape(before)}</code> " if before else ""
+        return {"text/html": f'<div>{before}<progress{value} style="width: 16em"></progress> '
+                             f'<code>{html.escape(after)}</code></div>', "text/plain": line}
 
 
 class tqdm(ProgressOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.notebook import tqdm` is a drop-in
