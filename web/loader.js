@@ -63,24 +63,28 @@ function writer(sink) {
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, warmed, timings: {startMs, pyodideBootMs, importMs, loadMs,
- *   crossOriginIsolated}}>}  (startMs: when loadWebtorch began, on performance.now()'s clock -- since page load in a
- *   page; the others from startMs. warmed: resolves when the warm-up kernels are built; they go on building in the
- *   background, and a kernel the code needs first is built at once: bridge.warm)
+ * @returns {Promise<{pyodide, bridge, webgpuError, warmed, timings: {startMs, timeOrigin, pyodideBootMs, importMs,
+ *   loadMs, steps, crossOriginIsolated}}>}  (startMs: when loadWebtorch began, on performance.now()'s clock -- since
+ *   page load in a page, worker start in a worker (timeOrigin: that clock's zero); the others from startMs; steps:
+ *   when each step ended, concurrent ones included. warmed: resolves when the warm-up kernels are built; they go on
+ *   building in the background, and a kernel the code needs first is built at once: bridge.warm)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
   packages = [], packagesURL = null, cuda = "auto", pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
   if (!["auto", "webgpu", "none"].includes(cuda)) throw new Error(`loadWebtorch: cuda must be "auto", "webgpu" or "none", not ${JSON.stringify(cuda)}`);
   const t0 = performance.now();
+  // when each concurrent step ended, ms after t0 (timings.steps: where the start's time goes)
+  const steps = {};
+  const mark = (name) => (value) => { steps[name] = performance.now() - t0; return value; };
   const index = new URL(indexURL, globalThis.location?.href).href;
-  const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error }));
+  const gpu = createBridge().then((bridge) => ({ bridge }), (error) => ({ error })).then(mark("webgpuDevice"));
   // fetched and inflated while Pyodide boots; written into its file system after (no Python unzip)
   const wheels = Promise.all([wheelURL, ...wheelURLs].map((u) => fetchBytes(new URL(u, index).href)
-    .then((bytes) => zipEntries(bytes, [MANIFEST, KERNELS]))));
+    .then((bytes) => zipEntries(bytes, [MANIFEST, KERNELS])))).then(mark("wheelsFetched"));
   // device "cpu"'s kernels compile off the main thread while Pyodide boots (null: a wheel without them)
   const kernels = wheels.then(async ([entries]) => (entries.has(KERNELS) ? WebAssembly.compile(await entries.get(KERNELS))
-    : null)).catch((error) => ({ error }));
+    : null)).catch((error) => ({ error })).then(mark("wasmCompiled"));
   // the first step's kernels compile in the GPU process while Pyodide boots, webtorch imports and code runs
   const warmed = Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
     && bridge.warm(await manifestOf(entries)))
@@ -94,8 +98,10 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // importing sysconfig for it costs 30-260 ms here
   const sitePackages = pyodide.runPython("import sys; [p for p in sys.path if p.endswith('/site-packages')][0]");
   for (const entries of await wheels) writeFiles(pyodide, sitePackages, await zipFiles(entries));
+  mark("wheelsWritten")();
   if (packages.length) await loadPackages(pyodide, packages, stderr || console.warn);
   const { bridge, error } = await gpu;
+  mark("webgpuAwaited")();
   let webgpuError = null;
   if (bridge) {
     globalThis.webtorchBridge = bridge;
@@ -108,12 +114,21 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   if (compiled?.error) (stderr || console.warn)(`webtorch: kernels.wasm did not compile here (${compiled.error}); `
     + "device \"cpu\" will try again on first use\n");
   else if (compiled) globalThis.webtorchWasmModule = compiled;
-  pyodide.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
+  mark("wasmAwaited")();
+  // the site-packages finder forgets its listing (the wheels were written after it was made); only that finder:
+  // importlib.invalidate_caches() also imports importlib.metadata, 0.1 s in Pyodide
+  pyodide.runPython(`import sys
+finder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})
+if finder is not None:
+    finder.invalidate_caches()
+del finder
+import webtorch`);
+  mark("webtorchImported")();
   if (cuda !== "auto") pyodide.pyimport("webtorch.cuda").use_webgpu(cuda === "webgpu");  // auto: the Python default
   pyodide.pyimport("webtorch.browser.packages").configure(index,
     packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;
   return { pyodide, bridge, webgpuError, warmed,
-    timings: { startMs: t0, pyodideBootMs, importMs, loadMs: performance.now() - t0,
-      crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
+    timings: { startMs: t0, timeOrigin: performance.timeOrigin, pyodideBootMs, importMs,
+      loadMs: performance.now() - t0, steps, crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
 }

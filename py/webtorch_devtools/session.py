@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .chromium import launch
+from .lite_wheels import cache_dir as user_wheels_dir, user_wheels
 from .server import Server
 from .wheel import build_wheel, repo_root
 
@@ -50,8 +51,10 @@ class BrowserSession:
 
     def __init__(self, chromium=None, headless=True, playwright=None, cross_origin_isolated=False):
         wheels_dir = extra_wheels_dir()
+        libraries = user_wheels()  # the pure-Python libraries scripts import (tqdm), as the notebook sites ship
         self.server = Server(build_wheel(), wheels_dir=wheels_dir if wheels_dir and wheels_dir.is_dir() else None,
-                             cross_origin_isolated=cross_origin_isolated)
+                             roots={"user-wheels": user_wheels_dir()}, cross_origin_isolated=cross_origin_isolated)
+        self._user_wheel_urls = [f"{self.server.url}/user-wheels/{p.name}" for p in libraries]
         self._names = itertools.count(1)
         if playwright is None:
             from playwright.sync_api import sync_playwright
@@ -95,7 +98,8 @@ class BrowserSession:
             on_report=None, packages_url=None, cuda="auto"):
         """Run ``script`` (its whole folder is copied in) with ``argv``; returns a RunResult.
 
-        ``stdout``/``stderr``: callables receiving text as the script writes it. ``timeout``: seconds
+        ``stdout``/``stderr``: callables receiving text as the script writes it. PyPI's tqdm is installed, its bars
+        written as text lines (webtorch.browser.runner). ``timeout``: seconds
         for the whole run (boot included); past it the run is stopped and ``status`` is 124. ``packages_url``:
         where Pyodide packages the script imports are fetched from when the local Pyodide folder lacks them. ``cuda``:
         what "cuda" names in the page, "auto" (webgpu when the adapter is a GPU), "webgpu" or "none" (loader.js).
@@ -143,7 +147,7 @@ class BrowserSession:
             page.goto(f"{self.server.url}/web/pages/run.html")
             page.wait_for_function("window.webtorchReady === true")
             cfg = {"indexURL": f"{self.server.url}/pyodide/", "wheelURL": f"{self.server.url}/wheel/"
-                   f"{self.server.wheel.name}", "wheelURLs": list(wheel_urls), "filesURL":
+                   f"{self.server.wheel.name}", "wheelURLs": [*self._user_wheel_urls, *wheel_urls], "filesURL":
                    f"{self.server.url}/files/{name}.zip", "dir": f"/home/pyodide/{script.parent.name or 'root'}",
                    "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker),
                    "packagesURL": packages_url, "cuda": cuda}

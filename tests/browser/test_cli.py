@@ -56,6 +56,32 @@ def test_script_that_raises_shows_traceback(tmp_path):
     assert "runpy" not in r.stderr and "runner.py" not in r.stderr
 
 
+def test_tqdm_bars_are_text_lines(tmp_path):
+    """PyPI's tqdm ships with run --browser as with the notebook sites: its bars are lines on its stream (stderr,
+    or file=), the last state of each bar last; nothing tqdm writes for terminals (carriage returns, warnings)."""
+    script = _script(tmp_path, (
+        "import sys, time\n"
+        "from tqdm import tqdm, trange\n"
+        "from tqdm.auto import tqdm as auto_tqdm\n"
+        "for i in trange(3, desc='epochs'):\n"
+        "    for _ in auto_tqdm(range(4), desc=f'epoch {i}', leave=False):\n"
+        "        time.sleep(0.2)\n"
+        "with tqdm(total=5, desc='to stdout', file=sys.stdout) as bar:\n"
+        "    bar.update(5)\n"
+        "    bar.set_postfix(loss=0.25)\n"
+        "print('done', type(bar).__mro__[1].__module__)\n"), name="bars.py")
+    r = _run(["run", "--browser", str(script)])
+    assert r.returncode == 0, r.stderr
+    assert "\r" not in r.stderr + r.stdout and "Warning" not in r.stderr, (r.stdout, r.stderr)
+    err = r.stderr.splitlines()
+    assert err[0].startswith("epochs:   0%|") and err[-1].startswith("epochs: 100%|") and "3/3" in err[-1], err
+    assert any(line.startswith("epoch 1:") for line in err), err  # the inner bars, live (leave=False: not kept)
+    assert all(a != b for a, b in zip(err, err[1:])), err  # a bar closing in the state just written adds no line
+    out = r.stdout.splitlines()
+    assert out[0].startswith("to stdout:   0%|") and out[-2].startswith("to stdout: 100%|"), out
+    assert "5/5" in out[-2] and "loss=0.25" in out[-2] and out[-1] == "done tqdm.asyncio", out
+
+
 def test_infinite_loop_times_out(tmp_path):
     script = _script(tmp_path, "print('looping', flush=True)\nwhile True:\n    pass\n")
     t0 = time.monotonic()

@@ -192,8 +192,14 @@ def test_pyodide_packages_load_on_import_in_jupyterlite(site, site_root, tmp_pat
             missing = lite.run_cell("import numpy as np")
             lite.wait_output(missing, "ModuleNotFoundError", timeout_s=120)
             lite.wait_done(timeout_s=60)
-            err = next(o for o in lite.cell_outputs(missing) if o["output_type"] == "error")["evalue"]
+            error = next(o for o in lite.cell_outputs(missing) if o["output_type"] == "error")
+            err = error["evalue"]
             assert err.startswith("No module named 'numpy': it is Pyodide's package 'numpy'"), err
+            shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))  # IPython's colours dropped
+            # the user's line and the message: no frame of the import hook
+            assert "import numpy as np" in shown and "packages.py" not in shown and "find_spec" not in shown, shown
+            # the loading line of the failed load is gone
+            assert not any("loading numpy" in output_text(o) for o in lite.cell_outputs(missing))
             assert server.url in err and host.url in err and "LinePlot" in err and "show_image" in err
             lite.page.locator(".jp-OutputArea-output").last.scroll_into_view_if_needed()  # for the screenshot
     finally:

@@ -15,7 +15,8 @@ from webtorch_devtools.chromium import find_chromium, launch
 from webtorch_devtools.notebook_app import CSP, NotebookServer, notebooks_dir
 
 from notebook_ui import (KERNEL_BOOT_MS, cells, full_screenshot, new_notebook, open_app, outputs_summary, run_all,
-                         run_code, screenshot_if_failed, set_source, wait_done, wait_idle)
+                         run_code, screenshot_if_failed, set_source, wait_devices, wait_done,
+                         wait_idle)
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_mlp.ipynb"
 TUTORIALS = sorted(notebooks_dir().glob("*.ipynb")) if notebooks_dir() and notebooks_dir().is_dir() else []
@@ -285,6 +286,7 @@ def test_no_webgpu_message(browser, server, shots):
         text = pg.inner_text("#banner")
         assert "WebGPU is not available" in text and "cpu" in text
         wait_idle(pg, KERNEL_BOOT_MS)
+        wait_devices(pg)
         panel = pg.inner_text("#device-info")
         assert "not available" in panel and "WebAssembly" in panel and "no WebGPU adapter" in panel, panel
         assert "default device\ncpu" in panel and "unavailable: this browser has no WebGPU adapter" in panel, panel

@@ -105,6 +105,13 @@ def test_a_package_nowhere_gives_an_error_naming_it_and_the_way_out(page, packag
     assert "ModuleNotFoundError: No module named 'numpy'" in err, out
     assert "Pyodide's package 'numpy'" in err and "/pyodide/" in err and package_host.url in err
     assert "webtorch.notebook.LinePlot" in err and "show_image" in err
+    assert 'device "cpu" runs on WebAssembly' in err  # tensors need no NumPy, on either device
+    # the user's line and the message only: no frame of the import machinery, no load still "in progress"
+    lines = err.splitlines()
+    assert lines[0] == "Traceback (most recent call last):" and lines[1].startswith('  File "<cell '), err
+    assert lines[2] == "    import numpy as np" and lines[3].startswith("ModuleNotFoundError"), err
+    assert len(lines) == 4 and "packages.py" not in err, err
+    assert "loading numpy" not in out and not cells(page).nth(0).locator(".output progress").count(), out
     # asked again: the same error at once, without fetching again
     assert "No module named 'numpy'" in run_code(page, "import numpy", index=0)
 

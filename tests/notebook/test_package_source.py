@@ -65,3 +65,45 @@ def test_loading_on_import_only_for_the_users_own_imports(monkeypatch):
     with pytest.raises(ModuleNotFoundError):
         exec("import no_such_pkg_library", {"__name__": "some_library"})  # a library's optional import
     assert asked == ["no_such_pkg_main"]
+
+
+def test_the_kernel_hides_frames_that_ask_to_be_hidden_in_every_chained_exception(monkeypatch):
+    """``__tracebackhide__`` (IPython's convention) hides a frame of the machinery; the user's frames and every
+    exception of the chain stay."""
+    from webtorch.notebook import kernel
+
+    def machinery():
+        __tracebackhide__ = True  # noqa: F841
+        raise KeyError("inner")
+
+    source = "try:\n    machinery()\nexcept KeyError as e:\n    raise ValueError('outer') from e"
+    monkeypatch.delitem(linecache.cache, "<cell 7>", raising=False)
+    try:
+        exec(compile(source, "<cell 7>", "exec"), {"machinery": machinery})
+    except ValueError as e:
+        lines = kernel._trimmed_traceback(e, "<cell ")
+    files = [line for line in lines if line.startswith("  File ")]
+    assert files == ['  File "<cell 7>", line 2, in <module>', '  File "<cell 7>", line 4, in <module>'], lines
+    assert lines[-1] == "ValueError: outer" and "KeyError: 'inner'" in lines
+
+
+def test_ipython_shows_the_import_error_without_the_hook_frame(monkeypatch, tmp_path, capsys):
+    """In an IPython kernel (JupyterLite) the startup file has IPython show the error from the user's line: IPython
+    itself hides ``__tracebackhide__`` frames except the one that raised, which here is the import hook's."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from webtorch.notebook import tracebacks
+    finder = packages.UnavailableFinder()
+    finder.reasons["no_such_pkg_xyz"] = "No module named 'no_such_pkg_xyz': because"
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder])
+    tracebacks.install_ipython_startup(home=tmp_path)
+    startup = (tmp_path / ".ipython" / "profile_default" / "startup").glob("*.py")
+    shell = InteractiveShell.instance(colors="nocolor")
+    try:
+        for path in startup:
+            exec(path.read_text(), {"get_ipython": lambda: shell})
+        shell.run_cell("import json\nimport no_such_pkg_xyz")
+        out = capsys.readouterr().out
+    finally:
+        InteractiveShell.clear_instance()
+    assert "import no_such_pkg_xyz" in out and "No module named 'no_such_pkg_xyz': because" in out, out
+    assert "packages.py" not in out and "find_spec" not in out, out

@@ -99,3 +99,6 @@ def test_under_ipython_a_bar_is_html(fresh_tqdm, monkeypatch):
     list(trange(3))
     assert '<progress value="3" max="3"' in shown[-1]["text/html"]
     assert shown[-1]["text/plain"].startswith("100%|")
+    # the <progress> element in place of the text bar: "100%" before it, "3/3 [...]" after it
+    assert shown[-1]["text/html"].startswith("<div><code>100%</code> <progress") and "█" not in shown[-1]["text/html"]
+    assert "</progress> <code>3/3 [" in shown[-1]["text/html"]

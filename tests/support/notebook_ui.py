@@ -11,6 +11,12 @@ def wait_idle(page, timeout=CELL_MS):
     page.wait_for_selector("body[data-kernel=idle]", timeout=timeout)
 
 
+def wait_devices(page, timeout=CELL_MS):
+    """Until the device panel shows which device serves the kernel (the kernel sends it right after ready)."""
+    page.wait_for_function("() => document.getElementById('device-info').innerText.includes('because')",
+                           timeout=timeout)
+
+
 def wait_done(page, timeout=CELL_MS):
     """Until no cell is queued or running and the kernel is idle."""
     page.wait_for_function("() => document.body.dataset.kernel === 'idle' && !document.querySelector('.cell.queued, .cell.running')",

@@ -2,7 +2,6 @@
 // keyboard shortcuts, autosave (IndexedDB), .ipynb open/download and the sidebar panels.
 import { $ } from "./dom.js";
 import { Kernel } from "./kernel.js";
-import { Notebook } from "./notebook.js";
 import { fromIpynb, newCellId, toIpynb } from "./ipynb.js";
 import { loadNotebook, saveNotebook } from "./store.js";
 import { downloadBlob, setUpFiles, showDevice, showFiles, showNotebookList } from "./panels.js";
@@ -23,7 +22,6 @@ class App {
     $("torch-alias").checked = localStorage.getItem(ALIAS_KEY) !== "off";
     $("cuda-alias").value = localStorage.getItem(CUDA_KEY) || "auto";
     this.kernel = new Kernel(resolved, { torchAlias: $("torch-alias").checked, cuda: $("cuda-alias").value });
-    this.notebook = new Notebook($("notebook"), this.kernel, (kind) => this.changed(kind));
     this.stats = null;
     this.saveTimer = null;
     this.lastSaveMs = null;
@@ -34,12 +32,17 @@ class App {
     });
     this.kernel.addEventListener("ready", (e) => this.kernelReady(e.detail));
     this.kernel.addEventListener("died", (e) => this.banner(`${e.detail}. Restart it (↻ Restart) to go on.`, true));
+    this.kernel.addEventListener("devices", () => showDevice(this, this.kernel.info, this.stats));
     this.kernel.addEventListener("stats", (e) => { this.stats = e.detail; showDevice(this, this.kernel.info, this.stats); });
+    // Pyodide boots in the worker while the editor and the output renderers (notebook.js: vendor.js's libraries,
+    // most of the page's code) load here
+    showDevice(this, null, null);
+    this.startKernel();
+    const { Notebook } = await import("./notebook.js");
+    this.notebook = new Notebook($("notebook"), this.kernel, (kind) => this.changed(kind));
     this.wireToolbar();
     this.wireKeyboard();
     setUpFiles(this);
-    showDevice(this, null, null);
-    this.startKernel();
     await this.openInitial();
   }
 

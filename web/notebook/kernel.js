@@ -1,6 +1,7 @@
 // The page's handle on the kernel worker: one cell runs at a time (a queue), interrupt through a
 // SharedArrayBuffer when the page is cross-origin isolated (else interrupt restarts the kernel), restart =
-// a new worker. Emits "status" (starting | idle | busy | dead), "ready" (info) and "stats" events.
+// a new worker. Emits "status" (starting | idle | busy | dead), "ready" (info), "devices" (info.devices: which
+// device serves the kernel and why, sent right after ready) and "stats" events.
 
 const SIGINT = 2;
 
@@ -51,11 +52,14 @@ export class Kernel extends EventTarget {
 
   onMessage(data, resolve, reject, t0) {
     if (data.type === "ready") {
-      this.info = { ...data.info, readyMs: performance.now() - t0 };
+      this.info = { ...data.info, startedAt: t0, readyMs: performance.now() - t0 };
       this.setStatus("idle");
       this.dispatchEvent(new CustomEvent("ready", { detail: this.info }));
       resolve(this.info);
       this.pump();
+    } else if (data.type === "devices") {
+      this.info.devices = data.devices;
+      this.dispatchEvent(new CustomEvent("devices", { detail: data.devices }));
     } else if (data.type === "fatal") {
       this.setStatus("dead");
       reject(new Error(data.error));

@@ -2,7 +2,8 @@
 // Page -> worker: {type: "init", config, interruptBuffer?, torchAlias, cuda}, {type: "run", id, code, count},
 //   {type: "fs", rid, op: "list"|"read"|"write"|"delete", name?, bytes?} | {type: "fs", rid, op: "fetch", base, files}
 //   | {type: "complete", rid, text} (the editor's Tab: names completing the end of `text`)
-// Worker -> page: {type: "ready", info}, {type: "output", items: [{kind, text, displayId}]} (stdout/stderr
+// Worker -> page: {type: "ready", info}, {type: "devices", devices} (right after ready: the device panel's),
+//   {type: "output", items: [{kind, text, displayId}]} (stdout/stderr
 //   chunks, display/update/clear/result/error/stats as JSON text; batched, posted at most every FLUSH_MS while
 //   a cell runs), {type: "done", id, status}, {type: "reply", rid, result|error} (to fs and complete),
 //   {type: "fatal", error}.
@@ -53,20 +54,20 @@ async function init({ config, interruptBuffer, torchAlias, cuda }) {
   if (interruptBuffer) pyodide.setInterruptBuffer(new Uint8Array(interruptBuffer));
   pyodide.FS.mkdirTree("/home/pyodide");
   pyodide.FS.chdir("/home/pyodide");
+  const mark = (name) => { timings.steps[name] = performance.now() - timings.startMs; };
   const kernel = pyodide.pyimport("webtorch.notebook.kernel");
+  mark("kernelImported");
   kernel.install(push);
+  mark("kernelInstalled");
   // a fresh kernel per setting: off means the alias is never installed
   if (torchAlias) pyodide.runPython("import webtorch.compat; webtorch.compat.alias_torch()");
+  mark("torchAliased");
   runCell = pyodide.runPython("from webtorch.notebook.kernel import run_cell; run_cell");
   complete = kernel.complete;
-  // which device serves the kernel and why (the device panel); async: without an installed bridge, asking for
-  // WebGPU waits for the browser's answer
-  const devices = JSON.parse(await pyodide.runPythonAsync(
-    "import json; from webtorch.notebook.devices import page_devices; json.dumps(page_devices())"));
   flush();
   timings.kernelMs = performance.now() - timings.startMs;  // + the kernel's set-up (after loadMs)
   return {
-    devices, adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
+    adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
     webgpuError, pyodideVersion: pyodide.version, interrupt: Boolean(interruptBuffer), torchAlias: Boolean(torchAlias),
     timings,
   };
@@ -130,6 +131,12 @@ async function handle(data) {
   if (data.type === "init") {
     try {
       self.postMessage({ type: "ready", info: await init(data) });
+      // then which device serves the kernel and why (the device panel): it sets both devices up (the WebAssembly
+      // module's instance, the webgpu backend), which a first cell needs, a ready kernel not; async: without an
+      // installed bridge, asking for WebGPU waits for the browser's answer. A cell sent meanwhile waits for it.
+      const devices = JSON.parse(await pyodide.runPythonAsync(
+        "import json; from webtorch.notebook.devices import page_devices; json.dumps(page_devices())"));
+      self.postMessage({ type: "devices", devices });
     } catch (e) {
       self.postMessage({ type: "fatal", error: String(e && e.stack ? e.stack : e) });
     }

@@ -101,12 +101,12 @@ export function showDevice(app, info, stats) {
     $("device-info").innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
   };
   if (!info) return render([["kernel", "starting…"]]);
-  const d = info.devices;
-  const rows = [["default device", `<b>${escape(d.default)}</b>`], ["because", escape(d.why)],
+  const d = info.devices;  // sent right after ready
+  const rows = d ? [["default device", `<b>${escape(d.default)}</b>`], ["because", escape(d.why)],
     ["accelerator", d.accelerator ? `<b>${escape(d.accelerator)}</b> (torch.accelerator)` : "none"],
     ["\"cuda\"", d.cuda ? `→ <b>${escape(d.cuda)}</b> (torch.cuda.is_available() is True)`
       : "unavailable (torch.cuda.is_available() is False)"], ["because", escape(d.cuda_why)],
-    ["cpu", escape(d.cpu)]];
+    ["cpu", escape(d.cpu)]] : [["default device", "asking the kernel…"]];
   if (info.webgpuError) {
     rows.push(["WebGPU", `<span class="warn">not available</span>`], ["why", escape(info.webgpuError)]);
   } else {

@@ -18,8 +18,8 @@ import re
 import sys
 
 # what works without a compiled package, said in the error an unavailable one gives
-INSTEAD = ("tensors and training need no NumPy (webtorch's webgpu device); for plots use "
-           "webtorch.notebook.LinePlot, for images webtorch.notebook.show_image")
+INSTEAD = ("tensors and training need no NumPy (webtorch's device \"cpu\" runs on WebAssembly, \"webgpu\" on "
+           "WebGPU); for plots use webtorch.notebook.LinePlot, for images webtorch.notebook.show_image")
 ONLINE = ("a site built with `webtorch notebook --build DIR --packages-url` (or loadWebtorch({packagesURL})) "
           "loads them from Pyodide's package host when it is online")
 
@@ -77,6 +77,7 @@ class UnavailableFinder(importlib.abc.MetaPathFinder):
         self._loading = False  # load() looks modules up itself: those lookups are not loads
 
     def find_spec(self, name, path=None, target=None):
+        __tracebackhide__ = True  # noqa: F841 -- import machinery: IPython and the app's kernel show the user's line
         top = name.partition(".")[0]
         if self.load is not None and name == top and top not in self.reasons and not self._loading \
                 and _imported_by_main():

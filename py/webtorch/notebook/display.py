@@ -1,7 +1,6 @@
 """``display(obj)``, ``update_display``, ``clear_output`` (IPython.display's signatures) and the mime bundle of any
 object (also the last expression of a notebook cell)."""
 import base64
-import html
 import numbers
 
 from .host import LiveOutput, current, new_display_id
@@ -50,6 +49,7 @@ def _table(obj):
 
 
 def _table_bundle(header, rows):
+    import html  # here, not at the top: html imports html.entities, 0.1 s of the kernel's start in Pyodide
     shown = rows[:MAX_TABLE_ROWS]
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>" for row in shown)

@@ -86,14 +86,21 @@ class IPythonHost(Host):
 
 
 class TextHost(Host):
-    """Plain stdout: a bundle's text/plain, live outputs at most one line per half second."""
+    """Plain text on ``file`` (None: sys.stdout at the time): a bundle's text/plain, live outputs at most one line
+    per half second."""
     rich = False
     interval = 0.5
 
+    def __init__(self, file=None):
+        super().__init__()
+        self.file = file
+        self._last = None  # (display id, line) printed last: a bar closing in the state just printed adds no line
+
     def show(self, bundle, metadata=None, display_id=None):
         text = bundle.get("text/plain")
-        if text:
-            print(text, file=sys.stdout, flush=True)
+        if text and (display_id is None or self._last != (display_id, text)):
+            print(text, file=self.file or sys.stdout, flush=True)
+            self._last = (display_id, text)
 
     update = show
 

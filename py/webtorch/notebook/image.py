@@ -1,6 +1,5 @@
 """``show_image``: tensors (HW, CHW, NCHW or a list of them) as one PNG grid of images."""
 import base64
-import html
 
 from .host import current
 from .png import encode_png
@@ -83,6 +82,7 @@ def show_image(t, nrow=8, title=None):
 
     Float values are min-max normalised per image unless they already lie in [0, 1]; integer values are
     taken as 0..255."""
+    import html  # here, not at the top: html imports html.entities, 0.1 s of the kernel's start in Pyodide
     png, width, height, n, (c, h, w) = image_grid(t, nrow)
     summary = f"{title + ': ' if title else ''}{n} image{'s' if n != 1 else ''} {c}x{h}x{w} ({width}x{height} px grid)"
     host = current()

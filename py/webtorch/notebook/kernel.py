@@ -18,15 +18,13 @@ import sys
 import traceback
 
 from . import ipython_display
-from ..browser.packages import UnavailableFinder
 from .display import mime_bundle
 from .host import AppHost, LiveOutput, set_app_host
 from .progress import LoadingLine
+from .tracebacks import shown_frames
 from . import tqdm_hook
 
 _host = None
-# the file of the import hook that explains an unavailable Pyodide package: its frame is not the user's code
-_PACKAGES_FINDER = UnavailableFinder.find_spec.__code__.co_filename
 
 
 class _Stream(io.TextIOBase):
@@ -126,23 +124,18 @@ def _namespace():
 
 
 def _trimmed_traceback(exc, filename_prefix):
-    """Traceback lines from the first frame of the user's cell on (the kernel's own frames and the import
-    system's frozen frames, which show no source, dropped); chained exceptions kept."""
+    """Traceback lines from the first frame of the user's cell on, chained exceptions kept, the machinery's
+    frames dropped (webtorch.notebook.tracebacks)."""
     tb = exc.__traceback__
     while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(filename_prefix):
         tb = tb.tb_next
-    if isinstance(exc, SyntaxError):
-        tb = None
-    text = "".join(traceback.format_exception(type(exc), exc, tb)).rstrip("\n")
-    out, skipping = [], False
-    for line in text.split("\n"):
-        if line.startswith("  File "):  # a frame: the import system's and its hook's are not the user's code
-            skipping = line.startswith(('  File "<frozen ', f'  File "{_PACKAGES_FINDER}"'))
-        elif not line.startswith("    "):
-            skipping = False
-        if not skipping:
-            out.append(line)
-    return out
+    exc.__traceback__ = None if isinstance(exc, SyntaxError) else tb
+    chained, seen = exc, set()
+    while chained is not None and id(chained) not in seen:  # what format_exception shows: causes and contexts
+        seen.add(id(chained))
+        chained.__traceback__ = shown_frames(chained.__traceback__)
+        chained = chained.__cause__ or (None if chained.__suppress_context__ else chained.__context__)
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip("\n").split("\n")
 
 
 def _send(kind, payload):

@@ -1,5 +1,4 @@
 """``LinePlot``: a live line chart that updates in place while a loop appends points."""
-import html
 import math
 
 from .host import LiveOutput
@@ -71,6 +70,7 @@ class LinePlot(LiveOutput):
 
     def svg(self):
         """The chart as SVG (for hosts without the app's charting library: Jupyter, saved notebooks)."""
+        import html  # here, not at the top: html imports html.entities, 0.1 s of the kernel's start in Pyodide
         pts = [v for vals in self.series.values() for v in vals if v is not None and math.isfinite(v)]
         xs = [x for x in self.x if math.isfinite(x)]
         parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" font-family="sans-serif" '

@@ -1,7 +1,6 @@
 """Progress bars in notebooks: ``ProgressOutput`` (one bar's live output, drawn by the host) and ``tqdm``, a
 small tqdm-compatible bar for hosts without the tqdm package (PyPI's tqdm, where installed, draws through
 ``ProgressOutput`` too: ``tqdm_bar``)."""
-import html
 import time
 
 from .host import LiveOutput
@@ -37,6 +36,7 @@ class ProgressOutput(LiveOutput):
             self.send_update()
 
     def bundle(self, rich):
+        import html  # here, not at the top: html imports html.entities, 0.1 s of the kernel's start in Pyodide
         if self.hidden:
             return {"text/plain": ""}
         line = self.line()
@@ -46,8 +46,12 @@ class ProgressOutput(LiveOutput):
             return {PROGRESS_MIME: self.state(), "text/plain": line}
         state = self.state()
         value = f' value="{state["n"]}" max="{state["total"]}"' if state["total"] else ""
-        return {"text/html": f'<div><progress{value} style="width: 16em"></progress> <code>{html.escape(line)}</code></div>',
-                "text/plain": line}
+        # the <progress> element stands where the line's text bar was: "desc: 40%|████      | 2/5 [...]"
+        left, bar, right = line.partition("%|")
+        before, after = (left + "%", right.partition("|")[2].lstrip()) if bar else ("", line)
+        before = f"<code>{html.escape(before)}</code> " if before else ""
+        return {"text/html": f'<div>{before}<progress{value} style="width: 16em"></progress> '
+                             f'<code>{html.escape(after)}</code></div>', "text/plain": line}
 
 
 class tqdm(ProgressOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.notebook import tqdm` is a drop-in
@@ -142,7 +146,8 @@ class tqdm(ProgressOutput):  # noqa: N801 -- tqdm's own name, so `from webtorch.
 
 class LoadingLine:
     """A ``progress(done, total, names)`` callback (webtorch.browser.packages) drawn as a progress bar: the
-    line of the Pyodide packages a cell's imports load."""
+    line of the Pyodide packages a cell's imports load. A load that failed takes its line away: the import's
+    error, right below, says what could not be loaded and why."""
 
     def __init__(self):
         self.bar = None
@@ -153,3 +158,5 @@ class LoadingLine:
         else:  # it ended: ``done`` of them loaded
             self.bar.update(done - self.bar.n)
             self.bar.close()
+            if done < total:
+                self.bar.hide()

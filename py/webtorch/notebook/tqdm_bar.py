@@ -5,6 +5,7 @@ are one line each) instead of writing to a terminal. ``tqdm_hook`` puts it into 
 """
 from tqdm.asyncio import tqdm_asyncio
 
+from .host import TextHost
 from .progress import ProgressOutput
 
 
@@ -12,6 +13,8 @@ class _BarOutput(ProgressOutput):
     def __init__(self, bar):
         self.bar = bar
         super().__init__()
+        if not self.host.rich:  # text: lines on tqdm's own stream (stderr, or the bar's file=)
+            self.host = TextHost(bar.fp)
 
     def state(self):
         d = self.bar.format_dict

@@ -10,7 +10,8 @@
 // And `import tqdm` (loaded at boot, jupyter-lite.json) draws webtorch's notebook progress bars instead of
 // looking for Jupyter's widgets (webtorch.notebook.tqdm_hook); a cell's import of a Pyodide package the kernel
 // lacks loads it from this folder, then from loadPyodideOptions.webtorchPackagesURL when the site set one, or
-// says why it cannot (webtorch.browser.packages).
+// says why it cannot (webtorch.browser.packages), IPython showing that error without the import hook's frame
+// (webtorch.notebook.tracebacks).
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
@@ -33,10 +34,11 @@ export async function loadPyodide(options) {
     const index = JSON.stringify(new URL("./", import.meta.url).href);
     const url = webtorchPackagesURL ? JSON.stringify(new URL(webtorchPackagesURL, location.href).href.replace(/\/?$/, "/")) : "None";
     pyodide.runPython(`from webtorch.browser import packages as _p
-from webtorch.notebook import progress as _pr, tqdm_hook as _h
+from webtorch.notebook import progress as _pr, tqdm_hook as _h, tracebacks as _t
 _h.install()
 _p.configure(${index}, ${url}, on_import=_pr.LoadingLine())
-del _p, _pr, _h`);
+_t.install_ipython_startup()
+del _p, _pr, _h, _t`);
   }
   if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
     const buffer = new Int32Array(new SharedArrayBuffer(4));

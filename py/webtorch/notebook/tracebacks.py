@@ -1,0 +1,45 @@
+"""Tracebacks that show the user's code, not the machinery, as Jupyter's do: frames that set
+``__tracebackhide__`` (IPython's convention; webtorch.browser.packages' import hook sets it) and the import
+system's frozen frames (no source to show) are dropped.
+
+The app's kernel trims its tracebacks with ``shown_frames``. IPython (the JupyterLite kernel) hides such frames
+itself, except the frame that raised: an import of a package that cannot be loaded would still show the hook's
+frame, so ``install_ipython_startup`` (the lite site's kernel calls it at boot) has IPython show import errors
+through ``shown_frames`` too.
+"""
+import os
+from pathlib import Path
+
+_STARTUP = "50-webtorch-tracebacks.py"
+
+
+def shown_frames(tb):
+    """The traceback ``tb`` relinked without the machinery's frames; its first kept entry (None: none kept)."""
+    kept = []
+    while tb is not None:
+        frame = tb.tb_frame
+        if not frame.f_code.co_filename.startswith("<frozen ") and not frame.f_locals.get("__tracebackhide__"):
+            kept.append(tb)
+        tb = tb.tb_next
+    for a, b in zip(kept, kept[1:] + [None]):
+        a.tb_next = b
+    return kept[0] if kept else None
+
+
+def _show_import_error(shell, etype, value, tb, tb_offset=None):
+    """IPython's custom exception handler (``set_custom_exc``): the traceback shown without hidden frames."""
+    shell.showtraceback((etype, value, shown_frames(tb)), tb_offset=tb_offset)
+
+
+def install_ipython(shell):
+    """Have the IPython ``shell`` show import errors without the machinery's frames."""
+    shell.set_custom_exc((ImportError,), _show_import_error)
+
+
+def install_ipython_startup(home=None):
+    """Write an IPython startup file (the default profile's, under ``home``: default ~) that calls
+    ``install_ipython`` on the kernel's shell once it exists."""
+    startup = Path(home or os.path.expanduser("~")) / ".ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / _STARTUP).write_text(f"from {__name__} import install_ipython\ninstall_ipython(get_ipython())\n"
+                                    "del install_ipython\n")
