@@ -18,6 +18,9 @@ import subprocess
 from pathlib import Path
 
 PYODIDE_ENV = "WEBTORCH_PYODIDE_DIR"  # the npm pyodide package's folder (wheel.py sets it for its builds)
+ARCHIVE = "_bytecode.zst"  # webtorch/_bytecode_archive.py's ARCHIVE: the modules it serves
+ARCHIVE_KEEPS = ("__init__.pyc", "_bytecode_archive.pyc")  # the package's plain .pyc files: what opens the archive
+ZSTD_LEVEL = 22  # the highest: compressing is a build's cost (~3 s), decompressing costs the same at every level
 
 
 def pyodide_dir(checkout=None):
@@ -36,10 +39,12 @@ def compile_sourceless(build_lib, package, pyodide):
     if node is None:
         raise RuntimeError("compiling webtorch's bytecode for Pyodide needs Node.js 20+ on PATH")
     r = subprocess.run([node, str(Path(__file__).with_name("bytecode.mjs")), str(Path(pyodide).resolve()),
-                        str(Path(build_lib).resolve()), package], capture_output=True, text=True, check=False)
+                        str(Path(build_lib).resolve()), package, ARCHIVE, json.dumps(ARCHIVE_KEEPS), str(ZSTD_LEVEL)],
+                       capture_output=True, text=True, check=False)
     report = json.loads(r.stdout) if r.returncode == 0 and r.stdout.startswith("{") else None
     sources = sorted(Path(build_lib, package).rglob("*.py"))
-    if report is None or not report["ok"] or report["compiled"] != len(sources):
+    if (report is None or not report["ok"] or report["compiled"] != len(sources)
+            or report["archived"] != len(sources) - len(ARCHIVE_KEEPS)):
         raise RuntimeError(f"compiling webtorch's bytecode inside Pyodide failed (exit {r.returncode}, "
                            f"{report}):\n{r.stderr[-3000:]}")
     for p in sources:
