@@ -9,7 +9,12 @@ The wheel ships the bytecode sourceless (x.pyc in place of x.py): with the sourc
   line, and a sourceless module has no source line to mark; tracebacks still name each file and line.
 - docstrings (optimize=2): -> 984. ``help()`` on webtorch's objects has no text in Pyodide; nothing in the
   runtime reads a docstring, and it has no assert statement (optimize's other effect).
-Still larger than the sources (~600 KiB). ``build_hook`` calls ``compile_sourceless`` on the build folder.
+Then the modules go into one archive, ``webtorch/_bytecode.zst`` ({module name: marshalled code}, Zstandard),
+which webtorch/_bytecode_archive.py serves: deflated one by one, as a wheel stores its files, the 335 .pyc took
+1014 KiB plus ~65 KiB of zip entries and RECORD lines; compressed together 635 KiB (deflate over the whole, zlib -9:
+842; xz: 603, but several times slower to unpack). Wheel 1332 -> 887 KiB; in Pyodide under Node `import webtorch`
+no slower (CPU 230 -> 208 ms) and the install 191 -> 30 ms (bench/bench_import.py). Only ``__init__`` and the
+archive's finder stay plain .pyc (ARCHIVE_KEEPS). ``build_hook`` calls ``compile_sourceless`` on the build folder.
 """
 import json
 import os
