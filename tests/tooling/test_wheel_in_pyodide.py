@@ -27,13 +27,14 @@ RUNTIME = ROOT / "py" / "webtorch"
 # norms, optimizers, scans, linalg: kernels.wasm 1081 KiB, 153 deflated), tensors past one binding (binding
 # windows), value checks through the error word, the notebook's tqdm/IPython.display/package loading, lazy modules,
 # grid_sample, AdaptiveLogSoftmaxWithLoss, Adafactor and the PyTorch module paths.
-# 1340 -> 890: the modules' bytecode in one Zstandard archive (887 KiB: webtorch/_bytecode.zst 635 KiB in place of
-# 335 .pyc, 1014 KiB deflated one by one plus their zip entries; kernels.wasm 153, shaders 53, warmup.json 19
-# deflated). Every feature above ships; bench/bench_import.py: import no slower, install 6x faster.
-WHEEL_BUDGET_KIB = 890
+# 1340 -> 860: the modules' bytecode and the WGSL kernels in one Zstandard archive (855 KiB: webtorch/_bytecode.zst
+# 663 KiB in place of 335 .pyc and 37 .wgsl, 1014 + 53 KiB deflated one by one plus their zip entries; kernels.wasm
+# 153 and warmup.json 19 KiB deflated). Every feature above ships; bench/bench_import.py: import no slower, install
+# 6x faster.
+WHEEL_BUDGET_KIB = 860
 
 PROBE = """
-import json, os, sys, traceback
+import importlib, json, os, sys, traceback
 import webtorch
 try:
     webtorch.device("nonsense")
@@ -43,7 +44,9 @@ except RuntimeError as e:
     code = e.__traceback__.tb_next.tb_frame.f_code
 json.dumps({"frames": frames, "columns": [c for _, _, c, _ in code.co_positions() if c is not None],
             "doc": webtorch.load.__doc__, "imported": sorted(m for m in %r if m in sys.modules),
-            "archived": webtorch._bytecode_archive.finder.names(), "file": webtorch.nn.functional.__file__})
+            "archived": webtorch._bytecode_archive.finder.names(), "file": webtorch.nn.functional.__file__,
+            "shaders": (lambda w: {n: w.template(n) for n in w.names()})(  # imported after "imported" is taken
+                importlib.import_module("webtorch.backends.webgpu.wgsl_loader"))})
 """
 
 
@@ -69,6 +72,8 @@ def test_wheel_in_pyodide():
                for p in RUNTIME.rglob("*.py")}
     assert set(got["archived"]) == modules - {"webtorch", "webtorch._bytecode_archive"}, got["archived"]
     assert got["file"].endswith("/site-packages/webtorch/nn/functional.pyc"), got["file"]
+    # and every WGSL kernel, as its file reads
+    assert got["shaders"] == {p.stem: p.read_text() for p in (ROOT / "webgpu-shaders").glob("*.wgsl")}
 
 
 def test_runtime_has_no_assert_statements():
