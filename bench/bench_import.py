@@ -27,7 +27,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "py"))
 SCRIPT = HERE / "browser" / "import_time.mjs"
 METHODS = ("unpackArchive", "zip_files")
-FIGURES = ("install_ms", "import_ms", "webgpu_backend_import_ms")
+FIGURES = ("install_ms", "import_ms", "import_cpu_ms", "webgpu_backend_import_ms")
 
 
 def run_once(pyodide, wheel, method, importtime=False):
@@ -83,6 +83,7 @@ def main():
         extra = {"importtime_top": top, "importtime_stdlib": stdlib}
     report("import", rows, [("wheel", "wheel", "s"), ("install", "install", "s"), ("wheel_kib", "KiB", ".0f"),
                             ("install_ms", "install ms", ".0f"), ("import_ms", "import ms", ".0f"),
+                            ("import_cpu_ms", "import CPU ms", ".0f"),
                             ("webgpu_backend_import_ms", "+webgpu ms", ".0f"), ("modules_at_import", "modules", "d"),
                             ("modules_shipped", "shipped", "d"), ("boot_ms", "boot ms", ".0f")],
            title=f"Pyodide under Node, medians of {args.rounds} (install and import after the boot)",

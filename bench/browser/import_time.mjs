@@ -1,6 +1,6 @@
 // One cold import of a webtorch wheel in Pyodide under Node (bench/bench_import.py runs it in a fresh process per
 // measurement): boot, install the wheel into site-packages, `import webtorch`, then the modules the first webgpu
-// step imports. Prints one JSON line of milliseconds and module counts.
+// step imports. Prints one JSON line of milliseconds (wall; the import's CPU time too) and module counts.
 //
 //   node import_time.mjs PYODIDE_DIR WHEEL (unpackArchive|zip_files) [importtime]
 //
@@ -24,15 +24,20 @@ if (how === "zip_files") writeFiles(py, site, await inflated);
 else if (how === "unpackArchive") py.unpackArchive(wheel, "wheel", { extractDir: site });
 else throw new Error(`unknown install method ${how}`);
 const t2 = performance.now();
+const cpu = process.cpuUsage(); // CPU time too: wall time on a loaded machine measures the other processes
 py.runPython("import importlib; importlib.invalidate_caches(); import webtorch");
 const t3 = performance.now();
+const importCpu = process.cpuUsage(cpu);
 const count = "len([m for m in __import__('sys').modules if m.split('.')[0] == 'webtorch'])";
 const atImport = py.runPython(count);
 py.runPython("import webtorch.backends.webgpu.backend");
 const t4 = performance.now();
 console.log(JSON.stringify({
   boot_ms: t1 - t0, inflate_ms: inflate ? await inflate : null, install_ms: t2 - t1, import_ms: t3 - t2,
+  import_cpu_ms: (importCpu.user + importCpu.system) / 1000,
   webgpu_backend_import_ms: t4 - t3, modules_at_import: atImport, modules_with_webgpu: py.runPython(count),
-  modules_shipped: py.runPython(`sum(f.endswith((".py", ".pyc")) for _, _, fs in __import__("os").walk(
-    "${site}/webtorch") for f in fs)`),
+  modules_shipped: py.runPython(`import os, sys
+archive = getattr(sys.modules.get("webtorch._bytecode_archive"), "finder", None)  # a wheel with the archive
+sum(f.endswith((".py", ".pyc")) for _, _, fs in os.walk("${site}/webtorch") for f in fs) + len(
+    archive.names() if archive else ())`),
 }));

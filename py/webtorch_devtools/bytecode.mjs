@@ -1,28 +1,58 @@
 // Compile a wheel's build folder to bytecode inside Pyodide itself (Node + the npm pyodide package), so the
 // .pyc files carry the magic number and the bytecode of the Python the browser runs. Run by bytecode.py:
 //
-//   node bytecode.mjs PYODIDE_DIR BUILD_LIB PACKAGE
+//   node bytecode.mjs PYODIDE_DIR BUILD_LIB PACKAGE ARCHIVE KEEP_JSON ZSTD_LEVEL DATA_SUFFIXES_JSON
 //
-// Writes PACKAGE/**/x.pyc beside each x.py (sourceless layout, unchecked-hash: no timestamps, reproducible),
-// with code file names under Pyodide's site-packages (where web/loader.js unpacks the wheel), and prints
-// {"python": version, "magic": hex, "compiled": n, ...} as JSON. What the wheel has no use for is left out
-// (bytecode.py says why): docstrings (optimize=2; the runtime has no assert statements) and the column
+// Compiles PACKAGE/**/x.py to x.pyc beside it (sourceless layout, unchecked-hash: no timestamps, reproducible),
+// with code file names under Pyodide's site-packages (where web/loader.js unpacks the wheel), then packs every
+// .pyc but those of KEEP_JSON (paths under PACKAGE), and the data files whose names end as DATA_SUFFIXES_JSON
+// says, into PACKAGE/ARCHIVE (Zstandard; webtorch/_bytecode_archive.py reads it) and prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the
+// wheel has no use for is left out (bytecode.py says why): docstrings (optimize=2; the runtime has no assert statements) and the column
 // ranges of each instruction (PYTHONNODEBUGRANGES; line numbers stay).
-const [pyodideDir, buildLib, pkg] = process.argv.slice(2);
+const [pyodideDir, buildLib, pkg, archive, keep, level, dataSuffixes] = process.argv.slice(2);
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: { PYTHONNODEBUGRANGES: "1" } });
 py.FS.mkdir("/build");
 py.FS.mount(py.FS.filesystems.NODEFS, { root: buildLib }, "/build");
 py.globals.set("PKG", pkg);
+py.globals.set("ARCHIVE", archive);
+py.globals.set("KEEP", keep);
+py.globals.set("LEVEL", Number(level));
+py.globals.set("DATA", dataSuffixes);
 const out = py.runPython(`
 import compileall, importlib.util, json, os, py_compile, sysconfig
 root = "/build/" + PKG
 ok = compileall.compile_dir(root, ddir=os.path.join(sysconfig.get_path("purelib"), PKG), quiet=1, legacy=True,
                             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, workers=1,
                             optimize=2)
-n = sum(f.endswith(".pyc") for _, _, fs in os.walk(root) for f in fs)
+pycs = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".pyc"))
 columns = any(c is not None for _, _, c, _ in compile("x = 1", "", "exec").co_positions())
+# one archive of every module but those that open it (KEEP): {module name: (is a package, marshalled code)}
+from compression import zstd
+import marshal
+keep = {os.path.join(root, f) for f in json.loads(KEEP)}
+modules = {}
+for p in pycs:
+    if p in keep:
+        continue
+    with open(p, "rb") as f:
+        data = f.read()
+    ok = ok and data[:4] == importlib.util.MAGIC_NUMBER
+    name = ".".join([PKG] + os.path.relpath(p[:-4], root).split(os.sep))
+    package = name.endswith(".__init__")
+    modules[name[:-len(".__init__")] if package else name] = (package, data[16:])
+    os.remove(p)
+# and the package data only Python reads (DATA: file name endings): {path inside the package: bytes}
+files = {}
+for p in sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(tuple(json.loads(DATA)))):
+    with open(p, "rb") as f:
+        files[os.path.relpath(p, root).replace(os.sep, "/")] = f.read()
+    os.remove(p)
+with open(os.path.join(root, ARCHIVE), "wb") as f:
+    f.write(zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, modules, files)), level=LEVEL))
 json.dumps({"ok": bool(ok) and not columns, "python": sysconfig.get_python_version(),
-            "magic": importlib.util.MAGIC_NUMBER.hex(), "compiled": n, "optimize": 2, "column_ranges": columns})
+            "magic": importlib.util.MAGIC_NUMBER.hex(), "compiled": len(pycs), "archived": len(modules),
+            "data_files": len(files),
+            "optimize": 2, "column_ranges": columns})
 `);
 process.stdout.write(out);

@@ -9,7 +9,12 @@ The wheel ships the bytecode sourceless (x.pyc in place of x.py): with the sourc
   line, and a sourceless module has no source line to mark; tracebacks still name each file and line.
 - docstrings (optimize=2): -> 984. ``help()`` on webtorch's objects has no text in Pyodide; nothing in the
   runtime reads a docstring, and it has no assert statement (optimize's other effect).
-Still larger than the sources (~600 KiB). ``build_hook`` calls ``compile_sourceless`` on the build folder.
+Then the modules go into one archive, ``webtorch/_bytecode.zst`` ({module name: marshalled code}, Zstandard),
+which webtorch/_bytecode_archive.py serves: deflated one by one, as a wheel stores its files, the 335 .pyc took
+1014 KiB plus ~65 KiB of zip entries and RECORD lines; compressed together 635 KiB (deflate over the whole, zlib -9:
+842; xz: 603, but several times slower to unpack); the WGSL kernels with them (ARCHIVE_DATA) save 31 KiB more.
+Wheel 1332 -> 855 KiB; in Pyodide under Node `import webtorch` no slower (CPU 230 -> 208 ms) and the install
+191 -> 30 ms (bench/bench_import.py). Only ``__init__`` and the archive's finder stay plain .pyc (ARCHIVE_KEEPS). ``build_hook`` calls ``compile_sourceless`` on the build folder.
 """
 import json
 import os
@@ -18,6 +23,12 @@ import subprocess
 from pathlib import Path
 
 PYODIDE_ENV = "WEBTORCH_PYODIDE_DIR"  # the npm pyodide package's folder (wheel.py sets it for its builds)
+ARCHIVE = "_bytecode.zst"  # webtorch/_bytecode_archive.py's ARCHIVE: the modules it serves
+ARCHIVE_KEEPS = ("__init__.pyc", "_bytecode_archive.pyc")  # the package's plain .pyc files: what opens the archive
+# package data only Python reads (backends/webgpu/wgsl_loader.py), packed with the modules: 53 KiB deflated one by
+# one, ~30 KiB in the archive; what the JS side reads from the wheel (kernels.wasm, warmup.json, *.js) stays a file
+ARCHIVE_DATA = (".wgsl",)
+ZSTD_LEVEL = 22  # the highest: compressing is a build's cost (~3 s), decompressing costs the same at every level
 
 
 def pyodide_dir(checkout=None):
@@ -35,11 +46,15 @@ def compile_sourceless(build_lib, package, pyodide):
     node = shutil.which("node")
     if node is None:
         raise RuntimeError("compiling webtorch's bytecode for Pyodide needs Node.js 20+ on PATH")
+    data = [p for p in Path(build_lib, package).rglob("*") if p.name.endswith(ARCHIVE_DATA)]  # before it packs them
     r = subprocess.run([node, str(Path(__file__).with_name("bytecode.mjs")), str(Path(pyodide).resolve()),
-                        str(Path(build_lib).resolve()), package], capture_output=True, text=True, check=False)
+                        str(Path(build_lib).resolve()), package, ARCHIVE, json.dumps(ARCHIVE_KEEPS), str(ZSTD_LEVEL),
+                        json.dumps(ARCHIVE_DATA)],
+                       capture_output=True, text=True, check=False)
     report = json.loads(r.stdout) if r.returncode == 0 and r.stdout.startswith("{") else None
     sources = sorted(Path(build_lib, package).rglob("*.py"))
-    if report is None or not report["ok"] or report["compiled"] != len(sources):
+    if (report is None or not report["ok"] or report["compiled"] != len(sources)
+            or report["archived"] != len(sources) - len(ARCHIVE_KEEPS) or report["data_files"] != len(data)):
         raise RuntimeError(f"compiling webtorch's bytecode inside Pyodide failed (exit {r.returncode}, "
                            f"{report}):\n{r.stderr[-3000:]}")
     for p in sources:

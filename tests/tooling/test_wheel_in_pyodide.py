@@ -1,7 +1,8 @@
 """The runtime wheel as the browser gets it, checked in Pyodide under Node (no browser): installed by
 web/zip_files.js as web/loader.js installs it, its bytecode still names the source's files and lines in a
-traceback though docstrings and column ranges were compiled out (webtorch_devtools/bytecode.py), ``import
-webtorch`` leaves the large modules it does not need unimported, and the wheel stays within its size budget."""
+traceback though docstrings and column ranges were compiled out and the modules come from one archive
+(webtorch_devtools/bytecode.py, webtorch/_bytecode_archive.py), ``import webtorch`` leaves the large modules it
+does not need unimported, and the wheel stays within its size budget."""
 import ast
 import json
 import os
@@ -26,10 +27,14 @@ RUNTIME = ROOT / "py" / "webtorch"
 # norms, optimizers, scans, linalg: kernels.wasm 1081 KiB, 153 deflated), tensors past one binding (binding
 # windows), value checks through the error word, the notebook's tqdm/IPython.display/package loading, lazy modules,
 # grid_sample, AdaptiveLogSoftmaxWithLoss, Adafactor and the PyTorch module paths.
-WHEEL_BUDGET_KIB = 1340
+# 1340 -> 860: the modules' bytecode and the WGSL kernels in one Zstandard archive (855 KiB: webtorch/_bytecode.zst
+# 663 KiB in place of 335 .pyc and 37 .wgsl, 1014 + 53 KiB deflated one by one plus their zip entries; kernels.wasm
+# 153 and warmup.json 19 KiB deflated). Every feature above ships; bench/bench_import.py: import no slower, install
+# 6x faster.
+WHEEL_BUDGET_KIB = 860
 
 PROBE = """
-import json, os, sys, traceback
+import importlib, json, os, sys, traceback
 import webtorch
 try:
     webtorch.device("nonsense")
@@ -38,7 +43,10 @@ except RuntimeError as e:
               for f in traceback.extract_tb(e.__traceback__)]
     code = e.__traceback__.tb_next.tb_frame.f_code
 json.dumps({"frames": frames, "columns": [c for _, _, c, _ in code.co_positions() if c is not None],
-            "doc": webtorch.load.__doc__, "imported": sorted(m for m in %r if m in sys.modules)})
+            "doc": webtorch.load.__doc__, "imported": sorted(m for m in %r if m in sys.modules),
+            "archived": webtorch._bytecode_archive.finder.names(), "file": webtorch.nn.functional.__file__,
+            "shaders": (lambda w: {n: w.template(n) for n in w.names()})(  # imported after "imported" is taken
+                importlib.import_module("webtorch.backends.webgpu.wgsl_loader"))})
 """
 
 
@@ -59,6 +67,13 @@ def test_wheel_in_pyodide():
     assert got["frames"][1:] == _host_frames()[1:] and got["frames"][-1][0] == "_device.py", got["frames"]
     assert got["columns"] == [] and got["doc"] is None and webtorch.load.__doc__, got
     assert got["imported"] == [], f"import webtorch imported {got['imported']} (they load on first use)"
+    # every module but the two that open the archive comes from it, under the file name it would have had
+    modules = {".".join(("webtorch",) + p.relative_to(RUNTIME).with_suffix("").parts).removesuffix(".__init__")
+               for p in RUNTIME.rglob("*.py")}
+    assert set(got["archived"]) == modules - {"webtorch", "webtorch._bytecode_archive"}, got["archived"]
+    assert got["file"].endswith("/site-packages/webtorch/nn/functional.pyc"), got["file"]
+    # and every WGSL kernel, as its file reads
+    assert got["shaders"] == {p.stem: p.read_text() for p in (ROOT / "webgpu-shaders").glob("*.wgsl")}
 
 
 def test_runtime_has_no_assert_statements():

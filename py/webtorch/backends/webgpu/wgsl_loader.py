@@ -7,23 +7,37 @@ values, so the file compiles as-is (the test compiles every file) and each varia
 import re
 from importlib import resources
 
+from ... import _bytecode_archive
+
 _VALUES = re.compile(r"// @values-begin\n.*?// @values-end\n", re.S)
 
-_texts = {}
+_texts = None
+
+
+def _shipped():
+    """{kernel name: source text} of every shipped kernel file, read once: from the wheel's archive (the browser's
+    wheel packs them there, webtorch/_bytecode_archive.py), else the package's shaders/ folder."""
+    global _texts
+    if _texts is None:
+        if _bytecode_archive.finder is not None:
+            files = {n: b.decode() for n, b in _bytecode_archive.finder.files("shaders").items()}
+        else:
+            files = {p.name: p.read_text() for p in resources.files("webtorch").joinpath("shaders").iterdir()}
+        _texts = {n[:-len(".wgsl")]: t for n, t in files.items() if n.endswith(".wgsl")}
+    return _texts
 
 
 def template(name):
     """Source text of webgpu-shaders/<name>.wgsl."""
-    t = _texts.get(name)
+    t = _shipped().get(name)
     if t is None:
-        t = _texts[name] = resources.files("webtorch").joinpath("shaders", name + ".wgsl").read_text()
+        raise KeyError(f"no kernel file {name}.wgsl among webtorch's shaders (webgpu-shaders/)")
     return t
 
 
 def names():
     """Names of every shipped kernel file."""
-    return sorted(p.name[:-5] for p in resources.files("webtorch").joinpath("shaders").iterdir()
-                  if p.name.endswith(".wgsl"))
+    return sorted(_shipped())
 
 
 def specialize(name, **values):
