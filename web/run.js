@@ -61,7 +61,9 @@ export async function runScript(cfg, emit) {
     out.other("timing", JSON.stringify({ ...timings, readyMs: performance.now() - t0 }));
     const path = JSON.stringify(`${cfg.dir}/${cfg.script}`);
     return await pyodide.runPythonAsync(
-      `from webtorch.browser.runner import run_script\nawait run_script(${path}, ${JSON.stringify(cfg.argv || [])})`);
+      // PyPI's tqdm (installed with webtorch) writes its bars as text lines
+      "from webtorch.notebook import tqdm_hook\ntqdm_hook.install()\n"
+      + `from webtorch.browser.runner import run_script\nawait run_script(${path}, ${JSON.stringify(cfg.argv || [])})`);
   } finally {
     out.send();
   }

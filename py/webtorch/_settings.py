@@ -6,6 +6,8 @@ GEMM on in a cross-origin isolated page (backends/wasm/threads.py); unset, it us
 import os
 import warnings
 
+from .backends.wasm import threads as wasm_threads
+
 _state = {"matmul_precision": "highest", "deterministic": False, "deterministic_warn_only": False,
           "num_threads": None, "num_interop_threads": 1}
 
@@ -43,16 +45,12 @@ def _positive(name, n):
 
 def set_num_threads(n):
     _state["num_threads"] = _positive("set_num_threads", n)
+    wasm_threads.cap["threads"] = n  # device "cpu"'s worker threads in the page
 
 
 def get_num_threads():
     """The cap set_num_threads set, else the machine's cores (PyTorch's default)."""
     return _state["num_threads"] or os.cpu_count() or 1
-
-
-def thread_cap():
-    """set_num_threads's value, None when unset."""
-    return _state["num_threads"]
 
 
 def set_num_interop_threads(n):

@@ -2,15 +2,14 @@
 
 Entered from web/run.js through ``runPythonAsync``, so the script may read webgpu tensors synchronously
 (``pyodide.ffi.run_sync`` can stack-switch). ``report(kind, text)`` sends a structured message to the
-host (test counts, benchmark figures) beside stdout/stderr. tqdm's bars are written as text lines (at most two
-a second, and the last state), to tqdm's own stream, as webtorch.notebook's text host draws them.
+host (test counts, benchmark figures) beside stdout/stderr. web/run.js installs
+webtorch.notebook's tqdm hook first: tqdm's bars are written as text lines (at most two a second, and the last
+state) to tqdm's own stream.
 """
 import os
 import runpy
 import sys
 import traceback
-
-from ..notebook import tqdm_hook
 
 
 def report(kind, text):
@@ -61,7 +60,6 @@ async def run_script(path, argv):
     os.chdir(folder)
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(line_buffering=True)
-    tqdm_hook.install()  # PyPI's tqdm (installed with webtorch) writes its bars as text lines
     try:
         await _load_imported_packages(path)
         runpy.run_path(path, run_name="__main__")

@@ -72,7 +72,7 @@ def test_tall_gemm_goes_in_calls_per_thread_calls(monkeypatch):
 def test_set_num_threads_caps_the_split(monkeypatch):
     import webtorch
     ha, hb = _handle(torch.randn(200, 200)), _handle(torch.randn(200, 200))
-    cap = webtorch._settings.thread_cap()
+    cap = webtorch._settings._state["num_threads"]
     try:
         webtorch.set_num_threads(1)
         _, calls = _matmul_with(monkeypatch, 3, ha, hb)
@@ -81,7 +81,7 @@ def test_set_num_threads_caps_the_split(monkeypatch):
         _, calls = _matmul_with(monkeypatch, 3, ha, hb)
         assert calls == [2]  # 200 rows: one call of at least MIN_ROWS per thread
     finally:
-        webtorch._settings._state["num_threads"] = cap
+        webtorch._settings._state["num_threads"] = threads.cap["threads"] = cap
 
 
 def _with_threads(monkeypatch, parts, run):

@@ -98,9 +98,9 @@ class RuntimeBrowser(Runtime):
         n = int(self._host.threadsWanted)
         if n:
             # held for the page's life, as the workers: the job table, then per worker its thread-local block, stack
-            control, _ = heap.alloc(CONTROL_BYTES)
+            control = heap.alloc(CONTROL_BYTES)[0]
             block_bytes = -(-(self.fn("thread_block_bytes")() + THREAD_STACK) // 64) * 64
-            block, _ = heap.alloc(n * block_bytes)
+            block = heap.alloc(n * block_bytes)[0]
             # loader.js's URL of wasm_host.js, else its packaged text
             url = getattr(self._js.globalThis, "webtorchWasmHostUrl", None)
             self._host.startThreads(url, None if url else _HOST_JS.read_text(), control, block, block_bytes)

@@ -6,8 +6,7 @@ same export on its share with its own packing workspace (wasm-kernels/threads.c)
   scratch per thread.
 So a split result is the single-threaded one bit for bit. Work under MIN_WORK multiply-adds stays on the calling
 thread (handing a job over costs microseconds, and each thread packs B again). torch.set_num_threads(n) caps the
-threads (_settings.py)."""
-from ..._settings import thread_cap
+threads: _settings.set_num_threads sets ``cap``."""
 
 MIN_WORK = 1 << 21  # about 100 us of one core's GEMM
 ROW_ALIGN = 8  # row ranges start at multiples of this (the micro-kernel's rows divide it: no extra partial panels)
@@ -16,14 +15,15 @@ ROW_ALIGN = 8  # row ranges start at multiples of this (the micro-kernel's rows 
 # again (a K x N copy against MIN_ROWS x K x N multiply-adds)
 CALLS_PER_THREAD = 2
 MIN_ROWS = 128
+cap = {"threads": None}  # torch.set_num_threads's value (None: every thread the runtime started)
 
 
 def threads_for(ctx, work):
     """How many threads ``work`` multiply-adds get: 1 under MIN_WORK, else those ready (at most the cap)."""
     if work < MIN_WORK:
         return 1
-    n, cap = ctx.rt.threads(), thread_cap()
-    return min(n, cap) if cap else n
+    n, most = ctx.rt.threads(), cap["threads"]
+    return min(n, most) if most else n
 
 
 def ranges(count, parts, align=1):
