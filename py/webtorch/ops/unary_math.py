@@ -6,9 +6,8 @@ import math
 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
-from .._tensor import _wrap, fresh_geometry
 from ._core.dispatch import wrap, float_result
-from ._core.elementwise import ew, write_out, inplace_method
+from ._core.elementwise import ew, ew1, write_out, inplace_method
 from .where_clamp import where
 
 
@@ -69,8 +68,7 @@ def _make_unary(op, node_name, kind, bwd):
 
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
-        be = x._be
-        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device, fresh_geometry(x._geom[0]), dtype=dt)
+        y = ew1(op, x, dt)
         if recording(ctx):
             ctx.save_for_backward(None, y) if saves_result else ctx.save_for_backward(x, None)
         return y
