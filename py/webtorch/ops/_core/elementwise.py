@@ -56,18 +56,6 @@ def _in_layout(ref, op, args, hs, dtype, result_dtype, shape, layout):
     return _wrap(h, be, ref._device, (Size(shape), strides, 0), dtype=result_dtype)
 
 
-def ew1(op, x, dtype):
-    """ew for one tensor operand, whose result is of ``dtype``; a C-ordered operand goes straight through."""
-    g = x._geom
-    try:
-        fg = FRESH[g[0]]
-    except KeyError:
-        fg = fresh_geometry(g[0])
-    if g is fg or g[1] == fg[1]:
-        return _wrap(x._be.elementwise(op, (x._data,), dtype), x._be, x._device, fg, dtype=dtype)
-    return ew(op, (x,), dtype, dtype)
-
-
 def ew2(op, a, b, dtype):
     """ew for two operands; C-ordered tensors of one shape and backend, or a C-ordered tensor and a Python
     number, go straight through. For an arithmetic op (no comparison): its result is of ``dtype``, which the
