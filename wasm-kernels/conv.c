@@ -25,6 +25,24 @@ static inline void valid_range(int k, int s, int p, int d, int size, int out, in
     if (*hi < *lo) *hi = *lo;
 }
 
+/* row t of the column matrix: channel c and kernel offsets (a, b, e) of its kernel tap, and the output positions
+ * [lo, hi) per dim (r[0..1]: depth, r[2..3]: height, r[4..5]: width) at which that tap reads inside the input */
+typedef struct {
+    int c, a, b, e, r[6];
+} tap;
+
+static inline tap tap_of(int t, GEOM_PARAMS) {
+    tap k;
+    k.e = t % kw;
+    k.b = t / kw % kh;
+    k.a = t / (kw * kh) % kd;
+    k.c = t / (kw * kh * kd);
+    valid_range(k.a, sd, pd, dd, D, od, &k.r[0], &k.r[1]);
+    valid_range(k.b, sh, ph, dh, H, oh, &k.r[2], &k.r[3]);
+    valid_range(k.e, sw, pw, dw, W, ow, &k.r[4], &k.r[5]);
+    return k;
+}
+
 #define T float
 #define S(name) name##_f32
 #include __FILE__
@@ -43,63 +61,60 @@ void S(wt_gemm)(int M, int N, int K, const T *A, int sa_row, int sa_col, const T
 static void S(im2col_one)(const T *x, T *cols, int C, GEOM_PARAMS) {
     int P = od * oh * ow;
     T *row = cols;
-    for (int c = 0; c < C; c++)
-        for (int a = 0; a < kd; a++)
-            for (int b = 0; b < kh; b++)
-                for (int e = 0; e < kw; e++, row += P) {
-                    int dlo, dhi, hlo, hhi, wlo, whi;
-                    valid_range(a, sd, pd, dd, D, od, &dlo, &dhi);
-                    valid_range(b, sh, ph, dh, H, oh, &hlo, &hhi);
-                    valid_range(e, sw, pw, dw, W, ow, &wlo, &whi);
-                    for (int z = 0; z < od; z++) {
-                        T *rz = row + z * oh * ow;
-                        if (z < dlo || z >= dhi) {
-                            for (int i = 0; i < oh * ow; i++) rz[i] = 0;
-                            continue;
-                        }
-                        const T *xz = x + ((c * D) + z * sd - pd + a * dd) * H * W;
-                        for (int y = 0; y < oh; y++) {
-                            T *r = rz + y * ow;
-                            if (y < hlo || y >= hhi) {
-                                for (int i = 0; i < ow; i++) r[i] = 0;
-                                continue;
-                            }
-                            const T *xr = xz + (y * sh - ph + b * dh) * W + e * dw - pw;
-                            for (int i = 0; i < wlo; i++) r[i] = 0;
-                            if (sw == 1)
-                                for (int i = wlo; i < whi; i++) r[i] = xr[i];
-                            else
-                                for (int i = wlo; i < whi; i++) r[i] = xr[i * sw];
-                            for (int i = whi; i < ow; i++) r[i] = 0;
-                        }
-                    }
+    for (int t = 0; t < C * kd * kh * kw; t++, row += P) {
+        tap k = tap_of(t, GEOM_ARGS);
+        int wlo = k.r[4], whi = k.r[5];
+        for (int z = 0; z < od; z++) {
+            T *rz = row + z * oh * ow;
+            if (z < k.r[0] || z >= k.r[1]) {
+                for (int i = 0; i < oh * ow; i++) rz[i] = 0;
+                continue;
+            }
+            const T *xz = x + ((k.c * D) + z * sd - pd + k.a * dd) * H * W;
+            for (int y = 0; y < oh; y++) {
+                T *r = rz + y * ow;
+                if (y < k.r[2] || y >= k.r[3]) {
+                    for (int i = 0; i < ow; i++) r[i] = 0;
+                    continue;
                 }
+                const T *xr = xz + (y * sh - ph + k.b * dh) * W + k.e * dw - pw;
+                for (int i = 0; i < wlo; i++) r[i] = 0;
+                if (sw == 1)
+                    for (int i = wlo; i < whi; i++) r[i] = xr[i];
+                else
+                    for (int i = wlo; i < whi; i++) r[i] = xr[i * sw];
+                for (int i = whi; i < ow; i++) r[i] = 0;
+            }
+        }
+    }
 }
 
 /* the adjoint: x (C, D, H, W) += cols, each column entry added to the input position it was read from */
 static void S(col2im_one)(const T *cols, T *x, int C, GEOM_PARAMS) {
     int P = od * oh * ow;
     const T *row = cols;
-    for (int c = 0; c < C; c++)
-        for (int a = 0; a < kd; a++)
-            for (int b = 0; b < kh; b++)
-                for (int e = 0; e < kw; e++, row += P) {
-                    int dlo, dhi, hlo, hhi, wlo, whi;
-                    valid_range(a, sd, pd, dd, D, od, &dlo, &dhi);
-                    valid_range(b, sh, ph, dh, H, oh, &hlo, &hhi);
-                    valid_range(e, sw, pw, dw, W, ow, &wlo, &whi);
-                    for (int z = dlo; z < dhi; z++) {
-                        T *xz = x + ((c * D) + z * sd - pd + a * dd) * H * W;
-                        for (int y = hlo; y < hhi; y++) {
-                            const T *r = row + (z * oh + y) * ow;
-                            T *xr = xz + (y * sh - ph + b * dh) * W + e * dw - pw;
-                            if (sw == 1)
-                                for (int i = wlo; i < whi; i++) xr[i] += r[i];
-                            else
-                                for (int i = wlo; i < whi; i++) xr[i * sw] += r[i];
-                        }
-                    }
-                }
+    for (int t = 0; t < C * kd * kh * kw; t++, row += P) {
+        tap k = tap_of(t, GEOM_ARGS);
+        int wlo = k.r[4], whi = k.r[5];
+        for (int z = k.r[0]; z < k.r[1]; z++) {
+            T *xz = x + ((k.c * D) + z * sd - pd + k.a * dd) * H * W;
+            for (int y = k.r[2]; y < k.r[3]; y++) {
+                const T *r = row + (z * oh + y) * ow;
+                T *xr = xz + (y * sh - ph + k.b * dh) * W + k.e * dw - pw;
+                if (sw == 1)
+                    for (int i = wlo; i < whi; i++) xr[i] += r[i];
+                else
+                    for (int i = wlo; i < whi; i++) xr[i * sw] += r[i];
+            }
+        }
+    }
+}
+
+/* the column matrix of one sample xn: xn itself for a pointwise kernel, else its im2col in scratch */
+static const T *S(columns)(const T *xn, T *scratch, int C, int pointwise, GEOM_PARAMS) {
+    if (pointwise) return xn;
+    S(im2col_one)(xn, scratch, C, GEOM_ARGS);
+    return scratch;
 }
 
 /* y (N, Cout, P) = w (Cout, Cin/G * kvol) @ cols per sample and group, + bias (0: none) */
@@ -107,12 +122,7 @@ void EXPORT_T(conv)(const T *x, const T *w, const T *bias, T *y, T *scratch, int
                   GEOM_PARAMS) {
     int kvol = kd * kh * kw, P = od * oh * ow, K = Cin / G * kvol, Cog = Cout / G, pointwise = POINTWISE;
     for (int n = 0; n < N; n++) {
-        const T *xn = x + n * Cin * D * H * W;
-        const T *cols = xn;
-        if (!pointwise) {
-            S(im2col_one)(xn, scratch, Cin, GEOM_ARGS);
-            cols = scratch;
-        }
+        const T *cols = S(columns)(x + n * Cin * D * H * W, scratch, Cin, pointwise, GEOM_ARGS);
         T *yn = y + n * Cout * P;
         for (int g = 0; g < G; g++)
             S(wt_gemm)(Cog, P, K, w + g * Cog * K, K, 1, cols + g * K * P, P, 1, yn + g * Cog * P, P, 0);
@@ -149,12 +159,7 @@ void EXPORT_T(conv_backward_weight)(const T *g, const T *x, T *gw, T *scratch, i
     int kvol = kd * kh * kw, P = od * oh * ow, K = Cin / G * kvol, Cog = Cout / G, pointwise = POINTWISE;
     for (int i = 0; i < Cout * K; i++) gw[i] = 0;
     for (int n = 0; n < N; n++) {
-        const T *xn = x + n * Cin * D * H * W;
-        const T *cols = xn;
-        if (!pointwise) {
-            S(im2col_one)(xn, scratch, Cin, GEOM_ARGS);
-            cols = scratch;
-        }
+        const T *cols = S(columns)(x + n * Cin * D * H * W, scratch, Cin, pointwise, GEOM_ARGS);
         const T *gn = g + n * Cout * P;
         for (int gi = 0; gi < G; gi++)
             S(wt_gemm)(Cog, K, P, gn + gi * Cog * P, P, 1, cols + gi * K * P, 1, P, gw + gi * Cog * K, K, 1);

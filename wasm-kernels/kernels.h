@@ -14,6 +14,16 @@ typedef uint8_t wt_bool;
 typedef uint16_t wt_half;  // float16 bits
 typedef uint16_t wt_bf16;  // bfloat16 bits
 
+// dst[i] = src[j] for elements of esize bytes (1, 2, 4 or 8): the kernels that move elements of any dtype
+static inline void put_element(void *dst, int i, const void *src, int j, int esize) {
+  switch (esize) {
+  case 1: ((uint8_t *)dst)[i] = ((const uint8_t *)src)[j]; break;
+  case 2: ((uint16_t *)dst)[i] = ((const uint16_t *)src)[j]; break;
+  case 4: ((uint32_t *)dst)[i] = ((const uint32_t *)src)[j]; break;
+  default: ((uint64_t *)dst)[i] = ((const uint64_t *)src)[j]; break;
+  }
+}
+
 // Walks the rows (all dims but the last) of an nd index space for k operands: off[j] is operand j's element
 // offset of the row's first element, inner[j] its stride along the last dim, n the row length.
 typedef struct {

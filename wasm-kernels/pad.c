@@ -37,15 +37,6 @@ static int source_row(int row, const int *dims, int mode) {
     return src;
 }
 
-static inline void put_element(void *dst, int i, const void *src, int j, int esize) {
-    switch (esize) {
-    case 1: ((uint8_t *)dst)[i] = ((const uint8_t *)src)[j]; break;
-    case 2: ((uint16_t *)dst)[i] = ((const uint16_t *)src)[j]; break;
-    case 4: ((uint32_t *)dst)[i] = ((const uint32_t *)src)[j]; break;
-    default: ((uint64_t *)dst)[i] = ((const uint64_t *)src)[j]; break;
-    }
-}
-
 EXPORT(pad)
 void pad(const void *x, void *out, const int *dims, int esize, int mode, uint64_t value_bits) {
     int nd = dims[0];

@@ -18,13 +18,7 @@ void gather_plane(const void *src, const int64_t *idx, void *out, int planes, in
         const int64_t *ip = idx + p * n;
         for (int i = 0; i < n; i++) {
             int j = (int)(ip[i] < 0 ? ip[i] + L : ip[i]);
-            int s = p * L + j, o = p * n + i;
-            switch (esize) {
-            case 1: ((uint8_t *)out)[o] = ((const uint8_t *)src)[s]; break;
-            case 2: ((uint16_t *)out)[o] = ((const uint16_t *)src)[s]; break;
-            case 4: ((uint32_t *)out)[o] = ((const uint32_t *)src)[s]; break;
-            default: ((uint64_t *)out)[o] = ((const uint64_t *)src)[s]; break;
-            }
+            put_element(out, p * n + i, src, p * L + j, esize);
         }
     }
 }
@@ -35,15 +29,7 @@ EXPORT(scatter_plane_assign)
 void scatter_plane_assign(const void *src, const int64_t *idx, void *out, int planes, int n, int L, int esize) {
     for (int p = 0; p < planes; p++) {
         const int64_t *ip = idx + p * n;
-        for (int i = 0; i < n; i++) {
-            int s = p * n + i, o = p * L + (int)ip[i];
-            switch (esize) {
-            case 1: ((uint8_t *)out)[o] = ((const uint8_t *)src)[s]; break;
-            case 2: ((uint16_t *)out)[o] = ((const uint16_t *)src)[s]; break;
-            case 4: ((uint32_t *)out)[o] = ((const uint32_t *)src)[s]; break;
-            default: ((uint64_t *)out)[o] = ((const uint64_t *)src)[s]; break;
-            }
-        }
+        for (int i = 0; i < n; i++) put_element(out, p * L + (int)ip[i], src, p * n + i, esize);
     }
 }
 
@@ -59,6 +45,22 @@ static inline int window_count(int start, int k, int size, int pad, int include_
     int end = start + k < size + pad ? start + k : size + pad;
     if (include_pad) return end - start;
     return (end < size ? end : size) - (start > 0 ? start : 0);
+}
+
+/* average pooling's geometry (as PGEOM, without dilation) and divisor rule */
+#define AVG_PARAMS int D, int H, int W, int kd, int kh, int kw, int sd, int sh, int sw, int pd, int ph, int pw, \
+                   int od, int oh, int ow, int include_pad, int divisor_override
+#define AVG_ARGS D, H, W, kd, kh, kw, sd, sh, sw, pd, ph, pw, od, oh, ow, include_pad, divisor_override
+
+/* the average-pooling window of output (z, y, e): its input positions [r[0], r[1]) x [r[2], r[3]) x [r[4], r[5]),
+ * and its divisor (returned; the output sizes od, oh, ow are not needed) */
+static inline int64_t avg_window(int z, int y, int e, AVG_PARAMS, int r[6]) {
+    clip(z * sd - pd, kd, D, &r[0], &r[1]);
+    clip(y * sh - ph, kh, H, &r[2], &r[3]);
+    clip(e * sw - pw, kw, W, &r[4], &r[5]);
+    if (divisor_override) return divisor_override;
+    return (int64_t)window_count(z * sd - pd, kd, D, pd, include_pad) * window_count(y * sh - ph, kh, H, ph, include_pad)
+           * window_count(e * sw - pw, kw, W, pw, include_pad);
 }
 
 #define T float
@@ -85,6 +87,14 @@ static inline int window_count(int start, int k, int size, int pad, int include_
 #define BETTER(v, m) ((m) == (m) && ((v) > (m) || (v) != (v)))
 #endif
 
+/* v at plane position pos against the running maximum (m, best): it wins if larger, or the first NaN */
+static inline void S(take_max)(T v, int pos, T *m, int *best) {
+    if (*best < 0 || BETTER(v, *m)) {
+        *m = v;
+        *best = pos;
+    }
+}
+
 /* max over each window of valid input positions: the first maximum in window order, a NaN winning (the first
  * one); idx: its flat position in the plane (z * H * W + y * W + x) */
 void EXPORT_T(max_pool)(const T *x, T *vals, int64_t *idx, int planes, PGEOM_PARAMS) {
@@ -106,11 +116,7 @@ void EXPORT_T(max_pool)(const T *x, T *vals, int64_t *idx, int planes, PGEOM_PAR
                                 int xi = e * sw - pw + c * dw;
                                 if (xi < 0 || xi >= W) continue;
                                 int pos = (zi * H + yi) * W + xi;
-                                T v = xp[pos];
-                                if (best < 0 || BETTER(v, m)) {
-                                    m = v;
-                                    best = pos;
-                                }
+                                S(take_max)(xp[pos], pos, &m, &best);
                             }
                         }
                     }
@@ -138,11 +144,7 @@ void EXPORT_T(adaptive_max_pool)(const T *x, T *vals, int64_t *idx, int planes, 
                         for (int yi = y0; yi < y1; yi++)
                             for (int xi = x0; xi < x1; xi++) {
                                 int pos = (zi * H + yi) * W + xi;
-                                T v = xp[pos];
-                                if (best < 0 || BETTER(v, m)) {
-                                    m = v;
-                                    best = pos;
-                                }
+                                S(take_max)(xp[pos], pos, &m, &best);
                             }
                     vals[o] = m;
                     idx[o] = best;
@@ -152,26 +154,19 @@ void EXPORT_T(adaptive_max_pool)(const T *x, T *vals, int64_t *idx, int planes, 
 
 /* window sums over valid positions / divisor (divisor_override if non-0); float division in double rounded once
  * (NumPy's float64 divisor), integer division truncating toward zero */
-void EXPORT_T(avg_pool)(const T *x, T *out, int planes, int D, int H, int W, int kd, int kh, int kw, int sd, int sh,
-                      int sw, int pd, int ph, int pw, int od, int oh, int ow, int include_pad, int divisor_override) {
+void EXPORT_T(avg_pool)(const T *x, T *out, int planes, AVG_PARAMS) {
     int vol = D * H * W, o = 0;
     for (int p = 0; p < planes; p++) {
         const T *xp = x + p * vol;
         for (int z = 0; z < od; z++)
             for (int y = 0; y < oh; y++)
                 for (int e = 0; e < ow; e++, o++) {
-                    int z0, z1, y0, y1, x0, x1;
-                    clip(z * sd - pd, kd, D, &z0, &z1);
-                    clip(y * sh - ph, kh, H, &y0, &y1);
-                    clip(e * sw - pw, kw, W, &x0, &x1);
+                    int r[6];
+                    int64_t div = avg_window(z, y, e, AVG_ARGS, r);
                     T s = 0;
-                    for (int zi = z0; zi < z1; zi++)
-                        for (int yi = y0; yi < y1; yi++)
-                            for (int xi = x0; xi < x1; xi++) s += xp[(zi * H + yi) * W + xi];
-                    int64_t div = divisor_override ? divisor_override
-                        : (int64_t)window_count(z * sd - pd, kd, D, pd, include_pad)
-                          * window_count(y * sh - ph, kh, H, ph, include_pad)
-                          * window_count(e * sw - pw, kw, W, pw, include_pad);
+                    for (int zi = r[0]; zi < r[1]; zi++)
+                        for (int yi = r[2]; yi < r[3]; yi++)
+                            for (int xi = r[4]; xi < r[5]; xi++) s += xp[(zi * H + yi) * W + xi];
 #ifdef INTEGER
                     out[o] = s / div;
 #else
@@ -183,9 +178,7 @@ void EXPORT_T(avg_pool)(const T *x, T *out, int planes, int D, int H, int W, int
 
 #ifndef INTEGER
 /* gradient of avg_pool: each output gradient / its divisor (rounded to T) added over its window's input positions */
-void EXPORT_T(avg_pool_backward)(const T *g, T *gx, int planes, int D, int H, int W, int kd, int kh, int kw, int sd,
-                               int sh, int sw, int pd, int ph, int pw, int od, int oh, int ow, int include_pad,
-                               int divisor_override) {
+void EXPORT_T(avg_pool_backward)(const T *g, T *gx, int planes, AVG_PARAMS) {
     int vol = D * H * W, o = 0;
     for (int i = 0; i < planes * vol; i++) gx[i] = 0;
     for (int p = 0; p < planes; p++) {
@@ -193,18 +186,11 @@ void EXPORT_T(avg_pool_backward)(const T *g, T *gx, int planes, int D, int H, in
         for (int z = 0; z < od; z++)
             for (int y = 0; y < oh; y++)
                 for (int e = 0; e < ow; e++, o++) {
-                    int z0, z1, y0, y1, x0, x1;
-                    clip(z * sd - pd, kd, D, &z0, &z1);
-                    clip(y * sh - ph, kh, H, &y0, &y1);
-                    clip(e * sw - pw, kw, W, &x0, &x1);
-                    int64_t div = divisor_override ? divisor_override
-                        : (int64_t)window_count(z * sd - pd, kd, D, pd, include_pad)
-                          * window_count(y * sh - ph, kh, H, ph, include_pad)
-                          * window_count(e * sw - pw, kw, W, pw, include_pad);
-                    T v = (T)((double)g[o] / (double)div);
-                    for (int zi = z0; zi < z1; zi++)
-                        for (int yi = y0; yi < y1; yi++)
-                            for (int xi = x0; xi < x1; xi++) xp[(zi * H + yi) * W + xi] += v;
+                    int r[6];
+                    T v = (T)((double)g[o] / (double)avg_window(z, y, e, AVG_ARGS, r));
+                    for (int zi = r[0]; zi < r[1]; zi++)
+                        for (int yi = r[2]; yi < r[3]; yi++)
+                            for (int xi = r[4]; xi < r[5]; xi++) xp[(zi * H + yi) * W + xi] += v;
                 }
     }
 }

@@ -1,4 +1,5 @@
-"""Strided geometry: (shape, strides, offset) tuples in elements. Decides every view for every device.
+"""Strided geometry: (shape, strides, offset) tuples in elements. Decides every view for every device, and the
+layout of an elementwise result (``elementwise_layout``, PyTorch's TensorIterator rule).
 
 A Tensor is a strided view over a storage (DESIGN.md): its geometry is plain data that lives on the Tensor.
 Each view op computes the view's geometry here, once for all devices, and the backend only makes a handle
@@ -214,3 +215,87 @@ def coalesce(shape, stride_lists):
         else:
             out.append((s, sts))
     return tuple(s for s, _ in out), [tuple(o[1][k] for o in out) for k in range(len(stride_lists))]
+
+
+def is_non_overlapping_and_dense(shape, strides):
+    """PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory exactly, in some dim order."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _is_channels_last(shape, strides):
+    """PyTorch's is_contiguous(memory_format=torch.channels_last) of a 4-D geometry."""
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _sorted_dims(shape, stride_lists):
+    """TensorIterator's dim order (fastest first): an insertion sort of the dims, where the first operand whose
+    strides tell two dims apart decides (a broadcast dim, stride 0 here, tells nothing; equal strides put the
+    longer dim outside)."""
+    nd = len(shape)
+
+    def should_swap(d0, d1):
+        for st in stride_lists:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def elementwise_layout(shape, operands):
+    """The layout of an elementwise result of ``shape`` (broadcast) as PyTorch's TensorIterator lays it out, from
+    ``operands``, the geometries ((shape, strides, ...)) of the tensor operands in argument order. None for C order
+    (the layout of every backend's fresh result); else (dims, strides): the result's dims from the slowest to the
+    fastest (it is C-contiguous when permuted so) and its strides.
+
+    Operands all of ``shape``: all contiguous give C order, all channels-last (4-D) channels-last, all
+    non-overlapping and dense with one stride list that stride list. Otherwise the dims are ordered by the
+    operands' strides (_sorted_dims) and the result is contiguous in that order. A result with no element is
+    C-ordered here."""
+    nd = len(shape)
+    if nd < 2 or not all(shape):
+        return None
+    if all(tuple(o[0]) == shape for o in operands):
+        if all(is_contiguous(o[0], o[1]) for o in operands):
+            return None
+        if nd == 4 and all(_is_channels_last(o[0], o[1]) for o in operands):
+            n, c, h, w = shape
+            return (0, 2, 3, 1), (h * w * c, 1, w * c, c)
+        first = tuple(operands[0][1])
+        if all(tuple(o[1]) == first for o in operands[1:]) and is_non_overlapping_and_dense(shape, first):
+            return tuple(sorted(range(nd), key=lambda d: -first[d] if shape[d] > 1 else 0)), first
+    perm = _sorted_dims(shape, [expand_strides(o[0], o[1], shape) for o in operands])
+    if perm == list(range(nd - 1, -1, -1)):
+        return None
+    strides, acc = [0] * nd, 1
+    for d in perm:
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(perm[::-1]), tuple(strides)

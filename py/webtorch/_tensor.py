@@ -4,7 +4,6 @@ The bytes belong to the backend: ``_data`` is the backend's handle of this view 
 ndarray view; for "webgpu" a lazy buffer view). Ops are defined in webtorch.ops and attached here as
 methods; this file holds only metadata, conversions and the autograd entry points.
 """
-import functools
 
 from . import _dtype as D
 from . import _geometry as G
@@ -13,8 +12,9 @@ from ._device import device as _device_cls, backend_for, get_default_device
 from ._numpy_interop import require_numpy
 from ._print import tensor_repr
 from .autograd import graph as _graph
-from . import autograd as _autograd
+from .autograd.api import backward as _backward
 from .autograd.grad_mode import state as _grad_state
+from .autograd.tensor_base import TensorBase
 
 
 class Size(tuple):
@@ -37,7 +37,7 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
-class Tensor:
+class Tensor(TensorBase):
     __slots__ = ("_data", "_geom", "_be", "_device", "dtype", "requires_grad", "_grad", "grad_fn", "_out_nr",
                  "_version", "_base", "_accum", "_retains_grad", "__weakref__", "__dict__")
 
@@ -273,7 +273,7 @@ class Tensor:
         self._version = other._version
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        _autograd.backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        _backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         if not self.requires_grad:
@@ -452,8 +452,6 @@ class Tensor:
         return _as_subclass(self, cls)
 
 
-_graph.Tensor = Tensor
-
 class _StorageRef:
     """Just enough of torch.UntypedStorage to compare storages and read sizes."""
 
@@ -475,11 +473,24 @@ def _no_grad():
     return no_grad()
 
 
-@functools.lru_cache(maxsize=4096)  # a program's ops make few distinct shapes; a bound keeps odd ones from piling up
+# Fresh geometries by shape. Every op result asks, so a hit is one dict lookup (the elementwise hot paths read
+# FRESH directly); a program makes few distinct shapes, and past the bound the oldest entry goes: an LRU's
+# reordering would cost every hit more than rebuilding an evicted entry costs once.
+FRESH = {}
+_FRESH_MAX = 4096
+
+
 def fresh_geometry(shape):
     """The geometry of a fresh op result of ``shape`` (a tuple): C-contiguous from storage offset 0 (the backend
     contract, backends/contract.py)."""
-    return Size(shape), G.contiguous_strides(shape), 0
+    try:
+        return FRESH[shape]
+    except KeyError:
+        pass
+    if len(FRESH) >= _FRESH_MAX:
+        del FRESH[next(iter(FRESH))]
+    g = FRESH[shape] = (Size(shape), G.contiguous_strides(shape), 0)
+    return g
 
 
 def handle_geometry(be, h):

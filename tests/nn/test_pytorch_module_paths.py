@@ -77,11 +77,11 @@ def test_the_same_object_at_both_paths():
 
 
 @pytest.mark.parametrize("name", ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
-                                  "kaiming_uniform", "kaiming_normal", "orthogonal"])
+                                  "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"])
 def test_deprecated_init_names_warn_and_initialize(name):
     w = webtorch.zeros(4, 3)
     with pytest.warns(FutureWarning, match=f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`"):
-        out = getattr(webtorch.nn.init, name)(w, *([0.5] if name == "constant" else []))
+        out = getattr(webtorch.nn.init, name)(w, *({"constant": [0.5], "sparse": [0.5]}.get(name, [])))
     assert out is w and bool((w != 0).any())
 
 
@@ -92,7 +92,9 @@ def test_pool_with_indices_match_torch():
                        ("max_pool1d_with_indices", (3,)), ("adaptive_max_pool1d_with_indices", (4,))]:
         xin, win = (x[:, :, 0], w[:, :, 0]) if "1d" in name else (x, w)
         tv, ti = getattr(torch.nn.functional, name)(xin, *args)
-        wv, wi = getattr(webtorch.nn.functional, name)(win, *args)
+        fn = getattr(webtorch.nn.functional, name)
+        wv, wi = fn(win, *args)
+        assert fn.__name__ == name
         assert wv.tolist() == tv.tolist() and wi.tolist() == ti.tolist(), name
 
 

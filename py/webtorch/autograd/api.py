@@ -1,14 +1,13 @@
 """torch.autograd.backward and torch.autograd.grad: check the roots and their gradients, then run the engine."""
-from . import graph
+from .tensor_base import TensorBase
 from .engine import run_backward
 
 
 def _roots(tensors, grad_tensors, create_graph):
-    Tensor = graph.Tensor  # (set once _tensor.py exists; an import here would cost per backward call)
-    if isinstance(tensors, Tensor):
+    if isinstance(tensors, TensorBase):
         tensors = (tensors,)
     tensors = tuple(tensors)
-    if grad_tensors is None or isinstance(grad_tensors, Tensor):
+    if grad_tensors is None or isinstance(grad_tensors, TensorBase):
         grad_tensors = (grad_tensors,) * len(tensors) if grad_tensors is None else (grad_tensors,)
     grads = []
     for t, g in zip(tensors, grad_tensors):
@@ -26,10 +25,9 @@ def _roots(tensors, grad_tensors, create_graph):
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    Tensor = graph.Tensor
     tensors, grads = _roots(tensors, grad_tensors, create_graph)
     if inputs is not None:
-        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        inputs = (inputs,) if isinstance(inputs, TensorBase) else tuple(inputs)
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         for t in inputs:
@@ -41,9 +39,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
          is_grads_batched=False, materialize_grads=False):
-    Tensor = graph.Tensor
     outputs, grads = _roots(outputs, grad_outputs, create_graph)
-    single = isinstance(inputs, Tensor)
+    single = isinstance(inputs, TensorBase)
     inputs = (inputs,) if single else tuple(inputs)
     res = run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs,
                        allow_unused=bool(allow_unused) or materialize_grads, accumulate=False)

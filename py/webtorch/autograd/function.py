@@ -1,7 +1,7 @@
 """torch.autograd.Function: user-defined ops with their own forward and backward."""
 import functools
 
-from . import graph
+from .tensor_base import TensorBase
 from .graph import Node, attach, apply_op
 from .grad_mode import state
 
@@ -52,12 +52,11 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        Tensor = graph.Tensor
-        is_t = tuple(isinstance(a, Tensor) for a in args)
-        inputs = [a for a in args if isinstance(a, Tensor)]
+        is_t = tuple(isinstance(a, TensorBase) for a in args)
+        inputs = [a for a in args if isinstance(a, TensorBase)]
         ctx = cls._backward_cls()
         ctx._arg_is_tensor = is_t
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, TensorBase) and a.requires_grad for a in args)
         prev = state.enabled
         state.enabled = False
         try:
@@ -105,23 +104,22 @@ def once_differentiable(fn):
     backward through it raises PyTorch's error)."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        Tensor = graph.Tensor
         prev = state.enabled
         state.enabled = False
         try:
             outputs = fn(ctx, *args)
         finally:
             state.enabled = prev
-        if not prev or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        if not prev or not any(isinstance(a, TensorBase) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        fakes = [o.detach().requires_grad_() if isinstance(o, Tensor) else o for o in outs]
-        tensors = [f for f in fakes if isinstance(f, Tensor)]
+        fakes = [o.detach().requires_grad_() if isinstance(o, TensorBase) else o for o in outs]
+        tensors = [f for f in fakes if isinstance(f, TensorBase)]
         if not tensors:
             return outputs
         res = apply_op(DelayedError, *tensors)
         res = iter(res if isinstance(res, tuple) else (res,))
-        wrapped = tuple(next(res) if isinstance(f, Tensor) else f for f in fakes)
+        wrapped = tuple(next(res) if isinstance(f, TensorBase) else f for f in fakes)
         return wrapped[0] if single else wrapped
     return wrapper

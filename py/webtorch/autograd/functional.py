@@ -1,11 +1,11 @@
 """torch.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp (reverse mode, built on autograd.grad)."""
-from . import graph
+from .tensor_base import TensorBase
 from .api import grad
 from .grad_mode import state
 
 
 def _is_tensor(x):
-    return isinstance(x, graph.Tensor)
+    return isinstance(x, TensorBase)
 
 
 def _tuple(x, what, fn):

@@ -5,7 +5,7 @@ element list, so no in-place write or indexing primitive is needed.
 """
 import warnings
 
-from . import graph
+from .tensor_base import TensorBase
 from .api import grad as autograd_grad
 
 
@@ -18,7 +18,7 @@ def _as_tuple(x):
 
 
 def _is_tensor(x):
-    return isinstance(x, graph.Tensor)
+    return isinstance(x, TensorBase)
 
 
 def _flat_list(t):

@@ -3,6 +3,7 @@ gradient is needed, makes the node the grad_fn of its outputs, with one edge per
 """
 from .grad_mode import state  # noqa: F401  (state, Node, recording, zero_grads: the names ops and nn import)
 from .node import Node, recording, zero_grads, accumulator, _NoGradCtx  # noqa: F401
+from .tensor_base import TensorBase
 from .view_history import refresh_if_stale
 
 
@@ -22,7 +23,7 @@ def _edges(args, slots):
     nexts, metas, needs = [], [], []
     for i in slots:
         t = args[i]
-        if isinstance(t, Tensor):
+        if isinstance(t, TensorBase):
             if t._base is not None:
                 refresh_if_stale(t)
             fn = t.grad_fn
@@ -62,7 +63,6 @@ def own_outputs(node, out):
     return out
 
 
-Tensor = None  # webtorch.Tensor, set by _tensor.py once the class exists (avoids an import per op)
 _SEQ = (list, tuple)
 
 
@@ -74,19 +74,19 @@ def apply_op(cls, *args, **kwargs):
     if slots is not None:
         for i in slots:
             a = args[i]
-            if isinstance(a, Tensor) and a.requires_grad:
+            if isinstance(a, TensorBase) and a.requires_grad:
                 return _record_operands(cls, slots, args, kwargs)
         # Its forward reads only these operands, none of which records history: grad mode can stay on.
         return cls.forward(_NoGradCtx(), *args, **kwargs)
     need = False
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             if a.requires_grad:
                 need = True
                 break
         elif type(a) in _SEQ:
             for x in a:
-                if isinstance(x, Tensor) and x.requires_grad:
+                if isinstance(x, TensorBase) and x.requires_grad:
                     need = True
                     break
             if need:
@@ -99,10 +99,10 @@ def apply_op(cls, *args, **kwargs):
             state.enabled = True
     inputs = []
     for a in args:
-        if isinstance(a, Tensor):
+        if isinstance(a, TensorBase):
             inputs.append(a)
         elif type(a) in _SEQ:
-            inputs.extend([x for x in a if isinstance(x, Tensor)])
+            inputs.extend([x for x in a if isinstance(x, TensorBase)])
     ctx = cls()
     ctx.needs_input_grad = tuple([t.requires_grad for t in inputs])
     try:

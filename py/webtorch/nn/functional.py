@@ -56,12 +56,9 @@ def _with_indices(pool):
     return with_indices
 
 
-max_pool1d_with_indices = _with_indices(max_pool1d)
-max_pool2d_with_indices = _with_indices(max_pool2d)
-max_pool3d_with_indices = _with_indices(max_pool3d)
-adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
-adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
-adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
+(max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices, adaptive_max_pool1d_with_indices,
+ adaptive_max_pool2d_with_indices, adaptive_max_pool3d_with_indices) = map(_with_indices, (
+    max_pool1d, max_pool2d, max_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d))
 
 
 def assert_int_or_pair(arg, arg_name, message):

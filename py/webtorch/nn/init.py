@@ -242,13 +242,6 @@ def _deprecated_alias(new):
     return alias
 
 
-uniform = _deprecated_alias(uniform_)
-normal = _deprecated_alias(normal_)
-constant = _deprecated_alias(constant_)
-dirac = _deprecated_alias(dirac_)
-xavier_uniform = _deprecated_alias(xavier_uniform_)
-xavier_normal = _deprecated_alias(xavier_normal_)
-kaiming_uniform = _deprecated_alias(kaiming_uniform_)
-kaiming_normal = _deprecated_alias(kaiming_normal_)
-orthogonal = _deprecated_alias(orthogonal_)
-sparse = _deprecated_alias(sparse_)
+(uniform, normal, constant, dirac, xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal, orthogonal,
+ sparse) = map(_deprecated_alias, (uniform_, normal_, constant_, dirac_, xavier_uniform_, xavier_normal_,
+                                   kaiming_uniform_, kaiming_normal_, orthogonal_, sparse_))

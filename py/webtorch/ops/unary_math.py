@@ -6,7 +6,7 @@ import math
 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
-from .._tensor import _wrap, fresh_geometry
+from .._tensor import FRESH, _wrap, fresh_geometry
 from ._core.dispatch import wrap, float_result
 from ._core.elementwise import ew, write_out, inplace_method
 from .where_clamp import where
@@ -69,8 +69,16 @@ def _make_unary(op, node_name, kind, bwd):
 
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
-        be = x._be
-        y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device, fresh_geometry(x._geom[0]), dtype=dt)
+        g = x._geom
+        try:
+            fg = FRESH[g[0]]  # (fresh_geometry's cache read inline, as ew2 does: the hot path of x.relu())
+        except KeyError:
+            fg = fresh_geometry(g[0])
+        if g is fg or g[1] == fg[1]:  # a C-ordered operand: a C-ordered result, straight from the backend
+            be = x._be
+            y = _wrap(be.elementwise(op, (x._data,), dt), be, x._device, fg, dtype=dt)
+        else:
+            y = ew(op, (x,), dt, dt)
         if recording(ctx):
             ctx.save_for_backward(None, y) if saves_result else ctx.save_for_backward(x, None)
         return y

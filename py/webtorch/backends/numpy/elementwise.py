@@ -17,7 +17,7 @@ from .ufuncs import UFUNC
 _IS_UFUNC = {k for k, v in UFUNC.items() if isinstance(v, np.ufunc) and k not in ("reciprocal",)}
 _FAST_BINARY = {k: UFUNC[k] for k in BINARY & (_IS_UFUNC - BOOL_RESULT - INT_DIVISIONS)}
 _FAST_UNARY = {k: UFUNC[k] for k in UNARY & (_IS_UFUNC - BOOL_RESULT)}
-_FAST_UNARY["relu"] = UFUNC["relu"]
+_FAST_UNARY["relu"] = UFUNC["relu"]  # (takes order=, as the ufuncs do)
 _PY_REAL = (int, float)
 _NDARRAY = np.ndarray  # a module global: the hot paths' type checks skip a lookup on the numpy module
 
@@ -53,9 +53,9 @@ def elementwise(op, args, dtype, out=None):
         fn = _FAST_UNARY.get(op)
         a = args[0]
         if fn is not None and type(a) is _NDARRAY and a.dtype is nd and a.ndim:
-            r = fn(a)
+            r = fn(a, order="C")
             if r.dtype is nd:
-                return c_order(r)
+                return r
     fn = UFUNC[op]
     conv = []
     for a in args:

@@ -74,8 +74,8 @@ def _sign(x):
     return np.where(np.isnan(s), 0, s).astype(s.dtype, copy=False) if s.dtype.kind == "f" else s
 
 
-def _relu(x):
-    return np.maximum(x, _ZERO[x.dtype])
+def _relu(x, order="K"):
+    return np.maximum(x, _ZERO[x.dtype], order=order)
 
 
 def _frac(x):

@@ -1,10 +1,10 @@
 """The wasm backend's handle: View, a strided view (shape, strides, offset in elements) of a Storage."""
-from ..._geometry import contiguous_strides, numel
+from ..strided_view import StridedView
 
 
-class View:
+class View(StridedView):
     """Immutable; ``addr`` is the byte address of the first element in the linear memory (kernels' argument)."""
-    __slots__ = ("st", "shape", "strides", "offset", "addr")
+    __slots__ = ("addr",)
 
     def __init__(self, st, shape, strides, offset):
         self.st = st
@@ -12,14 +12,3 @@ class View:
         self.strides = strides
         self.offset = offset
         self.addr = st.addr + offset * st.dtype.itemsize
-
-    @property
-    def dtype(self):
-        return self.st.dtype
-
-    @property
-    def numel(self):
-        return numel(self.shape)
-
-    def is_contiguous(self):
-        return self.strides == contiguous_strides(self.shape)

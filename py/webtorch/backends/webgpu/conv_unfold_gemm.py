@@ -14,9 +14,9 @@ with K the kernel's positions and L the output's. Bias (and a following activati
 store through the planner's epilogue fusion, as for Linear.
 """
 from ... import _dtype as D
-from ..._geometry import numel
+from ..._geometry import contiguous_strides, numel
 from . import matmul_kernels, reduce_kernels, unfold_kernels
-from .handles import View, contiguous_strides
+from .handles import View
 
 
 def _matrix_view(h, shape):

@@ -10,7 +10,7 @@ and the Buffer returns to the pool as soon as neither a tensor nor a pending nod
 import itertools
 import weakref
 
-from ..._geometry import contiguous_strides, numel
+from ..strided_view import StridedView
 from . import dtypes as T
 
 _keys = itertools.count(1)
@@ -62,11 +62,11 @@ class Storage:
         self.key = next(_keys)
 
 
-class View:
+class View(StridedView):
     """A webgpu tensor handle: a strided view (shape, strides, offset in elements) of a Storage. Immutable;
     ``src``: its Src at its own shape once a node wrote or read it so (``src_of``), shared by every node that
     reads it so -- a chain of ops creates one Src per result, not one per use."""
-    __slots__ = ("st", "shape", "strides", "offset", "src")
+    __slots__ = ("src",)
 
     def __init__(self, st, shape, strides, offset):
         self.st = st
@@ -74,17 +74,6 @@ class View:
         self.strides = strides
         self.offset = offset
         self.src = None
-
-    @property
-    def dtype(self):
-        return self.st.dtype
-
-    @property
-    def numel(self):
-        return numel(self.shape)
-
-    def is_contiguous(self):
-        return self.strides == contiguous_strides(self.shape)
 
     def is_whole(self):
         """A C-contiguous view covering its entire storage from offset 0."""

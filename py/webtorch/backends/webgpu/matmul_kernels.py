@@ -7,12 +7,12 @@ from ..._broadcast import broadcast_shapes
 from ..._lru import LRU
 from . import binding_windows, limits, views
 from .elementwise_kernels import cast, contiguous
-from .handles import DeviceOp, Src, View, contiguous_strides
+from .handles import DeviceOp, Src, View
 from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
 from .recorder import numel
 from .runtime import OutOfMemoryError
-from ..._geometry import expand_strides as broadcast_strides
+from ..._geometry import contiguous_strides, expand_strides as broadcast_strides
 
 _MATMUL_PLANS = limits.register_cache(LRU(4096))  # (operand geometries, batch, kernel) -> _matmul_plan
 

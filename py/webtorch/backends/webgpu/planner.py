@@ -19,10 +19,10 @@ the error word, device_checks.py): its check must still report at the next read 
 """
 import bisect
 
+from ..._geometry import contiguous_strides
 from ..._lru import LRU
 from ..op_facts import INT_DIVISIONS
 from . import codegen, epilogue, limits
-from .handles import contiguous_strides
 from .runtime import Batch, OutOfMemoryError
 
 GENERATED_MAX = 4096  # generated kernels remembered (with their parameters): a model's distinct fused trees

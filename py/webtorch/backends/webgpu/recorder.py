@@ -16,14 +16,14 @@ import functools
 
 from ... import _dtype as D
 from . import binding_windows, capture, device_checks, dtypes as T, limits
-from .handles import DeviceOp, Src, Storage, View, contiguous_strides, src_of
+from .handles import DeviceOp, Src, Storage, View, src_of
 from .index_bounds import BOUNDED, keep_bounds
 from .memory import BufferPool
 from .pending import PendingQueue
 from .plan_cache import PlanCache
 from .planner import Planner
 from .stats import Stats
-from ..._geometry import expand_strides as broadcast_strides
+from ..._geometry import contiguous_strides, expand_strides as broadcast_strides
 
 
 def numel(shape):

@@ -3,9 +3,10 @@ invocation's loop budget (limits.py) split into chunks whose partials are reduce
 import functools
 
 from ... import _dtype as D
+from ..._geometry import contiguous_strides
 from . import binding_windows, codegen, creation, dtypes as T, limits, views
 from .elementwise_kernels import cast, contiguous
-from .handles import DeviceOp, Src, View, contiguous_strides
+from .handles import DeviceOp, Src, View
 from .index_bounds import keep_bounds
 from .recorder import numel
 

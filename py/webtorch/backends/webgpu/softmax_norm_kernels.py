@@ -12,12 +12,12 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from ..._geometry import numel
+from ..._geometry import contiguous_strides, numel
 from . import block_split, creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .block_split import Out
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
-from .handles import View, contiguous_strides
+from .handles import View
 
 _SOURCES = {}
 

@@ -9,8 +9,9 @@ from ... import _dtype as D
 from ...autograd.graph import Node, apply_op, attach, recording
 from ...autograd.grad_mode import state as _grad_state
 from ..._broadcast import broadcast_shapes
-from ..._tensor import Tensor, _wrap, fresh_geometry
-from .dispatch import operands, wrap
+from ... import _geometry as G
+from ..._tensor import FRESH, Size, Tensor, _wrap, fresh_geometry
+from .dispatch import operands
 from ..._dtype import scalar_type_name
 from .inplace import store, check_castable, check_inplace_target, check_overlap, overlaps_itself, write_sequentially
 from .out_arg import write_out  # noqa: F401 (the elementwise modules import it from here)
@@ -20,27 +21,60 @@ _NUMBER_TYPES = frozenset(NUMBERS)
 OPERAND_TYPES = (Tensor,) + NUMBERS
 
 
-def ew(op, args, dtype):
+def ew(op, args, dtype, result_dtype=None):
+    """The backend's elementwise ``op`` computed in ``dtype`` on args (tensors and Python numbers), its result laid
+    out as PyTorch lays it out (_geometry.elementwise_layout): C order, unless the tensor operands agree on
+    another order. result_dtype: the result's dtype when the caller knows it (else the backend's handle says)."""
     ref, hs = operands(args)
-    h = ref._be.elementwise(op, hs, dtype)
-    return wrap(h, ref, broadcast_shapes(*(a.shape for a in args if isinstance(a, Tensor))))
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    shape = broadcast_shapes(*[t._geom[0] for t in tensors])
+    layout = None
+    for t in tensors:
+        g = t._geom
+        if g[1] != fresh_geometry(g[0])[1]:  # (C-ordered operands give a C-ordered result: no layout to work out)
+            layout = G.elementwise_layout(shape, [t._geom for t in tensors])
+            break
+    if layout is None:
+        return _wrap(ref._be.elementwise(op, hs, dtype), ref._be, ref._device, fresh_geometry(shape),
+                     dtype=result_dtype)
+    return _in_layout(ref, op, args, hs, dtype, result_dtype, shape, layout)
+
+
+def _in_layout(ref, op, args, hs, dtype, result_dtype, shape, layout):
+    """ew for a result in the order ``layout`` = (dims, strides): the backend computes it C-ordered on the
+    operands permuted to that order, and the result is that storage seen in the op's own dim order."""
+    dims, strides = layout
+    be = ref._be
+    pshape = tuple([shape[d] for d in dims])
+    views = list(hs)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and views[i] is a._data:  # (a 0-dim cpu operand of another device is a number)
+            sh, st, off = a._geom
+            st = G.expand_strides(sh, st, shape)
+            views[i] = be.as_strided(a._data, pshape, tuple([st[d] for d in dims]), off)
+    h = be.as_strided(be.elementwise(op, views, dtype), shape, strides, 0)
+    return _wrap(h, be, ref._device, (Size(shape), strides, 0), dtype=result_dtype)
 
 
 def ew2(op, a, b, dtype):
-    """ew for two operands; tensors of one backend, or a tensor and a Python number, go straight through.
-    For an arithmetic op (no comparison): its result is of ``dtype``, which the Tensor takes unasked."""
+    """ew for two operands; C-ordered tensors of one shape and backend, or a C-ordered tensor and a Python
+    number, go straight through. For an arithmetic op (no comparison): its result is of ``dtype``, which the
+    Tensor takes unasked."""
     if isinstance(a, Tensor):
         be = a._be
-        if isinstance(b, Tensor):
-            if b._be is be:
-                h = be.elementwise(op, (a._data, b._data), dtype)
-                sa, sb = a._geom[0], b._geom[0]
-                return _wrap(h, be, a._device, fresh_geometry(sa if sa == sb else broadcast_shapes(sa, sb)),
-                             dtype=dtype)
-        elif type(b) in _NUMBER_TYPES:
-            return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device, fresh_geometry(a._geom[0]),
-                         dtype=dtype)
-    return ew(op, (a, b), dtype)
+        ga = a._geom
+        try:
+            fg = FRESH[ga[0]]  # (fresh_geometry's cache, read inline: this is the hot path of a + b)
+        except KeyError:
+            fg = fresh_geometry(ga[0])
+        if ga is fg or ga[1] == fg[1]:
+            if isinstance(b, Tensor):
+                gb = b._geom
+                if b._be is be and (gb is fg or (gb[0] == fg[0] and gb[1] == fg[1])):
+                    return _wrap(be.elementwise(op, (a._data, b._data), dtype), be, a._device, fg, dtype=dtype)
+            elif type(b) in _NUMBER_TYPES:
+                return _wrap(be.elementwise(op, (a._data, b), dtype), be, a._device, fg, dtype=dtype)
+    return ew(op, (a, b), dtype, dtype)
 
 
 def binary_result_type(a, b):

@@ -1,19 +1,22 @@
-"""torch.autograd.Variable: the pre-0.4 wrapper, now a tensor (every tensor is an instance)."""
+"""torch.autograd.Variable: the pre-0.4 wrapper, now a tensor (every tensor is an instance).
+
+It builds a tensor (``Variable()`` is an empty one), so it lives above the tensor layer; the torch.autograd
+namespace (autograd/__init__.py) gathers it with the autograd layer's own names.
+"""
 import warnings
 
-from . import graph
+from ._tensor import Tensor
 
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
-        return isinstance(other, graph.Tensor)
+        return isinstance(other, Tensor)
 
 
 class Variable(metaclass=_VariableMeta):
     """``Variable(data, requires_grad=False)`` returns a tensor sharing ``data``'s storage (a new leaf)."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        Tensor = graph.Tensor
         if volatile:
             warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning)
         if data is None:
