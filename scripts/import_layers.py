@@ -9,7 +9,7 @@ Layers (README, "Architecture"), from the bottom up; a file may import its own l
               and WGSL files)
   1 browser   browser/ (Pyodide-only helpers: NumPy on demand, the script runner)
   2 backends  backends/ (base.py, the NumPy backend, backends/webgpu/); not the torch.backends flag modules
-  3 autograd  autograd/ (its __init__.py, the torch.autograd namespace, is api: it also gathers Variable)
+  3 autograd  autograd/ (its __init__.py, the torch.autograd namespace, and variable.py, Variable, are api)
   4 tensor    _tensor.py, ops/, _device.py, _cuda_alias.py, _print.py, _numpy_interop.py
   5 api       nn/, optim/, distributions/, utils/, serialization/, legacy/, the torch namespaces beside them
               (linalg.py, special.py, random.py, amp/, cuda/, ...) and the torch.backends flag modules
@@ -52,7 +52,7 @@ def layer(rel):
     if top == "backends":
         return 5 if len(parts) == 2 and parts[1] in _BACKEND_FLAGS else 2
     if top == "autograd":
-        return 5 if parts[1] == "__init__.py" else 3
+        return 5 if parts[1] in ("__init__.py", "variable.py") else 3
     if top == "ops":
         return 4
     return 5

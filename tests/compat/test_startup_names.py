@@ -236,3 +236,9 @@ def test_distributed_sampler_shares_as_pytorch(n, replicas, rank, drop_last):
         webtorch.utils.data.distributed.DistributedSampler(list(range(n)))
     with pytest.raises(ValueError, match="Invalid rank"):
         webtorch.utils.data.distributed.DistributedSampler(list(range(n)), num_replicas=2, rank=2)
+
+
+def test_variable_at_pytorchs_module_path():
+    """Pre-0.4 scripts import it from torch.autograd.variable."""
+    from webtorch.autograd.variable import Variable
+    assert Variable is webtorch.autograd.Variable and isinstance(webtorch.ones(1), Variable)

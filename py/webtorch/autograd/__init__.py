@@ -1,7 +1,7 @@
 """torch.autograd: backward, grad, Function, grad modes, Variable.
 
 This file is the torch.autograd namespace (the api layer of scripts/import_layers.py): it gathers the autograd
-layer's modules, which import nothing above them, and Variable (_variable.py), which builds a tensor.
+layer's modules, which import nothing above them, and Variable (variable.py, api layer too), which builds a tensor.
 """
 from .grad_mode import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled  # noqa: F401
 from .graph import Node  # noqa: F401
@@ -15,9 +15,9 @@ from . import functional  # noqa: F401
 
 
 def __getattr__(name):
-    # Variable builds a tensor, so it is defined above Tensor (_variable.py); importing it here at load time would
-    # run _tensor.py's import of this package back into _tensor.py. It is loaded on first use instead.
+    # Variable builds a tensor (variable.py imports _tensor.py); importing it here at load time would run
+    # _tensor.py's import of this package back into _tensor.py. It is loaded on first use instead.
     if name == "Variable":
-        from .._variable import Variable
+        from .variable import Variable
         return Variable
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

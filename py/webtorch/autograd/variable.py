@@ -1,11 +1,12 @@
 """torch.autograd.Variable: the pre-0.4 wrapper, now a tensor (every tensor is an instance).
 
-It builds a tensor (``Variable()`` is an empty one), so it lives above the tensor layer; the torch.autograd
-namespace (autograd/__init__.py) gathers it with the autograd layer's own names.
+It builds a tensor (``Variable()`` is an empty one), so this module is in the api layer (scripts/import_layers.py),
+as the torch.autograd namespace (autograd/__init__.py) is, which gathers it on first use; it keeps PyTorch's
+module path, torch.autograd.variable.
 """
 import warnings
 
-from ._tensor import Tensor
+from .._tensor import Tensor
 
 
 class _VariableMeta(type):
