@@ -219,24 +219,22 @@ def coalesce(shape, stride_lists):
 
 def is_non_overlapping_and_dense(shape, strides):
     """PyTorch's is_non_overlapping_and_dense: the elements fill a block of memory exactly, in some dim order."""
-    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
-    expected = 1
-    for d in dims:
-        if strides[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
+    return dense_in_order(shape, strides, sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d]))
 
 
-def _is_channels_last(shape, strides):
-    """PyTorch's is_contiguous(memory_format=torch.channels_last) of a 4-D geometry."""
+def dense_in_order(shape, strides, order):
+    """Whether the elements fill a block of memory exactly with the dims ``order`` lists laid out innermost first
+    (size-1 dims' strides ignored, as PyTorch does)."""
     expected = 1
-    for d in (1, 3, 2, 0):
+    for d in order:
         if shape[d] != 1:
             if strides[d] != expected:
                 return False
             expected *= shape[d]
     return True
+
+
+_CHANNELS_LAST = (1, 3, 2, 0)  # PyTorch's channels_last of a 4-D geometry, innermost dim first
 
 
 def _sorted_dims(shape, stride_lists):
@@ -285,7 +283,7 @@ def elementwise_layout(shape, operands):
     if all(tuple(o[0]) == shape for o in operands):
         if all(is_contiguous(o[0], o[1]) for o in operands):
             return None
-        if nd == 4 and all(_is_channels_last(o[0], o[1]) for o in operands):
+        if nd == 4 and all(dense_in_order(o[0], o[1], _CHANNELS_LAST) for o in operands):
             n, c, h, w = shape
             return (0, 2, 3, 1), (h * w * c, 1, w * c, c)
         first = tuple(operands[0][1])

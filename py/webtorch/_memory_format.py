@@ -46,15 +46,7 @@ def channels_last_strides(shape):
 
 def is_channels_last_contiguous(fmt, shape, strides):
     """Whether (shape, strides) is dense in ``fmt``'s channels-last order (size-1 dims' strides ignored)."""
-    if _RANK.get(fmt) != len(shape):
-        return False
-    expected = 1
-    for d in _INNER_TO_OUTER[len(shape)]:
-        if shape[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
+    return _RANK.get(fmt) == len(shape) and G.dense_in_order(shape, strides, _INNER_TO_OUTER[len(shape)])
 
 
 def layout_of(shape, strides):
