@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 class LRU(OrderedDict):
     """A dict of at most ``maxsize`` entries: ``get`` marks a hit as recently used, ``put`` stores and drops the
-    least recently used entry past the bound. ``clear`` empties it (limits.register_cache clears on a change)."""
+    least recently used entry past the bound. ``clear`` empties it (Limits.register_cache clears it on a change)."""
 
     def __init__(self, maxsize):
         super().__init__()

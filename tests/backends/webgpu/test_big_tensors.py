@@ -1,7 +1,7 @@
 """Tensors past one storage binding on the webgpu device (binding_windows.py), against PyTorch on the CPU.
 
-The binding limit is forced small (limits.forced(binding=BINDING): 4 KiB instead of lavapipe's 128 MiB), so a few
-thousand elements cross it as GPT-2's token embedding crosses the real one, and every family's split runs at test
+The binding limit is forced small (the device's limits.forced(binding=BINDING): 4 KiB instead of lavapipe's
+128 MiB), so a few thousand elements cross it as GPT-2's token embedding crosses the real one, and every family's split runs at test
 sizes: elementwise pieces (strided, broadcast, in place, index-valued), reductions in halves, products in M, N
 and K blocks, embedding row and position ranges, optimizer chunks, random counter ranges, copies and checkpoints.
 Each family runs for both adapter kinds (devices.adapter_kind), as kernels differ between CPU adapters and GPUs.
@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import webtorch
-from webtorch.backends.webgpu import get_backend, limits
+from webtorch.backends.webgpu import get_backend
 
 from devices import adapter_kind, assert_outputs_match as _compare, tensor_maker as _make, with_grads as _with_grads
 
@@ -113,7 +113,7 @@ CASES = {"elementwise": _elementwise, "reduce": _reduce, "matmul": _matmul, "emb
 @pytest.mark.parametrize("family", sorted(CASES))
 def test_family_past_a_forced_binding_limit(family, cpu_adapter):
     want = CASES[family](torch, _make(torch, "cpu"))
-    with adapter_kind(cpu_adapter), limits.forced(binding=BINDING):
+    with adapter_kind(cpu_adapter) as be, be.limits.forced(binding=BINDING):
         got = CASES[family](webtorch, _make(webtorch, "webgpu"))
         _compare(got, want, family)
 
@@ -121,7 +121,7 @@ def test_family_past_a_forced_binding_limit(family, cpu_adapter):
 def test_windows_bind_parts_of_one_buffer():
     """A storage past the binding limit is one buffer; kernels bind windows of it (more ids than buffers)."""
     rt = get_backend().rt
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         x = webtorch.tensor(X, device="webgpu")
         assert abs((x * 2).sum().item() - 2 * X.sum()) < 1e-2
         buf = x._data.st.buf
@@ -136,7 +136,7 @@ def test_random_streams_do_not_depend_on_the_windows():
         return [webtorch.rand(5000, device="webgpu", generator=g).cpu().numpy(), w.cpu().numpy(),
                 webtorch.randint(0, 9, (5000,), device="webgpu", generator=g).cpu().numpy()]
     plain = draw()
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         split = draw()
     for a, b in zip(plain, split):
         np.testing.assert_array_equal(a, b)
@@ -144,7 +144,7 @@ def test_random_streams_do_not_depend_on_the_windows():
 
 @pytest.mark.parametrize("fmt", ["torch", "safetensors"])
 def test_checkpoint_of_a_tensor_past_the_binding_limit(fmt, tmp_path):
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         emb = webtorch.nn.Embedding(300, 24).to("webgpu")
         with webtorch.no_grad():
             emb.weight.copy_(webtorch.tensor(W))
@@ -167,7 +167,7 @@ def test_checkpoint_of_a_tensor_past_the_binding_limit(fmt, tmp_path):
 
 
 def test_a_kernel_that_does_not_split_names_itself_and_later_work_runs():
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         x = webtorch.tensor(X, device="webgpu")
         with pytest.raises(webtorch.OutOfMemoryError,
                            match=r"randperm_local.*maxStorageBufferBindingSize \(4,096 bytes\)"):
@@ -176,7 +176,7 @@ def test_a_kernel_that_does_not_split_names_itself_and_later_work_runs():
 
 
 def test_a_tensor_past_max_buffer_size_is_refused_naming_sizes_and_remedies():
-    with limits.forced(buffer=1 << 20):
+    with get_backend().limits.forced(buffer=1 << 20):
         with pytest.raises(webtorch.OutOfMemoryError) as e:
             x = webtorch.ones(512, 1024, device="webgpu")  # kept: its storage is allocated
             x.sum().item()
@@ -215,7 +215,7 @@ def test_gpt2_shaped_training_step_with_the_real_vocabulary_past_the_real_bindin
     cpu = GPTModel(webtorch, cfg, tied=True)
     gpu = GPTModel(webtorch, cfg, tied=True).to("webgpu")
     gpu.load_state_dict(cpu.state_dict())
-    assert gpu.wte.weight._data.st.buf.nbytes > limits.binding_size()
+    assert gpu.wte.weight._data.st.buf.nbytes > get_backend().limits.binding_size()
     seq = webtorch.tensor([(i * 7919 + 11) % 50257 for i in range(17)]).reshape(1, 17)
     x, y = seq[:, :-1].contiguous(), seq[:, 1:].contiguous()
     want = _gpt2_step(webtorch, cpu, x, y)

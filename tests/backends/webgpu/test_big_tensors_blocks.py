@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import webtorch
-from webtorch.backends.webgpu import limits
+from webtorch.backends.webgpu import get_backend
 
 from devices import adapter_kind, assert_outputs_match, tensor_maker, with_grads
 from webgpu_counts import counted
@@ -159,7 +159,7 @@ CASES = {"softmax": _softmax, "cross_entropy": _cross_entropy, "layer_norm": _la
 @pytest.mark.parametrize("family", sorted(CASES))
 def test_family_in_blocks_past_a_forced_binding_limit(family, cpu_adapter):
     want = CASES[family](torch, tensor_maker(torch, "cpu"))
-    with adapter_kind(cpu_adapter), limits.forced(binding=BINDING):
+    with adapter_kind(cpu_adapter) as be, be.limits.forced(binding=BINDING):
         got, n = counted(lambda: CASES[family](webtorch, tensor_maker(webtorch, "webgpu")))
         assert_outputs_match(got, want, family)
     assert n["host_fallbacks"] == 0, family  # the kernels ran, in blocks; the host computed nothing
@@ -175,7 +175,7 @@ def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step
         loss.backward()
         return [loss, h.grad, w.grad]
     want = step(torch, tensor_maker(torch, "cpu"))
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         assert_outputs_match(step(webtorch, tensor_maker(webtorch, "webgpu")), want, "lm head")
 
 
@@ -188,7 +188,7 @@ def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step
     (lambda lib, x: x.sort(1)[0], "one row"),
 ])
 def test_one_unit_past_the_limit_is_refused_naming_sizes_limit_and_remedy(call, what):
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         x = webtorch.tensor(_arr(3, 1500), device="webgpu")  # rows of 6,000 bytes
         with pytest.raises(webtorch.OutOfMemoryError) as e:
             call(webtorch, x).sum().item()
@@ -206,14 +206,15 @@ def test_the_ops_the_host_serves_take_tensors_past_the_limit():
         return [lib.linalg.slogdet(a)[1], lib.linalg.qr(a)[1].abs(), lib.linalg.eigh(a @ a.mT)[0],
                 lib.unique(t(_ints(3000, 2000)))]
     want = run(torch, tensor_maker(torch, "cpu"))
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         assert_outputs_match(run(webtorch, tensor_maker(webtorch, "webgpu")), want, "host-served", tol=1e-3)
 
 
 def test_a_singular_matrix_in_a_later_block_is_named_by_its_place_in_the_whole_batch():
     a = _arr(30, 8, 8)
     a[23, 2] = a[23, 5]
-    with limits.forced(binding=BINDING), pytest.raises(webtorch.linalg.LinAlgError, match=r"Batch element 23\)"):
+    with get_backend().limits.forced(binding=BINDING), \
+            pytest.raises(webtorch.linalg.LinAlgError, match=r"Batch element 23\)"):
         webtorch.linalg.inv(webtorch.tensor(a, device="webgpu"))
     with pytest.raises(torch.linalg.LinAlgError, match=r"Batch element 23\)"):
         torch.linalg.inv(torch.tensor(a))
@@ -236,7 +237,7 @@ def test_a_captured_step_through_split_kernels_replays_as_the_eager_one():
 
     batches = [(webtorch.tensor(_arr(24, 16, seed=s), device="webgpu"),
                 webtorch.tensor((_ints(300, 24) + 37 * s) % 300, device="webgpu")) for s in range(3)]
-    with limits.forced(binding=BINDING):
+    with get_backend().limits.forced(binding=BINDING):
         head, opt = setup()
         eager = [step(head, opt, x, y).item() for x, y in batches]
         head, opt = setup()

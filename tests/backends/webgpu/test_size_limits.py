@@ -1,7 +1,7 @@
 """Every kernel family of the webgpu device past its size limits, against PyTorch on the CPU.
 
-The limits are forced small (limits.forced): maxComputeWorkgroupsPerDimension 32 and a loop budget of a few
-dozen iterations per invocation, so a few thousand elements cross them as 2^31 elements would cross the
+The limits are forced small (the device's limits.forced): maxComputeWorkgroupsPerDimension 32 and a loop budget
+of a few dozen iterations per invocation, so a few thousand elements cross them as 2^31 elements would cross the
 real ones: every split path (2-D grids, several dispatches with offsets, K slices, segments of a scan,
 chunked reductions) runs at test sizes. Each family runs for both adapter kinds (devices.adapter_kind), as
 kernels differ between CPU adapters and GPUs. Two real-size cases check the real limits on this adapter.
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import webtorch
-from webtorch.backends.webgpu import limits
+from webtorch.backends.webgpu import get_backend
 
 from devices import adapter_kind, tensor_maker as _make, with_grads as _with_grads
 
@@ -143,7 +143,7 @@ def _compare(got, want, name):
 @pytest.mark.parametrize("family", sorted(CASES))
 def test_family_past_forced_limits(family, cpu_adapter):
     want = CASES[family](torch, _make(torch, "cpu"))
-    with adapter_kind(cpu_adapter), limits.forced(workgroups=WORKGROUPS, loop_trips=LOOP_TRIPS):
+    with adapter_kind(cpu_adapter) as be, be.limits.forced(workgroups=WORKGROUPS, loop_trips=LOOP_TRIPS):
         got = CASES[family](webtorch, _make(webtorch, "webgpu"))
         _compare(got, want, family)
 
@@ -156,7 +156,7 @@ def test_random_streams_do_not_depend_on_the_split():
                 webtorch.randn(999, device="webgpu", generator=g).cpu().numpy(),
                 webtorch.randint(0, 9, (5000,), device="webgpu", generator=g).cpu().numpy()]
     plain = draw()
-    with limits.forced(workgroups=WORKGROUPS, loop_trips=LOOP_TRIPS):
+    with get_backend().limits.forced(workgroups=WORKGROUPS, loop_trips=LOOP_TRIPS):
         split = draw()
     for a, b in zip(plain, split):
         np.testing.assert_array_equal(a, b)
@@ -164,7 +164,7 @@ def test_random_streams_do_not_depend_on_the_split():
 
 
 def test_a_dispatch_past_the_limit_is_refused_naming_it():
-    with limits.forced(workgroups=2), pytest.raises(webtorch.OutOfMemoryError,
+    with get_backend().limits.forced(workgroups=2), pytest.raises(webtorch.OutOfMemoryError,
                                                     match="maxComputeWorkgroupsPerDimension"):
         (webtorch.arange(50000, device="webgpu") * 2).tolist()
 

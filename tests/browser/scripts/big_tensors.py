@@ -6,7 +6,7 @@ the granted maxStorageBufferBindingSize and the largest difference between the t
 import json
 
 import webtorch as wt
-from webtorch.backends.webgpu import limits
+from webtorch.backends.webgpu import get_backend
 
 F = wt.nn.functional
 
@@ -35,7 +35,7 @@ def step():
 
 
 plain = step()
-with limits.forced(binding=4096):
+with get_backend().limits.forced(binding=4096):
     split = step()
 print(json.dumps({"binding": wt.webgpu.info()["limits"]["maxStorageBufferBindingSize"],
                   "max_difference": max(abs(a - b) / max(1.0, abs(a)) for a, b in zip(plain, split)),

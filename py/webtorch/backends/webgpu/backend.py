@@ -34,7 +34,7 @@ class WebGPUBackend(Backend):
         self._rec = rec = Recorder(runtime)
         self.bind(rec)
         # the device's services (webtorch.webgpu, tests): the recorder's own objects
-        self.rt, self.pool, self.stats, self.checks = rec.rt, rec.pool, rec.stats, rec.checks
+        self.rt, self.pool, self.stats, self.checks, self.limits = rec.rt, rec.pool, rec.stats, rec.checks, rec.limits
         self.recorder, self.planner = rec, rec.planner
 
     # ---- device-level services (webtorch.webgpu) -----------------------------------------------------------

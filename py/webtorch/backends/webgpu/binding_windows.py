@@ -27,7 +27,7 @@ A storage past maxBufferSize cannot exist at all: the pool raises OutOfMemoryErr
 (pending.check_bindings), rather than letting the device reject the flush.
 """
 from ..._geometry import contiguous_strides, numel
-from . import codegen, limits
+from . import codegen
 from .dtypes import DEVICE_ITEMSIZE
 from .handles import DeviceOp, Src, View
 from .runtime import OutOfMemoryError
@@ -55,8 +55,8 @@ class Window:
 
 
 def is_big(buf):
-    """True when ``buf`` (a Buffer) is larger than one binding may show."""
-    return buf.nbytes > limits.binding_size()
+    """True when ``buf`` (a Buffer) is larger than one binding of its device may show."""
+    return buf.nbytes > buf.pool.limits.binding_size()
 
 
 def span(shape, strides, offset):
@@ -75,10 +75,9 @@ def span(shape, strides, offset):
 def _windows(operands):
     """{id(Buffer): Window} covering every access of each large buffer among ``operands`` -- (buf, shape, strides,
     offset, itemsize) -- or raise when one does not fit a binding (the caller splits first)."""
-    limit = limits.binding_size()
     spans = {}
     for buf, shape, strides, offset, isz in operands:
-        if buf.nbytes <= limit:
+        if not is_big(buf):
             continue
         sp = span(shape, strides, offset)
         lo, hi = (0, 0) if sp is None else sp
@@ -91,6 +90,7 @@ def _windows(operands):
         start = lo * isz // ALIGN * ALIGN
         size = (hi + 1) * isz - start
         size += (-size) % 16  # whole vec4s: a kernel reading array<vec4<f32>> sees its last elements
+        limit = buf.pool.limits.binding_size()
         if size > limit:
             raise OutOfMemoryError(f"an operand spans {size:,} bytes of a {buf.nbytes:,}-byte tensor, past this "
                                    f"adapter's maxStorageBufferBindingSize ({limit:,}): its launch was not split")
@@ -112,8 +112,7 @@ def _fit(operands):
 
 def fits(views):
     """True when every view's storage fits one binding, or the view's part of it (with the others') does."""
-    limit = limits.binding_size()
-    return all(v.st.buf.nbytes <= limit for v in views) or _fit(_of_views(views))
+    return not any(is_big(v.st.buf) for v in views) or _fit(_of_views(views))
 
 
 def bind(views):
@@ -242,7 +241,7 @@ def _record_generated(rec, node, generate, operands, name):
         w = wins.get(id(s.buf))
         return s if w is None else Src(s.buf, s.strides, s.offset - w.start // DEVICE_ITEMSIZE[s.dtype], s.dtype)
     local = DeviceOp(node.kind, node.shape, rebased(node.out), [rebased(s) for s in node.srcs], node.attrs)
-    source, kbufs, params, groups = generate(local, {})
+    source, kbufs, params, groups = generate(local, {}, rec.limits)
     bound = [wins.get(id(b), b) for b in kbufs]
     rec.record_kernel(name, source, params, groups, bound, [s.buf for s in node.srcs],
                       [node.out.buf])
@@ -259,7 +258,7 @@ def reduce_in_halves(rec, reduce, op, h, dims, keepdim, dtype):
     along the dim it extends furthest in: side by side when that dim is kept, combined when it is reduced."""
     if op not in _COMBINE:
         raise OutOfMemoryError(f"reduction '{op}' over a tensor past one binding ({h.st.buf.nbytes:,} bytes, "
-                               f"maxStorageBufferBindingSize {limits.binding_size():,}) is not split yet")
+                               f"maxStorageBufferBindingSize {rec.limits.binding_size():,}) is not split yet")
     d = largest_dim([h])
     parts = [narrowed(h, d, a, b) for a, b in halves(h.shape[d])]
     kept_shape = tuple((1 if i in dims else n) for i, n in enumerate(h.shape))
@@ -287,9 +286,9 @@ def tiles(v):
     one entry -- the Buffer itself, from element 0, every element -- when the storage fits one binding."""
     buf = v.st.buf
     isz = DEVICE_ITEMSIZE[v.dtype]
-    if buf.nbytes <= limits.binding_size():
+    if not is_big(buf):
         return [(buf, 0, 0xFFFFFFFF)]
-    step = (limits.binding_size() // ALIGN) * ALIGN
+    step = (buf.pool.limits.binding_size() // ALIGN) * ALIGN
     out = []
     for s in range(0, buf.nbytes, step):
         size = min(step, buf.nbytes - s)
@@ -298,8 +297,9 @@ def tiles(v):
     return out
 
 
-def row_ranges(n_rows, row_bytes):
-    """[(start, stop)] splitting n_rows rows of row_bytes each into runs that fit one window (after alignment)."""
+def row_ranges(n_rows, row_bytes, limits):
+    """[(start, stop)] splitting n_rows rows of row_bytes each into runs that fit one window (after alignment) of
+    the device whose ``limits`` (limits.py) are given."""
     per = max(1, (limits.binding_size() - ALIGN) // max(row_bytes, 1))
     return [(r, min(r + per, n_rows)) for r in range(0, n_rows, per)]
 

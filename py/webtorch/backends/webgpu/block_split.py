@@ -18,7 +18,7 @@ does not fit -- one softmax row of 40 million classes -- is refused with OutOfMe
 the limit and what to try (a scan's long rows are segmented instead: scan_sort_kernels._long_rows).
 """
 from ..._geometry import numel
-from . import binding_windows, limits
+from . import binding_windows
 from .dtypes import DEVICE_ITEMSIZE
 from .handles import View
 from .runtime import OutOfMemoryError
@@ -71,8 +71,8 @@ def _too_big(ins, outs, box, limit):
     return None
 
 
-def _boxes(name, what, ins, outs, axes, hint):
-    """Boxes ((start, stop) per axis) whose blocks fit one binding each, in order."""
+def _boxes(name, what, ins, outs, axes, hint, limits):
+    """Boxes ((start, stop) per axis) whose blocks fit one binding (of the device's ``limits``) each, in order."""
     limit = limits.binding_size()
     out, stack = [], [tuple((0, n) for n in axes)]
     while stack:
@@ -112,8 +112,9 @@ def _block_input(rec, v, dims, box):
     return rec.ew("copy", [part], v.dtype, v.dtype, part.shape)
 
 
-def needed(ins, outs):
-    """True when some input's storage or some result is past one binding (the primitive runs in blocks)."""
+def needed(ins, outs, limits):
+    """True when some input's storage or some result is past one binding of the device whose ``limits``
+    (limits.py) are given (the primitive runs in blocks)."""
     limit = limits.binding_size()
     return any(type(v) is View and v.st.buf.nbytes > limit for v, _ in ins) or \
         any(numel(o.shape) * o.itemsize > limit for o in outs)
@@ -129,11 +130,11 @@ def in_blocks(rec, fn, ins, outs, axes, name, what, hint, in_place=()):
     for v in in_place:
         if v is not None and binding_windows.is_big(v.st.buf):
             raise OutOfMemoryError(f"{name} updates a tensor of {v.st.buf.nbytes:,} bytes in place, past this "
-                                   f"adapter's maxStorageBufferBindingSize ({limits.binding_size():,} bytes); use "
+                                   f"adapter's maxStorageBufferBindingSize ({rec.limits.binding_size():,} bytes); use "
                                    f"{hint}")
     full = [None] * len(outs)
     single = False
-    boxes = _boxes(name, what, ins, outs, axes, hint)
+    boxes = _boxes(name, what, ins, outs, axes, hint, rec.limits)
     for k, box in enumerate(boxes):
         if k:  # submit the blocks before: their temporaries return to the pool for this block to reuse
             rec.flush()

@@ -16,7 +16,7 @@ import struct
 from ... import _dtype as D
 from ..._geometry import coalesce  # noqa: F401 (the kernel families import it from here)
 from ..op_facts import BOOL_RESULT, INT_DIVISIONS  # an integer division by zero: reported (device_checks.py)
-from . import device_checks, dtypes as T, limits, subgroup_reduce, wgsl_int64 as I64
+from . import device_checks, dtypes as T, subgroup_reduce, wgsl_int64 as I64
 from .runtime import OutOfMemoryError
 from .wgsl_ops import expr as op_expr, helper_sources
 
@@ -36,9 +36,9 @@ def reports(node, inl):
     return False
 
 
-def grid(n_groups):
+def grid(n_groups, limits):
     """Workgroup counts (x, y, 1) for n_groups 1-D workgroups within maxComputeWorkgroupsPerDimension (the
-    kernel's workgroup number is ``wid.x + wid.y * nwg.x``)."""
+    kernel's workgroup number is ``wid.x + wid.y * nwg.x``); ``limits``: the device's (limits.py)."""
     w = limits.workgroups()
     if n_groups <= w:
         return (max(n_groups, 1), 1, 1)
@@ -265,7 +265,7 @@ _MAIN_1D = (f"@compute @workgroup_size({WG})\n"
             "  if (i >= {n}) {{ return; }}\n{body}\n}}\n")
 
 
-def elementwise_kernel(root, inl):
+def elementwise_kernel(root, inl, limits):
     """(source, buffers, params, groups) of the fused elementwise kernel rooted at ``root``."""
     k = KernelSource()
     n = 1
@@ -277,7 +277,7 @@ def elementwise_kernel(root, inl):
     (addr,) = k.addresses(root.shape, [(out.strides, out.offset)], "i", lines)
     lines.append(store(k.buffer(out.buf, out.dtype, write=True), addr, f"{f}(i)", out.dtype))
     body = _MAIN_1D.format(n=k.param(n), body="  " + "\n  ".join(lines))
-    return k.source(body), k.buffers(), k.params(), grid((n + WG - 1) // WG)
+    return k.source(body), k.buffers(), k.params(), grid((n + WG - 1) // WG, limits)
 
 
 # ---- reductions -------------------------------------------------------------------------------------
@@ -335,7 +335,7 @@ def _arg_better(op, ct, v, vi, acc, acci, need):
     return c
 
 
-def reduce_kernel(node, inl):
+def reduce_kernel(node, inl, limits):
     """(source, buffers, params, groups) of a reduction (or arg-reduction) with its producer inlined."""
     k = KernelSource()
     a = node.attrs
@@ -408,7 +408,7 @@ def reduce_kernel(node, inl):
                 f"  var acc = {_init(op, ct, need)};\n{init_i}"
                 f"  for (var r = r0; r < r1; r++) {{\n      {load}\n      {step}\n  }}\n"
                 f"  {result.replace('[o]', '[og]')}\n}}\n")
-        groups = grid((n_out * chunks + wg - 1) // wg)
+        groups = grid((n_out * chunks + wg - 1) // wg, limits)
         extra = ""
     else:
         if is_arg:
@@ -440,5 +440,5 @@ def reduce_kernel(node, inl):
                     f"  for (var s = {WG // 2}u; s > 0u; s = s >> 1u) {{\n"
                     f"    if (lid < s) {{\n      {tree}\n    }}\n    workgroupBarrier();\n  }}\n"
                     f"  if (lid == 0u) {{\n{fin}    {result.replace('[o]', '[og]')}\n  }}\n}}\n")
-        groups = grid(n_out * chunks)
+        groups = grid(n_out * chunks, limits)
     return k.source(body, extra), k.buffers(), k.params(), groups

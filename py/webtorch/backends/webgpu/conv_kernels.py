@@ -9,7 +9,7 @@ buffer is ever materialized and strided/sliced inputs need no copy. Spatial dims
 from ... import _dtype as D
 from ..._geometry import numel
 from ..window_geometry import out_size
-from . import block_split, conv_unfold_gemm, creation, limits, reduce_kernels
+from . import block_split, conv_unfold_gemm, creation, reduce_kernels
 from .block_split import Out
 from .elementwise_kernels import contiguous
 from .kernel_launch import dense, float_kernel, pack, source, spatial3
@@ -39,7 +39,7 @@ def _by_samples(rec, fn, ins, outs, scratch, name):
     CPU adapter's GEMMs materialize (conv_unfold_gemm.py: the columns), sized into the blocks there."""
     if rec.rt.cpu_adapter:
         outs = outs + [Out(s, D.float32, (0,)) for s in scratch]
-    if not block_split.needed(ins, outs):
+    if not block_split.needed(ins, outs, rec.limits):
         return None
     n = next(v.shape[0] for v, dims in ins if dims == (0,))
     return block_split.in_blocks(rec, fn, ins, outs, (n,), name, "sample", _SAMPLE_HINT)
@@ -160,12 +160,12 @@ def _igemm(rec, shape, a_view, b_view, bias, groups, M, NC, K, col, red, b, a, c
     splits = 1
     if tiles * groups < SPLIT_TARGET and steps >= 8:  # the split partial products fit one binding together
         splits = max(1, min(-(-SPLIT_TARGET // (tiles * groups)), steps // 4,
-                            limits.binding_size() // (4 * numel(shape))))
+                            rec.limits.binding_size() // (4 * numel(shape))))
     kchunk = -(-steps // splits) * TK
     # one invocation loops about once per k (tile loads included): K past the loop budget (limits.py) splits
-    kchunk = min(kchunk, max(TK, limits.loop_trips() // TK * TK))
+    kchunk = min(kchunk, max(TK, rec.limits.loop_trips() // TK * TK))
     splits = -(-K // kchunk)
-    gx = min(tiles, limits.workgroups())
+    gx = min(tiles, rec.limits.workgroups())
     Lc, cmul, cadd, cb_outer, cc_outer = col
     J, kmul, kadd, kb_outer, ka_outer, aj = red
     bstr, Lb, q, b_gs, b_off = b
@@ -178,7 +178,7 @@ def _igemm(rec, shape, a_view, b_view, bias, groups, M, NC, K, col, red, b, a, c
                  HAS_BIAS=fuse_bias)
     bias_buf = bias.st.buf if fuse_bias else a_view.st.buf
     reads = [a_view.st.buf, b_view.st.buf] + ([bias_buf] if fuse_bias else [])
-    nz, w = groups * splits, limits.workgroups()
+    nz, w = groups * splits, rec.limits.workgroups()
     for z0 in range(0, nz, w):  # several dispatches when groups * splits pass the limit
         words = ((M, NC, K, kchunk), (splits, gx, row_tiles, tiles), Lc + (cb_outer,), cmul + (cc_outer,),
                  cadd + (0,), J + (kb_outer,), kmul + (ka_outer,), kadd + (0,), aj + (0,), bstr + (0,),

@@ -56,21 +56,21 @@ def _params_not_float32(rec, params, *rest):  # optim_multi_tensor.wgsl updates 
 
 
 def _pool_window(rec, x, kernel, stride, padding, dilation, ceil_mode):
-    return x.dtype not in POOL_SERVED or not window_fits(kernel)
+    return x.dtype not in POOL_SERVED or not window_fits(kernel, rec.limits)
 
 
 def _adaptive_pool_window(rec, x, output_size):
     return x.dtype not in POOL_SERVED or not window_fits(
-        [-(-s // max(o, 1)) + 1 for s, o in zip(x.shape[2:], output_size)])
+        [-(-s // max(o, 1)) + 1 for s, o in zip(x.shape[2:], output_size)], rec.limits)
 
 
 def _avg_pool_window(rec, x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    return x.dtype not in POOL_SERVED or not window_fits(kernel)
+    return x.dtype not in POOL_SERVED or not window_fits(kernel, rec.limits)
 
 
 def _avg_pool_backward_window(rec, g, input_shape, kernel, stride, padding, ceil_mode, count_include_pad,
                               divisor_override):
-    return g.dtype not in POOL_SERVED or not window_fits([-(-k // s) + 1 for k, s in zip(kernel, stride)])
+    return g.dtype not in POOL_SERVED or not window_fits([-(-k // s) + 1 for k, s in zip(kernel, stride)], rec.limits)
 
 
 def _scatter_plane(rec, src, indices, plane_shape, accumulate):
@@ -78,27 +78,27 @@ def _scatter_plane(rec, src, indices, plane_shape, accumulate):
 
 
 def _softmax_row(rec, h, dim, log, dtype):
-    return not row_fits(h.shape[dim] if h.shape else 1, 256)
+    return not row_fits(h.shape[dim] if h.shape else 1, 256, rec.limits)
 
 
 def _softmax_backward_row(rec, g, y, dim, log, dtype):
-    return not row_fits(y.shape[dim] if y.shape else 1, 256)
+    return not row_fits(y.shape[dim] if y.shape else 1, 256, rec.limits)
 
 
 def _layer_norm_row(rec, x, weight, bias, n, eps):
-    return not row_fits(numel(x.shape[len(x.shape) - n:]), 64)
+    return not row_fits(numel(x.shape[len(x.shape) - n:]), 64, rec.limits)
 
 
 def _layer_norm_backward_row(rec, g, x, mean, rstd, weight, n, need):
-    return not row_fits(numel(x.shape[len(x.shape) - n:]), 64)
+    return not row_fits(numel(x.shape[len(x.shape) - n:]), 64, rec.limits)
 
 
 def _batch_norm_channel(rec, x, *rest):
-    return bool(x.shape[1]) and not row_fits(x.numel // x.shape[1], BN_RT)
+    return bool(x.shape[1]) and not row_fits(x.numel // x.shape[1], BN_RT, rec.limits)
 
 
 def _batch_norm_backward_channel(rec, g, x, *rest):
-    return bool(x.shape[1]) and not row_fits(x.numel // x.shape[1], BN_RT)
+    return bool(x.shape[1]) and not row_fits(x.numel // x.shape[1], BN_RT, rec.limits)
 
 
 def _cumulative(rec, op, h, dim, dtype, reverse=False):

@@ -178,7 +178,7 @@ def _take(rec, x, x_offset, xs, lin, ls, shape):
         lin_offset, ls = _low_words(lin, ls)
         flat_lin = View(lin.st, (n,), (1,), lin_offset)
         runs = [(0, n)] if binding_windows.fits([flat, flat_lin]) else \
-            binding_windows.row_ranges(n, max(T.device_itemsize(x.dtype), 4))
+            binding_windows.row_ranges(n, max(T.device_itemsize(x.dtype), 4), rec.limits)
         # x past one binding: a dispatch per window of it; out (and its offsets) past one: per run of it
         for (i0, i1), (bound, start, size) in itertools.product(runs, binding_windows.tiles(x)):
             (o, lv), (obound, lbound) = binding_windows.bind([binding_windows.narrowed(flat, 0, i0, i1),
@@ -188,7 +188,7 @@ def _take(rec, x, x_offset, xs, lin, ls, shape):
             words = (i1 - i0, len(shape), (x_offset - start) & 0xFFFFFFFF, lin_offset) + dims(shape) + dims(xs) + \
                 dims(ls) + (size, i0, o.offset, 0)
             rec.record_kernel("index_take", source("index_take", T=_TYPE[x.dtype][0]),
-                              struct.pack("<32I", *words), codegen.grid(-(-(i1 - i0) // 256)),
+                              struct.pack("<32I", *words), codegen.grid(-(-(i1 - i0) // 256), rec.limits),
                               [bound, lbound, obound], [x.st.buf, lin.st.buf], [out.st.buf])
         keep_bounds(out, x.st.buf.bounds)  # every value taken is a value of x
     return out
@@ -216,7 +216,7 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
     flat_lin = View(lin.st, (n,), (1,), lin_offset)
     flat_src = flat_lin if scalar else View(src.st, (n,), (1,), src.offset)
     runs = [(0, n)] if binding_windows.fits([flat_lin]) and binding_windows.fits([flat_src]) else \
-        binding_windows.row_ranges(n, 4)
+        binding_windows.row_ranges(n, 4, rec.limits)
     # h past one binding: a dispatch per window of it; the index space (its offsets, src) past one: per run of it
     for (i0, i1), (bound, start, size) in itertools.product(runs, binding_windows.tiles(h)):
         (lv, sv), (lbound, sbound) = binding_windows.bind([binding_windows.narrowed(flat_lin, 0, i0, i1),
@@ -227,7 +227,7 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
                  (h.offset - start) & 0xFFFFFFFF, lo, so, i0) + dims(shape) + dims(os) + dims(ls) + dims(ss)
         rec.record_kernel("index_scatter", source("index_scatter", MODE=f"{mode}u",
                                                   KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
-                          struct.pack("<40I", *words), codegen.grid(-(-(i1 - i0) // 256)),
+                          struct.pack("<40I", *words), codegen.grid(-(-(i1 - i0) // 256), rec.limits),
                           [bound, lbound, sbound], [h.st.buf, lin.st.buf, flat_src.st.buf], [h.st.buf])
     if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
         rec.ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
@@ -335,13 +335,14 @@ def nonzero(rec, h):
     out = rec.new((count, rank), D.int32)
     if count and rank:
         # past one binding: runs of elements (with the scan's value before each) times windows tiling out
-        runs = [(0, n)] if binding_windows.fits([cum]) else binding_windows.row_ranges(n, 4)
+        runs = [(0, n)] if binding_windows.fits([cum]) else binding_windows.row_ranges(n, 4, rec.limits)
         for (i0, i1), (bound, o0, o_count) in itertools.product(runs, binding_windows.tiles(out)):
             (c,), (cbound,) = binding_windows.bind([binding_windows.narrowed(cum, 0, max(i0 - 1, 0), i1)])
             shift = c.offset - max(i0 - 1, 0)  # the bound index of element i is i + shift
             words = (i1 - i0, rank, i0, shift & 0xFFFFFFFF, o0, o_count, 0, 0) + dims(h.shape)
             rec.record_kernel("index_nonzero", source("index_nonzero"), struct.pack("<16I", *words),
-                              codegen.grid(-(-(i1 - i0) // 256)), [cbound, bound], [cum.st.buf], [out.st.buf])
+                              codegen.grid(-(-(i1 - i0) // 256), rec.limits), [cbound, bound], [cum.st.buf],
+                              [out.st.buf])
     return cast(rec, out, D.int64)
 
 

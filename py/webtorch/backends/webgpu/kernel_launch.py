@@ -35,9 +35,10 @@ def float_kernel(rec, fn, *args):
     return None if r is None else cast(rec, r, D.float16)  # None: fn leaves it to the host fallback
 
 
-def grid256(total):
-    """Workgroup counts of a 256-wide 1-D launch over ``total`` invocations, and the row width gx * 256."""
-    groups = codegen.grid(-(-total // 256))
+def grid256(total, limits):
+    """Workgroup counts of a 256-wide 1-D launch over ``total`` invocations (within the device's ``limits``), and
+    the row width gx * 256."""
+    groups = codegen.grid(-(-total // 256), limits)
     return groups, groups[0] * 256
 
 

@@ -12,73 +12,72 @@
   lavapipe and by default in Chrome, far below maxBufferSize). A launch that meets a larger storage binds
   windows of it and is split so that each operand's window fits (binding_windows.py).
 
-``forced(workgroups=..., loop_trips=..., binding=..., buffer=...)`` sets any of them (or maxBufferSize) lower for a
-test (tests/backends/webgpu/test_size_limits.py, tests/backends/webgpu/test_big_tensors.py), so every split path
-runs at small sizes; it clears the launch plans built under the old limits.
+Each device's Recorder holds one ``Limits`` (``rec.limits``; a buffer reaches it as ``buf.pool.limits``); kernels
+read it from the recorder, a buffer or a parameter -- never from module state.
+``get_backend().limits.forced(workgroups=..., loop_trips=..., binding=..., buffer=...)`` sets any of them (or
+maxBufferSize) lower for a test (tests/backends/webgpu/test_size_limits.py, test_big_tensors.py), so every split
+path runs at small sizes; it clears the launch plans built under the old limits.
 """
 import contextlib
 
 # a little under 65,535: kernels also run short loops (tile loads, tails) besides the one we size
-_LOOP_TRIPS = 60000
-_state = {"workgroups": None, "loop_trips": _LOOP_TRIPS, "adapter_workgroups": 65535, "flush": None,
-          "binding": None, "adapter_binding": 1 << 27, "buffer": None, "adapter_buffer": 1 << 28}
-_caches = []  # dicts of launch plans that depend on the limits (cleared when they change)
+LOOP_TRIPS = 60000
 
 
-def set_adapter(limits, flush):
-    """Take maxComputeWorkgroupsPerDimension, maxStorageBufferBindingSize and maxBufferSize from the runtime's
-    limits (called once per device; WebGPU's defaults where the runtime names none); ``flush`` submits the
-    device's pending launches (``forced`` does before changing the limits they were planned under)."""
-    _state["adapter_workgroups"] = int(limits.get("maxComputeWorkgroupsPerDimension", 65535))
-    _state["adapter_binding"] = int(limits.get("maxStorageBufferBindingSize", 1 << 27))
-    _state["adapter_buffer"] = int(limits.get("maxBufferSize", 1 << 28))
-    _state["flush"] = flush
+class Limits:
+    """One device's limits: the adapter's values (``adapter``: the runtime's limits, WebGPU's names; WebGPU's
+    defaults where it names none), the values a test forced lower, and the launch-plan caches built under them.
+    ``flush`` submits the device's pending launches (``forced`` does before changing the limits they were planned
+    under). The Recorder owns one (``rec.limits``, also ``BufferPool.limits``, so a buffer reaches its device's)."""
 
+    def __init__(self, adapter, flush):
+        self.adapter_workgroups = int(adapter.get("maxComputeWorkgroupsPerDimension", 65535))
+        self.adapter_binding = int(adapter.get("maxStorageBufferBindingSize", 1 << 27))
+        self.adapter_buffer = int(adapter.get("maxBufferSize", 1 << 28))
+        self.flush = flush
+        self._forced = {"workgroups": None, "loop_trips": None, "binding": None, "buffer": None}
+        self._caches = []  # dicts of launch plans that depend on the limits (cleared when they change)
 
-def workgroups():
-    """Largest workgroup count of one dispatch dimension."""
-    w = _state["workgroups"]
-    return _state["adapter_workgroups"] if w is None else w
+    def _pick(self, name, adapter):
+        v = self._forced[name]
+        return adapter if v is None else v
 
+    def workgroups(self):
+        """Largest workgroup count of one dispatch dimension."""
+        return self._pick("workgroups", self.adapter_workgroups)
 
-def loop_trips():
-    """Loop iterations one invocation may run (see the module docstring)."""
-    return _state["loop_trips"]
+    def loop_trips(self):
+        """Loop iterations one invocation may run (see the module docstring)."""
+        return self._pick("loop_trips", LOOP_TRIPS)
 
+    def binding_size(self):
+        """Most bytes one storage binding may show (maxStorageBufferBindingSize, or the forced value)."""
+        return self._pick("binding", self.adapter_binding)
 
-def binding_size():
-    """Most bytes one storage binding may show (maxStorageBufferBindingSize, or the forced value)."""
-    b = _state["binding"]
-    return _state["adapter_binding"] if b is None else b
+    def buffer_size(self):
+        """Most bytes one buffer may hold (maxBufferSize, or the forced value): the largest tensor the device can
+        store."""
+        return self._pick("buffer", self.adapter_buffer)
 
+    def register_cache(self, d):
+        """Clear dict ``d`` whenever the limits change (its entries hold workgroup counts or splits)."""
+        self._caches.append(d)
+        return d
 
-def buffer_size():
-    """Most bytes one buffer may hold (maxBufferSize, or the forced value): the largest tensor the device can store."""
-    b = _state["buffer"]
-    return _state["adapter_buffer"] if b is None else b
-
-
-def register_cache(d):
-    """Clear dict ``d`` whenever the limits change (its entries hold workgroup counts or splits)."""
-    _caches.append(d)
-    return d
-
-
-@contextlib.contextmanager
-def forced(workgroups=None, loop_trips=None, binding=None, buffer=None):
-    """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
-    if _state["flush"] is not None:  # pending launches were planned under the old limits
-        _state["flush"]()
-    wanted = {"workgroups": workgroups, "loop_trips": loop_trips, "binding": binding, "buffer": buffer}
-    old = {k: _state[k] for k in wanted}  # only these: a device set up inside the block keeps its adapter's values
-    for k, v in wanted.items():
-        if v is not None:
-            _state[k] = int(v)
-    for d in _caches:
-        d.clear()
-    try:
-        yield
-    finally:
-        _state.update(old)
-        for d in _caches:
+    def _clear_caches(self):
+        for d in self._caches:
             d.clear()
+
+    @contextlib.contextmanager
+    def forced(self, workgroups=None, loop_trips=None, binding=None, buffer=None):
+        """Run the block with lower limits (tests): every launch plan is rebuilt under them and again after."""
+        self.flush()  # pending launches were planned under the old limits
+        old = dict(self._forced)
+        wanted = {"workgroups": workgroups, "loop_trips": loop_trips, "binding": binding, "buffer": buffer}
+        self._forced.update({k: int(v) for k, v in wanted.items() if v is not None})
+        self._clear_caches()
+        try:
+            yield self
+        finally:
+            self._forced = old
+            self._clear_caches()

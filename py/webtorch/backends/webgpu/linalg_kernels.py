@@ -18,7 +18,7 @@ import struct
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
 from ..base import _LinAlgError
-from . import block_split, codegen, creation, limits, views as view_geometry
+from . import block_split, codegen, creation, views as view_geometry
 from .block_split import Out
 from .elementwise_kernels import cast, contiguous
 from .kernel_launch import float_kernel, source
@@ -82,7 +82,7 @@ def _by_matrices(rec, fn, operands, bshape, outs, name):
     dims = tuple(range(len(bshape)))
     ins = [(None if v is None else view_geometry.expanded(v, bshape + v.shape[-2:]), dims) for v in operands]
     outs = [Out(shape, dt, dims) for shape, dt in outs]
-    if not block_split.needed(ins, outs):
+    if not block_split.needed(ins, outs, rec.limits):
         return None
     return block_split.in_blocks(rec, fn, ins, outs, bshape, name, "matrix",
                                  "smaller matrices, or fewer of them in one call")
@@ -92,7 +92,7 @@ def _c(count, wg):
     return -(-count // wg)
 
 
-def _fits(n, k, cholesky):
+def _fits(n, k, cholesky, limits):
     """Whether one workgroup factors an n x n matrix (k right-hand columns) within one invocation's loop
     budget (limits.py): its loops run about n^3 / (3 WG) times, so past a few hundred rows the factorization
     runs on the host (counted in stats()["host_fallbacks"]) rather than come back wrong."""
@@ -143,7 +143,7 @@ def _lu(rec, mode, a, b):
         out_shape = bshape + (n, k)
     if batch == 0 or (n == 0 and mode != _DET):
         return rec.new(out_shape, D.float32)
-    if not _fits(n, k, False):
+    if not _fits(n, k, False, rec.limits):
         return None  # the caller's host fallback
     name = {_DET: "linalg_det", _SOLVE: "linalg_solve", _INVERSE: "linalg_inv"}[mode]
     split = _by_matrices(rec, lambda a, b: _lu_launch(rec, mode, a, b, a.shape[:-2], out_shape[len(bshape):]),
@@ -169,10 +169,10 @@ def _lu_launch(rec, mode, a, b, bshape, matrix_shape):
     params = struct.pack("<24I", batch, n, k, 0, a.offset, a.strides[-2], a.strides[-1], 0,
                          b.offset, b.strides[-2], b.strides[-1], 0, *sizes, *a_bst, *b_bst)
     if n <= SMALL_N:
-        name, groups = "linalg_lu_small", codegen.grid(-(-batch // 64))
+        name, groups = "linalg_lu_small", codegen.grid(-(-batch // 64), rec.limits)
         src = source(name, MODE=f"{mode}u")
     else:
-        name, groups = "linalg_lu", codegen.grid(batch)
+        name, groups = "linalg_lu", codegen.grid(batch, rec.limits)
         src = source(name, MODE=f"{mode}u", WG=f"{64 if n * (n + k) <= 4096 else 256}u")
     reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
     rec.record_kernel(name, src, params, groups,
@@ -203,7 +203,7 @@ def _cholesky(rec, a, upper):
         return rec.new(a.shape, D.float32), rec.new(bshape, D.int32)
     if n == 0:
         return rec.new(a.shape, D.float32), creation.full(rec, bshape, 0, D.int32)
-    if not _fits(n, 0, True):
+    if not _fits(n, 0, True, rec.limits):
         return host_fallback(rec, "linalg_cholesky", a, upper)
     split = _by_matrices(rec, lambda a: _cholesky(rec, a, upper), (a,), bshape,
                          [(a.shape, D.float32), (bshape, D.int32)], "linalg_cholesky")
@@ -218,10 +218,10 @@ def _cholesky(rec, a, upper):
     params = struct.pack("<20I", batch, n, 0, 0, a.offset, rs, cs, 0, *((1, n) if upper else (n, 1)), 0, 0,
                          *sizes, *a_bst)
     if n <= SMALL_N:
-        name, groups = "linalg_cholesky_small", codegen.grid(-(-batch // 64))
+        name, groups = "linalg_cholesky_small", codegen.grid(-(-batch // 64), rec.limits)
         src = source(name)
     else:
-        name, groups = "linalg_cholesky", codegen.grid(batch)
+        name, groups = "linalg_cholesky", codegen.grid(batch, rec.limits)
         src = source(name, WG=f"{64 if n * n <= 4096 else 256}u")
     rec.record_kernel(name, src, params, groups, [a.st.buf, out.st.buf, info.st.buf], [a.st.buf],
                       [out.st.buf, info.st.buf])
@@ -236,7 +236,7 @@ def _trsm(rec, a, b, upper, left, unitriangular):
     batch = _prod(bshape)
     if batch * n * k == 0:
         return rec.new(out_shape, D.float32)
-    if n + n * (n + 1) // 2 > limits.loop_trips():  # one invocation substitutes a whole column
+    if n + n * (n + 1) // 2 > rec.limits.loop_trips():  # one invocation substitutes a whole column
         return None  # the caller's host fallback
     split = _by_matrices(rec, lambda a, b: _trsm(rec, a, b, upper, left, unitriangular), (a, b), bshape,
                          [(out_shape, D.float32)], "linalg_solve_triangular")
@@ -252,6 +252,6 @@ def _trsm(rec, a, b, upper, left, unitriangular):
     params = struct.pack("<28I", batch, n, k, int(upper) | int(unitriangular) << 1, a.offset, ars, acs, 0,
                          b.offset, brs, bcs, 0, xrs, xcs, 0, 0, *sizes, *a_bst, *b_bst)
     reads = [a.st.buf] if b.st.buf is a.st.buf else [a.st.buf, b.st.buf]
-    rec.record_kernel("linalg_trsm", source("linalg_trsm"), params, codegen.grid(-(-batch * k // 64)),
+    rec.record_kernel("linalg_trsm", source("linalg_trsm"), params, codegen.grid(-(-batch * k // 64), rec.limits),
                       [a.st.buf, b.st.buf, out.st.buf], reads, [out.st.buf])
     return out

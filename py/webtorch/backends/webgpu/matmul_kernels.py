@@ -4,8 +4,7 @@ import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
-from ..._lru import LRU
-from . import binding_windows, limits, views
+from . import binding_windows, views
 from .elementwise_kernels import cast, contiguous
 from .handles import DeviceOp, Src, View
 from .kernel_launch import source
@@ -13,9 +12,6 @@ from .matmul_layout import operand_mode, vec4_operands
 from .recorder import numel
 from .runtime import OutOfMemoryError
 from ..._geometry import contiguous_strides, expand_strides as broadcast_strides
-
-_MATMUL_PLANS = limits.register_cache(LRU(4096))  # (operand geometries, batch, kernel) -> _matmul_plan
-
 
 def matmul(rec, a, b):
     if a.dtype is D.float16:  # (both float16: host_rules.not_float)
@@ -52,7 +48,7 @@ def _product(rec, a, b, batch, m, n, k):
     out_shape = batch + (m, n)
     n_out = numel(out_shape)
     fit_a, fit_b = binding_windows.fits([a]), binding_windows.fits([b])
-    fit_out = n_out * 4 <= limits.binding_size()
+    fit_out = n_out * 4 <= rec.limits.binding_size()
     if not n_out or fit_a and fit_b and fit_out and binding_windows.fits([a, b]):
         out = rec.new(out_shape, D.float32)
         if n_out:
@@ -78,7 +74,7 @@ def _product(rec, a, b, batch, m, n, k):
         return rec.ew("add", [first, second], D.float32, D.float32, out_shape)
     else:
         raise OutOfMemoryError(f"a product of {out_shape} does not split into blocks within maxStorageBufferBindingSize "
-                               f"({limits.binding_size():,} bytes)")
+                               f"({rec.limits.binding_size():,} bytes)")
     out = rec.new(out_shape, D.float32)
     for r, block in zip(ranges, blocks):
         rec.ew("copy", [block], D.float32, D.float32, block.shape, out=_narrowed(out, dim, r))
@@ -117,7 +113,7 @@ def _narrowed(v, dim, r):
 def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
     cpu = rec.rt.cpu_adapter
     kernel = kernel or _matmul_kernel(m, n, cpu)
-    k_max = _matmul_k_max(kernel)
+    k_max = _matmul_k_max(kernel, rec.limits)
     if k > k_max:  # a K past one invocation's loop budget (limits.py): products of K slices, summed
         for k0 in range(0, k, k_max):
             kc = min(k_max, k - k0)
@@ -132,9 +128,9 @@ def record_matmul(rec, a, b, out, batch, m, n, k, kernel=None):
     if binding_windows.is_big(a.st.buf) or binding_windows.is_big(b.st.buf):  # windows: offsets count from them
         (a, b), bound = binding_windows.bind([a, b])
     key = (a.shape, a.strides, a.offset, b.shape, b.strides, b.offset, batch, kernel, cpu)
-    plan = _MATMUL_PLANS.get(key)
+    plan = rec.matmul_plans.get(key)
     if plan is None:  # a training step repeats the same products: build each launch plan once
-        plan = _MATMUL_PLANS.put(key, _matmul_plan(a, b, batch, m, n, k, kernel))
+        plan = rec.matmul_plans.put(key, _matmul_plan(a, b, batch, m, n, k, kernel, rec.limits))
     src, launches = plan
     for params, groups in launches:
         node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, D.float32),
@@ -149,7 +145,7 @@ def _matmul_kernel(m, n, cpu):
     return "matmul_naive" if m < 4 or n < 4 else "matmul_register" if cpu else "matmul_tiled"
 
 
-def _matmul_k_max(kernel):
+def _matmul_k_max(kernel, limits):
     """The longest K one launch of ``kernel`` may run within an invocation's loop budget (limits.py): the
     naive kernel loops once per k, matmul_register once per 4 k, matmul_tiled about 14 times per 16-k tile
     (its tile loads loop too; measured on lavapipe)."""
@@ -157,7 +153,7 @@ def _matmul_k_max(kernel):
     return max(4, trips // 4 * 4) if kernel != "matmul_register" else 4 * trips
 
 
-def _matmul_plan(a, b, batch, m, n, k, kernel):
+def _matmul_plan(a, b, batch, m, n, k, kernel, limits):
     """(WGSL source, [(params, workgroups), ...]) of one product's launch: one dispatch, or several when the
     grid passes maxComputeWorkgroupsPerDimension (each names its first batch, row and column in P[6])."""
     nb = numel(batch)

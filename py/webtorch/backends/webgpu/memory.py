@@ -3,7 +3,6 @@
 Size classes: four per power of two (like PyTorch's roundup_power2_divisions=4), at least 256 bytes,
 so a training step that frees and reallocates the same shapes reuses the same buffers.
 """
-from . import limits
 from .runtime import OutOfMemoryError
 
 
@@ -16,8 +15,9 @@ def size_class(nbytes):
 
 
 class BufferPool:
-    def __init__(self, runtime):
+    def __init__(self, runtime, limits):
         self.rt = runtime
+        self.limits = limits  # the device's (limits.py): how large one buffer and one binding may be
         self.free_lists = {}  # size class -> [buffer ids]
         self.allocated = 0  # bytes held by live buffers (by size class)
         self.peak = 0
@@ -47,7 +47,7 @@ class BufferPool:
         """The bytes to allocate for a tensor of ``nbytes`` whose size class is ``cls``: the class, cut down to the
         binding limit (when the tensor fits one binding) or to maxBufferSize (the largest storage; past it the
         tensor cannot exist: OutOfMemoryError naming the sizes and what to try)."""
-        binding, most = limits.binding_size(), limits.buffer_size()
+        binding, most = self.limits.binding_size(), self.limits.buffer_size()
         if nbytes > most:
             raise OutOfMemoryError(
                 f"a webgpu tensor of {nbytes:,} bytes ({nbytes / 2 ** 20:.1f} MiB) exceeds this adapter's "

@@ -17,7 +17,7 @@ import re
 import struct
 
 from ... import _dtype as D
-from . import binding_windows, codegen, limits, wgsl_loader
+from . import binding_windows, codegen, wgsl_loader
 from .elementwise_kernels import contiguous, copy_
 from .handles import View
 
@@ -88,7 +88,7 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
         views = [bindable(p, True), bindable(grads[i], False)] + \
             [bindable(s[i], True) for s in states if s is not None]
         srow = tuple(slot_scalars[i]) if slot_scalars else (0.0,) * 4
-        for part in _chunks(views):  # a parameter past one binding updates in chunks (binding_windows.py)
+        for part in _chunks(views, rec.limits):  # a parameter past one binding updates in chunks (binding_windows.py)
             if step_views is not None:  # read only, after the states; its offset in the slot flag's place
                 slots.append((part + [step_views[i]], srow, step_views[i].offset))
             else:
@@ -108,7 +108,7 @@ def _optim_step(rec, name, params, grads, states, scalars, slot_scalars=None, fl
         copy_(rec, v, c)
 
 
-def _chunks(views):
+def _chunks(views, limits):
     """[views]: the (contiguous, equally shaped) views of one parameter's update, or their flat chunks when one
     of them is past one binding: runs of a multiple of 64 elements (vec4 loads stay aligned) that fit a window."""
     if not any(binding_windows.is_big(v.st.buf) for v in views):
@@ -145,7 +145,7 @@ def _optim_dispatch(rec, name, batch, has, head, flags):
                 writes.append(v.st.buf)
     params = struct.pack("<4I", len(batch), start, flags, 0) + head + b"".join(rows)
     rec.record_kernel(f"optim_{name}", optim_source(_RULES[name], len(batch), has, vec), params,
-                      codegen.grid(start), buffers, reads, writes)
+                      codegen.grid(start, rec.limits), buffers, reads, writes)
 
 
 def count_steps(rec, steps):
@@ -165,7 +165,7 @@ def count_steps(rec, steps):
                 wgsl_loader.specialize("optim_step_count", NSLOT=f"{len(batch)}u"), len(batch), {})
         bufs = [v.st.buf for v in batch]
         rec.record_kernel("optim_step_count", src, b"".join(struct.pack("<4I", v.offset, 0, 0, 0) for v in batch),
-                          codegen.grid(1), bufs, bufs, bufs)
+                          codegen.grid(1, rec.limits), bufs, bufs, bufs)
 
 
 def _flags(hp):

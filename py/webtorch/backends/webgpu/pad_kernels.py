@@ -36,7 +36,7 @@ def _by_unpadded_dims(rec, fn, h, pads, out_shape, name):
     (block_split.py); None when none is."""
     dims = tuple(d for d, (a, b) in enumerate(pads) if a == 0 and b == 0)
     ins, outs = [(h, dims)], [Out(out_shape, D.float32 if h.dtype is D.float16 else h.dtype, dims)]
-    if not block_split.needed(ins, outs):
+    if not block_split.needed(ins, outs, rec.limits):
         return None
     return block_split.in_blocks(rec, fn, ins, outs, tuple(h.shape[d] for d in dims), name, "padded slice",
                                  "smaller tensors, or padding fewer dims")
@@ -74,7 +74,7 @@ def _pad_words(rec, xbuf, shape, strides, offset, pads, mode, value_bits, ybuf, 
     contiguous ``out_shape`` words of ``ybuf``."""
     total = prod(out_shape)
     if total:
-        groups, width = grid256(total)
+        groups, width = grid256(total, rec.limits)
         words = [(total, len(shape), width, value_bits)]
         words += _rows(out_shape, 1) + _rows(shape, 1) + _rows([a for a, _ in pads]) + _rows(strides)
         words.append((offset, 0, 0, 0))
@@ -98,7 +98,7 @@ def pad_backward(rec, g, pads, mode):
         out = rec.new(shape[:dim] + (L,) + shape[dim + 1:], D.float32)
         total = out.numel
         if total:
-            groups, width = grid256(total)
+            groups, width = grid256(total, rec.limits)
             words = [(total, L, prod(shape[dim + 1:]), width), (lo, hi, 0, 0)]
             rec.record_kernel("pad_backward", source("pad_backward", MODE=f"{_MODES[mode]}u"), pack(words),
                               groups, [g.st.buf, out.st.buf], [g.st.buf], [out.st.buf])

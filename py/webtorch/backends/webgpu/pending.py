@@ -6,14 +6,13 @@ Recorder flushes it (recorder.py: pending queue -> plan cache -> planner -> subm
 keeps program order, in-place writes through views need no special casing: every read sees exactly the writes
 recorded before it.
 """
-from . import limits
 from .handles import Buffer
 from .runtime import OutOfMemoryError
 
 MAX_PENDING = 2048
 
 
-def check_bindings(name, buffers):
+def check_bindings(name, buffers, limits):
     """Refuse a template kernel that binds a whole storage larger than one binding (WebGPU would reject the flush):
     the kernel families that meet such storages bind windows of them (binding_windows.py); this names one that
     does not yet."""
@@ -26,7 +25,7 @@ def check_bindings(name, buffers):
                 "tensors for this op (a smaller batch or dimension), or torch.float16 where the adapter supports it")
 
 
-def check_groups(name, groups):
+def check_groups(name, groups, limits):
     """Refuse a dispatch past maxComputeWorkgroupsPerDimension (WebGPU would reject it and leave its output
     unwritten): every launch is split below it, so this names a kernel that forgot to."""
     w = limits.workgroups()
@@ -39,14 +38,15 @@ class PendingQueue:
     """The pending ops of one device, in program order. ``on_full()`` is called when MAX_PENDING are waiting
     (the Recorder flushes them and starts the device)."""
 
-    def __init__(self, on_full):
+    def __init__(self, on_full, limits):
         self.nodes = []
         self.on_full = on_full
+        self.limits = limits  # the device's (limits.py): every kernel launch is checked against them
 
     def record(self, node):
         if node.kind == "kernel":
-            check_groups(node.attrs["name"], node.attrs["groups"])
-            check_bindings(node.attrs["name"], node.attrs["buffers"])
+            check_groups(node.attrs["name"], node.attrs["groups"], self.limits)
+            check_bindings(node.attrs["name"], node.attrs["buffers"], self.limits)
         node.out.buf.bounds = None
         writes = node.attrs.get("writes")
         if writes:

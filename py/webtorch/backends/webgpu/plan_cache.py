@@ -18,7 +18,7 @@ first difference. ``WEBTORCH_FLUSH_REUSE=0`` turns the reuse off (benchmarks mea
 import os
 
 from ..._lru import LRU
-from . import dtypes as T, limits
+from . import dtypes as T
 from .planner import Schedule, args_key
 from .runtime import Batch
 
@@ -76,7 +76,7 @@ class PlanCache:
 
     def __init__(self, planner):
         self.planner = planner
-        self.plans = limits.register_cache(LRU(PLANS_MAX))  # cleared when the limits change (limits.py)
+        self.plans = planner.limits.register_cache(LRU(PLANS_MAX))  # cleared when the limits change (limits.py)
         self.enabled = os.environ.get("WEBTORCH_FLUSH_REUSE", "1") != "0"
         self.check = os.environ.get("WEBTORCH_CAPTURE_CHECK", "0") == "1"
         self.hits = 0

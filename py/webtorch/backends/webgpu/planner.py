@@ -22,7 +22,7 @@ import bisect
 from ..._geometry import contiguous_strides
 from ..._lru import LRU
 from ..op_facts import INT_DIVISIONS
-from . import codegen, epilogue, limits
+from . import codegen, epilogue
 from .runtime import Batch, OutOfMemoryError
 
 GENERATED_MAX = 4096  # generated kernels remembered (with their parameters): a model's distinct fused trees
@@ -54,24 +54,25 @@ class Planner:
     """Plans queues for one device: ``word`` is the error word's Buffer (device_checks.py), bound by checking
     kernels; ``stats`` counts fused and dropped nodes, compiled kernels and code-generation misses."""
 
-    def __init__(self, runtime, stats, word):
+    def __init__(self, runtime, stats, word, limits):
         self.rt = runtime
         self.stats = stats
         self.word = word
         self.pipelines = {}  # WGSL source -> pipeline id (a device's kernels: held for its life)
         # signature of a fused tree -> (source, binding slots, params, groups)
+        self.limits = limits
         self.generated = limits.register_cache(LRU(GENERATED_MAX))
         # one binding kept free for the error word of a checking kernel
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8) - 1
 
     def _generated(self, n, inl, generate):
-        """``generate(n, inl)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
+        """``generate(n, inl, limits)`` -- (source, buffers, params, groups) -- served from a cache keyed by the fused
         tree's signature, so a training loop repeating the same steps generates no code after its first step."""
         bufs = []
         key = _signature(n, inl, bufs, {})
         hit = self.generated.get(key)
         if hit is None:
-            src, kbufs, params, groups = generate(n, inl)
+            src, kbufs, params, groups = generate(n, inl, self.limits)
             slot = {id(b): i for i, b in enumerate(bufs)}  # -1: the error word, bound by every checking kernel
             hit = self.generated.put(key, (src, tuple(slot.get(id(b), -1) for b in kbufs), params, groups))
             self.stats.codegen_misses += 1

@@ -4,7 +4,7 @@ gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (
 from ... import _dtype as D
 from ..._geometry import numel as prod
 from ..window_geometry import out_size
-from . import block_split, creation, index_kernels, limits
+from . import block_split, creation, index_kernels
 from .block_split import Out
 from .elementwise_kernels import cast
 from .fallback import host_fallback
@@ -21,10 +21,10 @@ def plane_geometry(x):
     return (x.strides[0], x.strides[1], st[0], st[1]), (st[2], x.offset, 0, 0)
 
 
-def window_fits(spans):
+def window_fits(spans, limits):
     """True when one invocation walks a window of these spans (one nested loop per dim) within its loop
-    budget (limits.py); a larger window (a global pool of a large plane) runs on the host (host_rules.py)
-    rather than come back truncated."""
+    budget (``limits``, the device's: limits.py); a larger window (a global pool of a large plane) runs on the
+    host (host_rules.py) rather than come back truncated."""
     trips = 1
     for k in spans:
         trips = trips * k + 1
@@ -53,7 +53,7 @@ def _by_planes(rec, fn, ins, outs, name):
     (block_split.py); None when none is. ``ins``: the per-plane inputs (N, C, ...); ``outs``: (shape, dtype)."""
     ins = [(v, _PLANES) for v in ins]
     outs = [Out(shape, dt, _PLANES) for shape, dt in outs]
-    if not block_split.needed(ins, outs):
+    if not block_split.needed(ins, outs, rec.limits):
         return None
     return block_split.in_blocks(rec, fn, ins, outs, ins[0][0].shape[:2], name, "plane",
                                  "a smaller batch or image, or fewer channels")
@@ -89,7 +89,7 @@ def _max_pool(rec, x, out, window, name, args):
     idx = rec.new(shape, D.int32)
     total = vals.numel
     if total:
-        groups, width = grid256(total)
+        groups, width = grid256(total, rec.limits)
         kernel, stride, padding, dilation = window or ((1,) * len(out),) * 2 + ((0,) * len(out), (1,) * len(out))
         strides, tail = plane_geometry(xc)
         params = pack([(total, x.shape[1], width, 0), spatial3(out, 1) + (0,), spatial3(x.shape[2:], 1) + (0,),
@@ -139,7 +139,7 @@ def _avg_pool(rec, src, shape, in_shape, out, kernel, stride, padding, count_inc
     total = y.numel
     if total:
         wgsl_t = _ELEMENT[src.dtype][0]
-        groups, width = grid256(total)
+        groups, width = grid256(total, rec.limits)
         strides, tail = plane_geometry(src)
         params = pack([(total, shape[1], width, 0), spatial3(out, 1) + (0,), spatial3(in_shape[2:], 1) + (0,),
                        spatial3(kernel, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
@@ -167,7 +167,7 @@ def scatter_plane(rec, src, indices, plane_shape, accumulate):
     total = src.numel
     if total:
         src_c, idx = dense(rec, src_c), dense(rec, index32(rec, indices))
-        groups, width = grid256(total)
+        groups, width = grid256(total, rec.limits)
         j = prod(src.shape[2:])
         params = pack([(total, j, plane, width)])
         rec.record_kernel("pool_scatter_plane", source("pool_scatter_plane", IS_FLOAT=src_c.dtype is D.float32,
@@ -190,7 +190,7 @@ def gather_plane(rec, src, indices):
     total = out.numel
     if total:
         src_c, idx = dense(rec, src, offset_ok=True), dense(rec, index32(rec, indices))
-        groups, width = grid256(total)
+        groups, width = grid256(total, rec.limits)
         params = pack([(total, prod(indices.shape[2:]), plane, width), (src_c.offset, 0, 0, 0)])
         rec.record_kernel("pool_gather_plane", source("pool_gather_plane"), params, groups,
                           [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf], [out.st.buf])

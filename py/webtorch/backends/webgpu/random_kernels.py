@@ -4,7 +4,7 @@ import struct
 
 from ... import _dtype as D
 from ..philox import PhiloxState
-from . import binding_windows, codegen, dtypes as T, limits, views
+from . import binding_windows, codegen, dtypes as T, views
 from .elementwise_kernels import cast
 from .handles import DeviceOp, Src, View
 from .index_bounds import keep_bounds
@@ -42,7 +42,7 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
     # a tensor past one binding is drawn in windows of whole 64-element runs, each from its own counter blocks:
     # the same numbers as one launch (binding_windows.py)
     per = n if not binding_windows.is_big(out.st.buf) else \
-        (limits.binding_size() - binding_windows.ALIGN) // 4 // 64 * 64
+        (rec.limits.binding_size() - binding_windows.ALIGN) // 4 // 64 * 64
     for e0 in range(0, n, per):
         part = min(per, n - e0)
         (view,), bound = binding_windows.bind([View(out.st, (part,), (1,), e0)])
@@ -51,7 +51,7 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
                  lo_bits, hi_bits, rng_range)
         node = DeviceOp("kernel", out.shape, Src(out.st.buf, out.strides, 0, out_dt), [],
                         {"name": "random_philox", "source": src, "params": struct.pack("<8I", *words),
-                         "groups": codegen.grid((part + 1023) // 1024), "buffers": bound})
+                         "groups": codegen.grid((part + 1023) // 1024, rec.limits), "buffers": bound})
         rec.record_node(node)
     return out
 

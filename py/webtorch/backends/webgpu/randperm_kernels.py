@@ -29,7 +29,7 @@ def randperm(rec, n, dtype, rng):
     keys = random_kernels.draw(rec, 2, (p,), 0, _KEY_RANGE, rng, D.int32)
     vals = rec.new((p,), D.int32)
     kb, vb = keys.st.buf, vals.st.buf
-    blocks = codegen.grid(p // block)
+    blocks = codegen.grid(p // block, rec.limits)
 
     def local(k_first, k_last, init):
         rec.record_kernel("randperm_local", source("randperm_local", INIT=init),
@@ -42,7 +42,7 @@ def randperm(rec, n, dtype, rng):
         j = k // 2
         while j >= block:
             rec.record_kernel("randperm_global", source("randperm_global"),
-                              struct.pack("<4I", n, p // 2, k, j), codegen.grid(-(-p // 512)), [kb, vb],
+                              struct.pack("<4I", n, p // 2, k, j), codegen.grid(-(-p // 512), rec.limits), [kb, vb],
                               [kb, vb], [kb, vb])
             j //= 2
         local(k, k, False)

@@ -23,6 +23,7 @@ from .pending import PendingQueue
 from .plan_cache import PlanCache
 from .planner import Planner
 from .stats import Stats
+from ..._lru import LRU
 from ..._geometry import contiguous_strides, expand_strides as broadcast_strides
 
 
@@ -46,15 +47,17 @@ class Recorder:
 
     def __init__(self, runtime):
         self.rt = runtime
-        limits.set_adapter(runtime.limits, self.flush)
+        self.limits = limits.Limits(runtime.limits, self.flush)
         T.features.f16 = "shader-f16" in runtime.features
         T.features.subgroups = "subgroups" in runtime.features
-        self.pool = BufferPool(runtime)
+        # (operand geometries, batch, kernel) -> matmul_kernels' launch plan, built under these limits
+        self.matmul_plans = self.limits.register_cache(LRU(4096))
+        self.pool = BufferPool(runtime, self.limits)
         self.stats = Stats()
         self.checks = device_checks.ErrorWord(runtime, self.pool)
-        self.planner = Planner(runtime, self.stats, self.checks.buf)
+        self.planner = Planner(runtime, self.stats, self.checks.buf, self.limits)
         self.plans = PlanCache(self.planner)
-        self.pending = PendingQueue(self._flush_full)
+        self.pending = PendingQueue(self._flush_full, self.limits)
         self.record_node = self.pending.record  # bound once: every recorded op calls it
         self.capture = None  # capture.Capture while webtorch.webgpu.graph records
         self.scratch = {}  # small per-device buffers a family keeps (scan_sort_kernels' unused index output)
@@ -185,7 +188,7 @@ class Recorder:
             out = self.new(shape, dt)
         shape = out.shape
         out_st = out.st
-        binding = limits.binding_size()
+        binding = self.limits.binding_size()
         big = out_st.buf.nbytes > binding
         srcs, spec = [], []
         cond = 0 if op == "where" and type(args[0]) is View else -1

@@ -4,7 +4,7 @@ import functools
 
 from ... import _dtype as D
 from ..._geometry import contiguous_strides
-from . import binding_windows, codegen, creation, dtypes as T, limits, views
+from . import binding_windows, codegen, creation, dtypes as T, views
 from .elementwise_kernels import cast, contiguous
 from .handles import DeviceOp, Src, View
 from .index_bounds import keep_bounds
@@ -35,14 +35,14 @@ def _reduce(rec, op, h, dims, keepdim, dtype):
     cpu = rec.rt.cpu_adapter
     # loop iterations of one invocation (limits.py): a row per invocation, or per workgroup of WG
     per_thread = cpu or n_out >= 2048 or r_len <= 64
-    budget = limits.loop_trips() * (1 if per_thread else codegen.WG)
+    budget = rec.limits.loop_trips() * (1 if per_thread else codegen.WG)
     if op in ("argmax", "argmin") and r_len > budget:
         return _arg_reduce_long(rec, op, h, dims, keepdim)
     if ((r_len > CPU_CHUNK_LEN if cpu else r_len > CHUNK_MIN and n_out < 64) or r_len > budget) and \
             op not in ("argmax", "argmin"):
         # split long rows: one workgroup (CPU: invocation) per (output, chunk), then reduce the partials
         chunk = CPU_CHUNK_LEN if cpu else max(CHUNK_LEN, -(-r_len // 1024))
-        chunk = max(2, min(chunk, limits.loop_trips() * (1 if cpu else codegen.WG)))
+        chunk = max(2, min(chunk, rec.limits.loop_trips() * (1 if cpu else codegen.WG)))
         n_chunks = -(-r_len // chunk)
         part = rec.new((n_out, n_chunks), dtype)
         record(DeviceOp("reduce", h.shape, Src(part.st.buf, part.strides, 0, dtype),

@@ -10,7 +10,7 @@ sort_bitonic.wgsl for rows up to SORT_MAX_N elements (longer rows take the count
 import struct
 
 from ... import _dtype as D
-from . import binding_windows, block_split, codegen, creation, dtypes as T, limits, wgsl_loader
+from . import binding_windows, block_split, codegen, creation, dtypes as T, wgsl_loader
 from .block_split import Out
 from .dtypes import DEVICE_ITEMSIZE
 from .elementwise_kernels import cast, contiguous
@@ -86,13 +86,13 @@ def _by_rows(rec, fn, ins, dim, outs, name):
     axes, kept = block_split.kept_axes(ins[0].shape, dim)
     ins = [(v, kept) for v in ins]
     outs = [Out(shape, dt, kept) for shape, dt in outs]
-    if not block_split.needed(ins, outs):
+    if not block_split.needed(ins, outs, rec.limits):
         return None
     return block_split.in_blocks(rec, fn, ins, outs, axes, name, "row", _ROW_HINT)
 
 
 def cumulative(rec, op, h, dim, dtype, reverse=False):
-    if h.shape and h.shape[dim] * _scan_itemsize(op, dtype) > limits.binding_size() - binding_windows.ALIGN:
+    if h.shape and h.shape[dim] * _scan_itemsize(op, dtype) > rec.limits.binding_size() - binding_windows.ALIGN:
         return _long_rows(rec, op, h, dim, dtype, reverse)
     split = _by_rows(rec, lambda h: cumulative(rec, op, h, dim, dtype, reverse), [h], dim,
                      [(h.shape, dtype)] + ([(h.shape, D.int64)] if op in ("max", "min") else []), f"cum{op}")
@@ -104,7 +104,7 @@ def cumulative(rec, op, h, dim, dtype, reverse=False):
     # a workgroup scans its row 256 elements per step of 10 loop iterations (limits.py; measured on
     # lavapipe: the Hillis-Steele loop runs 8 times and counts once more on exit): a longer row is
     # scanned in segments, each then combined with the running value where the one before it ended
-    seg = L if L <= SEQUENTIAL_MAX else max(256, limits.loop_trips() // 10 * 256)
+    seg = L if L <= SEQUENTIAL_MAX else max(256, rec.limits.loop_trips() // 10 * 256)
     # a float32 sum in segments: each segment starts in the kernel from the float-float pair where the one before
     # it ended, its low words kept in an int32 buffer bound where max/min bind their indices
     compensated = op == "sum" and dtype is D.float32
@@ -138,7 +138,7 @@ def _long_rows(rec, op, h, dim, dtype, reverse):
     order) ended, as the kernel's own segments are. A float32 sum's carry adds one float32 rounding per segment
     (tens of millions of elements each)."""
     L = h.shape[dim]
-    seg = max(1, (limits.binding_size() - binding_windows.ALIGN) // _scan_itemsize(op, dtype))
+    seg = max(1, (rec.limits.binding_size() - binding_windows.ALIGN) // _scan_itemsize(op, dtype))
     out = rec.new(h.shape, dtype)
     idx = rec.new(h.shape, D.int64) if op in ("max", "min") else None
     starts = range(0, L, seg)
@@ -172,7 +172,7 @@ def _scan_dispatch(rec, op, x, out, idx, dim, dtype, reverse, carry=False, store
     src = kernel_source("scan_cumulative", T=SCAN_TYPES[dtype], FLOAT=dtype is D.float32, OP=f"{_OPS[op]}u",
                         SEQUENTIAL=seq, CARRY=carry, STORE_LO=store_lo)
     rec.record_kernel(f"scan_{op}", src, struct.pack("<32I", *words),
-                      codegen.grid(-(-rows // 256) if seq else rows),
+                      codegen.grid(-(-rows // 256) if seq else rows, rec.limits),
                       [x.st.buf, out.st.buf, ibuf], [x.st.buf], writes)
 
 
@@ -218,7 +218,7 @@ def _sorted_rows(rec, h, dim, descending, k):
         geom, rank = _row_geometry(h, out, dim)
         words = (rows, L, rank, k) + geom + (n, 0, 0, 0)
         src = kernel_source("sort_bitonic", T=SCAN_TYPES[h.dtype], FLOAT=h.dtype is D.float32, DESCENDING=bool(descending))
-        rec.record_kernel("sort_bitonic", src, struct.pack("<36I", *words), codegen.grid(rows),
+        rec.record_kernel("sort_bitonic", src, struct.pack("<36I", *words), codegen.grid(rows, rec.limits),
                           [h.st.buf, out.st.buf, idx.st.buf], [h.st.buf], [out.st.buf, idx.st.buf])
     return out, cast(rec, idx, D.int64)
 
@@ -256,7 +256,7 @@ def searchsorted(rec, seq, values, right, out_int32):
     axes, dims = tuple(values.shape[:lead]), tuple(range(lead))
     ins = [(seq, dims if len(seq.shape) > 1 else (None,) * lead), (values, dims)]
     outs = [Out(values.shape, D.int32 if out_int32 else D.int64, dims)]
-    if block_split.needed(ins, outs):
+    if block_split.needed(ins, outs, rec.limits):
         return block_split.in_blocks(rec, lambda s, v: searchsorted(rec, s, v, right, out_int32), ins, outs, axes,
                                      "searchsorted", "row", _ROW_HINT)
     if SCAN_TYPES[seq.dtype] != SCAN_TYPES[values.dtype]:  # compare in the promoted type, as PyTorch does
@@ -271,7 +271,7 @@ def searchsorted(rec, seq, values, right, out_int32):
         m = 0 if len(seq.shape) == 1 else (values.shape[-1] if values.shape else 1)
         words = (n, m, length, 0, seq.offset, values.offset, 0, 0)
         src = kernel_source("sort_searchsorted", T=SCAN_TYPES[seq.dtype], RIGHT=bool(right))
-        rec.record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256)),
+        rec.record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256), rec.limits),
                           [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
         keep_bounds(out, (0, length))  # insertion points: index checks on them need no readback
     return out if out_int32 else cast(rec, out, D.int64)

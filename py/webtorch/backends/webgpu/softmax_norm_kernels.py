@@ -13,7 +13,7 @@ import struct
 
 from ... import _dtype as D
 from ..._geometry import contiguous_strides, numel
-from . import block_split, creation, limits, reduce_kernels, subgroup_reduce, views, wgsl_loader
+from . import block_split, creation, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .block_split import Out
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
@@ -43,14 +43,14 @@ _CPU_MIN_ROWS = 16  # fewer rows on a CPU adapter: RT invocations share each (SI
 BN_RT = 256  # invocations per channel of batchnorm_*.wgsl
 
 
-def row_fits(length, rt):
+def row_fits(length, rt, limits):
     """True when ``rt`` invocations reduce a row of ``length`` within one invocation's loop budget (limits.py):
     the kernels walk the row up to four times plus a log-depth tree. A longer row (millions of elements) runs
-    on the host (host_rules.py) rather than come back truncated."""
+    on the host (host_rules.py) rather than come back truncated. ``limits``: the device's (limits.py)."""
     return length <= max(1, (limits.loop_trips() - 16) // 4) * rt
 
 
-def _launch(rows, length, cpu):
+def _launch(rows, length, cpu, limits):
     """(WG, RT, groups): RT invocations per row, a power of two giving each about 8 elements -- except on a
     CPU adapter (``cpu``), where every workgroup barrier switches coroutines and a workgroup's invocations
     share one core anyway: there each invocation reduces a row alone (RT 1, no barrier) when there are rows
@@ -58,11 +58,11 @@ def _launch(rows, length, cpu):
     (rows of 64 and 128; one profiled step each on a loaded machine): layer_norm 72 -> 16 ms, softmax
     75 -> 14 ms per call."""
     rt = 1
-    if not (cpu and rows >= _CPU_MIN_ROWS and row_fits(length, 1)):
+    if not (cpu and rows >= _CPU_MIN_ROWS and row_fits(length, 1, limits)):
         while rt < 256 and rt * 8 < length:
             rt *= 2
     wg = max(64, rt)
-    return wg, rt, grid(-(-rows // (wg // rt)))
+    return wg, rt, grid(-(-rows // (wg // rt)), limits)
 
 
 def _rows_geometry(views, dim):
@@ -115,7 +115,7 @@ _ROW_HINT = "a smaller batch or sequence length (fewer rows), or a smaller last 
 def softmax(rec, h, dim, log, dtype):
     axes, kept = block_split.kept_axes(h.shape, dim)
     ins, outs = [(h, kept)], [Out(h.shape, dtype, kept)]
-    if block_split.needed(ins, outs):
+    if block_split.needed(ins, outs, rec.limits):
         return block_split.in_blocks(rec, lambda x: softmax(rec, x, dim, log, dtype), ins, outs, axes,
                                      "softmax", "row", _ROW_HINT)
     x = _f32(rec, h)
@@ -127,7 +127,7 @@ def softmax(rec, h, dim, log, dtype):
             geo = _rows_geometry([x, out], dim)
         rows, sizes, ((xst, xds), (yst, yds)) = geo
         length = h.shape[dim]
-        wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter)
+        wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter, rec.limits)
         params = struct.pack("<20I", rows, length, xds, yds, *sizes, *xst, *yst, x.offset, 0, 0, 0)
         _record(rec, "softmax_forward", _source("softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
                 params, groups, [x], [out])
@@ -137,7 +137,7 @@ def softmax(rec, h, dim, log, dtype):
 def softmax_backward(rec, g, y, dim, log, dtype):
     axes, kept = block_split.kept_axes(y.shape, dim)
     ins, outs = [(g, kept), (y, kept)], [Out(y.shape, dtype, kept)]
-    if block_split.needed(ins, outs):
+    if block_split.needed(ins, outs, rec.limits):
         return block_split.in_blocks(rec, lambda g, y: softmax_backward(rec, g, y, dim, log, dtype), ins, outs,
                                      axes, "softmax_backward", "row", _ROW_HINT)
     g, y = _f32(rec, g), _f32(rec, y)
@@ -149,7 +149,7 @@ def softmax_backward(rec, g, y, dim, log, dtype):
             geo = _rows_geometry([g, y, out], dim)
         rows, sizes, ((gst, gds), (yst, yds), (ost, ods)) = geo
         length = y.shape[dim]
-        wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter)
+        wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter, rec.limits)
         params = struct.pack("<28I", rows, length, 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
                              g.offset, y.offset, 0, 0)
         _record(rec, "softmax_backward", _source("softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
@@ -169,7 +169,7 @@ def layer_norm(rec, x, weight, bias, n, eps):
     dt = x.dtype
     ins = [(x, lead), (weight, whole), (bias, whole)]
     outs = [Out(x.shape, dt, lead), Out(stat_shape, dt, lead), Out(stat_shape, dt, lead)]
-    if block_split.needed(ins, outs):
+    if block_split.needed(ins, outs, rec.limits):
         return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
                                      "layer_norm", "row", _ROW_HINT)
     x2, rows, cols = _norm_rows(rec, x, n)
@@ -181,7 +181,7 @@ def layer_norm(rec, x, weight, bias, n, eps):
     if rows:
         w = _packed(rec, weight) if weight is not None else x2
         b = _packed(rec, bias) if bias is not None else x2
-        wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter)
+        wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
         params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
                              b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
         _record(rec, "layernorm_forward", _source("layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
@@ -198,7 +198,7 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     wshape = x.shape[len(x.shape) - n:]
     ins = [(g, lead), (x, lead), (mean, lead), (rstd, lead), (weight, whole)]
     outs = [Out(x.shape, dt, lead), Out(wshape, dt, whole, "sum"), Out(wshape, dt, whole, "sum")]
-    if block_split.needed(ins, outs):  # the weight and bias gradients sum over every row: the blocks' parts add
+    if block_split.needed(ins, outs, rec.limits):  # the weight and bias gradients sum over every row: parts add
         return block_split.in_blocks(rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need),
                                      ins, outs, axes, "layer_norm_backward", "row", _ROW_HINT)
     x2, rows, cols = _norm_rows(rec, x, n)
@@ -210,7 +210,7 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
         gx = rec.new(x.shape, D.float32)
         if rows and cols:
             w = _packed(rec, weight) if weight is not None else x2
-            wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter)
+            wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
             params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
             _record(rec, "layernorm_backward", _source("layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
                     params, groups, [g2, x2, mean2, rstd2, w], [gx])
@@ -234,7 +234,7 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
     ins = [(x, (1,)), (weight, (0,)), (bias, (0,)), (running_mean, (0,)), (running_var, (0,))]
     dt = x.dtype
     outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
-    if block_split.needed(ins, outs):  # channel blocks; the running statistics are updated in place through views
+    if block_split.needed(ins, outs, rec.limits):  # channel blocks; running statistics updated in place via views
         return block_split.in_blocks(
             rec, lambda x, w, b, rm, rv: batch_norm(rec, x, w, b, rm, rv, momentum, eps), ins, outs, (c,),
             "batch_norm", "channel", _CHANNEL_HINT, in_place=(running_mean, running_var))
@@ -256,7 +256,7 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
                          rm.offset, _stride0(rm), rv.offset, _stride0(rv)) + struct.pack("<2f", eps, momentum) \
         + b"\0" * 8
     bufs = [x3.st.buf, w.st.buf, b.st.buf, y.st.buf, mean.st.buf, rstd.st.buf, rm.st.buf, rv.st.buf]
-    rec.record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c), bufs,
+    rec.record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c, rec.limits), bufs,
                       bufs[:3] + bufs[6:], bufs[3:])
     for view, caller in running:
         if caller is not None:
@@ -271,7 +271,7 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     ins = [(g, (1,)), (x, (1,)), (mean, (0,)), (rstd, (0,)), (weight, (0,))]
     dt = x.dtype
     outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
-    if block_split.needed(ins, outs):
+    if block_split.needed(ins, outs, rec.limits):
         return block_split.in_blocks(rec, lambda g, x, m, r, w: batch_norm_backward(rec, g, x, m, r, w, need),
                                      ins, outs, (c,), "batch_norm_backward", "channel", _CHANNEL_HINT)
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
@@ -283,7 +283,7 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     params = struct.pack("<16I", c, n, s, (weight is not None) | bool(need[0]) << 1, g3.offset, *g3.strides,
                          x3.offset, *x3.strides, w.offset, ws, 0, 0)
     bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
-    rec.record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c), bufs, bufs[:5],
+    rec.record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c, rec.limits), bufs, bufs[:5],
                       bufs[5:])
     gx = (gx if x.dtype is D.float32 else cast(rec, gx, x.dtype)) if need[0] else None
     gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \

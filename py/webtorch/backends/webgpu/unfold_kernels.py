@@ -24,7 +24,7 @@ def _by_samples(rec, fn, h, out_shape, name):
     """Run F.unfold / F.fold in blocks of samples when a tensor it binds is past one binding (block_split.py);
     None when none is."""
     ins, outs = [(h, (0,))], [Out(out_shape, D.float32, (0,))]
-    if not block_split.needed(ins, outs):
+    if not block_split.needed(ins, outs, rec.limits):
         return None
     return block_split.in_blocks(rec, fn, ins, outs, (h.shape[0],), name, "sample", "a smaller batch or image")
 
@@ -76,7 +76,7 @@ def _unfold_dispatch(rec, src, y, C, S, kernel, L, stride, padding, dilation, re
         chunks = -(-numel(kernel) // _UNFOLD_CH)
         total = total // numel(kernel) * chunks
     if total:
-        groups, width = grid256(total)
+        groups, width = grid256(total, rec.limits)
         words = ((total, C, width, chunks), spatial3(S, 1) + (0,), spatial3(kernel, 1) + (0,),
                  spatial3(L, 1) + (0,), spatial3(stride, 1) + (0,), spatial3(padding, 0) + (0,),
                  spatial3(dilation, 1) + (0,), read, tuple(spatial) + (0,))
