@@ -10,6 +10,7 @@
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +85,7 @@ def test_page_policy_on_a_cpu_fallback_adapter(webtorch_browser):
     assert panel["cuda_why"] == ("the WebGPU adapter is a CPU fallback, where \"cpu\" trains faster; "
                                  "webtorch.cuda.use_webgpu() turns it on"), panel
     assert panel["why"].startswith("as PyTorch's: code reaches WebGPU by naming it"), panel
+    assert re.match(r"WebAssembly \(kernels\.wasm, SIMD128, \d+ threads? for GEMMs; \d+ KiB", panel["cpu"]), panel
     on = out["on"]
     assert on["cuda"] and on["x"] == "webgpu" and on["is_cuda"] and on["model"] == "webgpu", on
     assert on["panel"]["cuda"] == "webgpu" and on["panel"]["cuda_why"].startswith("switched on"), on

@@ -21,7 +21,8 @@ def page_devices():
     cuda_on, cuda_why = _cuda_alias.status()
     rt = _device.backend_for("cpu").rt
     stats = getattr(rt, "stats", {})
-    cpu = "WebAssembly (kernels.wasm, SIMD128, 1 thread"
+    n = rt.threads()  # the caller and the worker threads started so far (2+ only in a cross-origin isolated page)
+    cpu = f"WebAssembly (kernels.wasm, SIMD128, {n} thread{'s' if n > 1 else ''} for GEMMs"
     if stats:
         cpu += f"; {stats['module_bytes'] / 1024:.0f} KiB, instantiated in {stats['instantiate_ms']:.0f} ms"
     accel = accelerator.current_accelerator(check_available=True)
