@@ -231,7 +231,7 @@ def record_reduction(rec, node):
     dispatch; its output is a fresh storage within one binding."""
     s = node.srcs[0]
     operands = [(s.buf, node.shape, s.strides, s.offset, DEVICE_ITEMSIZE[s.dtype])]
-    _record_generated(rec, node, codegen.reduce_kernel, operands, f"reduce_{node.attrs['op']}")
+    _record_generated(rec, node, rec.planner.reduce_kernel, operands, f"reduce_{node.attrs['op']}")
 
 
 def _record_generated(rec, node, generate, operands, name):

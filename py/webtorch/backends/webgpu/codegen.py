@@ -335,8 +335,9 @@ def _arg_better(op, ct, v, vi, acc, acci, need):
     return c
 
 
-def reduce_kernel(node, inl, limits):
-    """(source, buffers, params, groups) of a reduction (or arg-reduction) with its producer inlined."""
+def reduce_kernel(node, inl, limits, subgroups):
+    """(source, buffers, params, groups) of a reduction (or arg-reduction) with its producer inlined; ``subgroups``:
+    the tree's last steps as subgroup operations (subgroup_reduce.py)."""
     k = KernelSource()
     a = node.attrs
     op, dims = a["op"], a["dims"]
@@ -430,7 +431,7 @@ def reduce_kernel(node, inl, limits):
                 f"  var acc = {_init(op, ct, need)};\n{init_i}"
                 f"  for (var r = r0 + lid; r < r1; r += {WG}u) {{\n      {load}\n      {step}\n  }}\n")
         # arg-reductions keep the tree (index tie-breaks), and int64 (subgroup operations add 32-bit words)
-        if subgroup_reduce.enabled() and not is_arg and ct != T.I64:
+        if subgroups and not is_arg and ct != T.I64:
             k.subgroups = True
             extra, tail = subgroup_reduce.reduce_tail(op, ct, WG, lambda x, y: _combine(op, ct, x, y, need),
                                                       result.replace("[o]", "[og]"), need)

@@ -13,7 +13,7 @@ def empty(rec, shape, dtype):
 
 
 def full(rec, shape, value, dtype):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     if dtype is D.int64:
         T.check_int_range([int(value)], dtype)
     out = rec.ew("copy", [("c", value)], dtype, dtype, tuple(shape))

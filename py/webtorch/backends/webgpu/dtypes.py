@@ -34,16 +34,19 @@ SMALL_INTS = {D.uint8: 8, D.int8: 8, D.int16: 16}  # dtype -> bits kept (stored 
 HOST_CODES = {D.uint8: "B", D.int8: "b", D.int16: "h"}
 
 
-class _Features:
-    f16 = False
-    subgroups = False  # row reductions use subgroup operations (subgroup_reduce.py)
+class Features:
+    """The adapter features a device's code generation follows (one per Recorder, from its runtime's features)."""
+
+    def __init__(self, names):
+        self.f16 = "shader-f16" in names
+        self.subgroups = "subgroups" in names  # row reductions use subgroup operations (subgroup_reduce.py)
+
+    def key(self):
+        return self.f16, self.subgroups
 
 
-features = _Features()
-
-
-def check(dt):
-    """Raise a clear TypeError when dtype ``dt`` cannot live on the webgpu device."""
+def check(dt, features):
+    """Raise a clear TypeError when dtype ``dt`` cannot live on the webgpu device whose ``features`` are given."""
     if dt in _TYPES and (dt is not D.float16 or features.f16):
         return
     if dt is D.float64:

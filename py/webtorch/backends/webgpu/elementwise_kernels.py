@@ -12,7 +12,7 @@ EXPANDED_WRITE = ("unsupported operation: more than one element of the written-t
 
 def elementwise(rec, op, args, dtype, out=None):
     if dtype is not D.float32:
-        T.check(dtype)
+        T.check(dtype, rec.features)
     shape = None
     for a in args:  # the operands' common shape: broadcast only when two differ
         if type(a) is View:
@@ -43,7 +43,7 @@ def contiguous(rec, h):
 
 
 def cast(rec, h, dtype):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     return rec.ew("copy", [h], dtype, dtype, h.shape)
 
 

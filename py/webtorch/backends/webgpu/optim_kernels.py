@@ -16,7 +16,6 @@ import itertools
 import re
 import struct
 
-from ... import _dtype as D
 from . import binding_windows, codegen, wgsl_loader
 from .elementwise_kernels import contiguous, copy_
 from .handles import View

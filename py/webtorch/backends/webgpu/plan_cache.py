@@ -18,7 +18,6 @@ first difference. ``WEBTORCH_FLUSH_REUSE=0`` turns the reuse off (benchmarks mea
 import os
 
 from ..._lru import LRU
-from . import dtypes as T
 from .planner import Schedule, args_key
 from .runtime import Batch
 
@@ -38,7 +37,7 @@ class Plan:
         self.dropped = dropped
 
 
-def queue_key(nodes):
+def queue_key(nodes, features):
     """(hashable key of the queue ``nodes``, its Buffers in order of first appearance, {Buffer: slot})."""
     index = {}
     bufs = []
@@ -65,7 +64,7 @@ def queue_key(nodes):
         else:
             add(tuple(a.items()))
     add(tuple([b.alive() for b in bufs]))
-    add((T.features.f16, T.features.subgroups))
+    add(features.key())
     return tuple(parts), bufs, index
 
 
@@ -87,7 +86,7 @@ class PlanCache:
         planner = self.planner
         if not self.enabled:
             return planner.plan(nodes)
-        key, bufs, index = queue_key(nodes)
+        key, bufs, index = queue_key(nodes, planner.features)
         plan = self.plans.get(key)
         stats = planner.stats
         if plan is None:

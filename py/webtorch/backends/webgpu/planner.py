@@ -54,13 +54,14 @@ class Planner:
     """Plans queues for one device: ``word`` is the error word's Buffer (device_checks.py), bound by checking
     kernels; ``stats`` counts fused and dropped nodes, compiled kernels and code-generation misses."""
 
-    def __init__(self, runtime, stats, word, limits):
+    def __init__(self, runtime, stats, word, limits, features):
         self.rt = runtime
         self.stats = stats
         self.word = word
         self.pipelines = {}  # WGSL source -> pipeline id (a device's kernels: held for its life)
         # signature of a fused tree -> (source, binding slots, params, groups)
         self.limits = limits
+        self.features = features  # dtypes.Features: the adapter's, or as a test forced them
         self.generated = limits.register_cache(LRU(GENERATED_MAX))
         # one binding kept free for the error word of a checking kernel
         self.max_buffers = runtime.limits.get("maxStorageBuffersPerShaderStage", 8) - 1
@@ -78,6 +79,10 @@ class Planner:
             self.stats.codegen_misses += 1
         src, slots, params, groups = hit
         return src, [bufs[i] if i >= 0 else self.word for i in slots], params, groups
+
+    def reduce_kernel(self, n, inl, limits):
+        """codegen.reduce_kernel in this device's variant (subgroup operations when its features have them)."""
+        return codegen.reduce_kernel(n, inl, limits, self.features.subgroups)
 
     def pipeline(self, name, source):
         p = self.pipelines.get(source)
@@ -141,7 +146,7 @@ class Planner:
                 src, bufs, params, groups = self._generated(n, inl, codegen.elementwise_kernel)
             elif n.kind in ("reduce", "argreduce"):
                 name = f"reduce_{n.attrs['op']}"
-                src, bufs, params, groups = self._generated(n, inl, codegen.reduce_kernel)
+                src, bufs, params, groups = self._generated(n, inl, self.reduce_kernel)
             else:  # "kernel": a template kernel with ready parameters
                 name, src, params, groups = n.attrs["name"], n.attrs["source"], n.attrs["params"], n.attrs["groups"]
                 bufs = n.attrs["buffers"]

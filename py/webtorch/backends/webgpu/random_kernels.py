@@ -57,19 +57,19 @@ def draw(rec, kind, shape, a, b, rng, out_dt):
 
 
 def uniform(rec, shape, low, high, dtype, rng):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     r = draw(rec, 0, tuple(shape), float(low), float(high), rng, D.float32)
     return r if dtype is D.float32 else cast(rec, r, dtype)
 
 
 def normal(rec, shape, mean, std, dtype, rng):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     r = draw(rec, 1, tuple(shape), float(mean), float(std), rng, D.float32)
     return r if dtype is D.float32 else cast(rec, r, dtype)
 
 
 def randint(rec, shape, low, high, dtype, rng):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     low, high, shape = int(low), int(high), tuple(shape)
     T.check_int_range([low, high - 1], D.int64)
     span = high - low

@@ -21,7 +21,7 @@ _KEY_RANGE = (1 << 31) - 1
 
 
 def randperm(rec, n, dtype, rng):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     if n <= 1:
         return cast(rec, creation.arange(rec, 0, n, 1, D.int64), dtype)
     p = 1 << (n - 1).bit_length()

@@ -48,14 +48,13 @@ class Recorder:
     def __init__(self, runtime):
         self.rt = runtime
         self.limits = limits.Limits(runtime.limits, self.flush)
-        T.features.f16 = "shader-f16" in runtime.features
-        T.features.subgroups = "subgroups" in runtime.features
+        self.features = T.Features(runtime.features)
         # (operand geometries, batch, kernel) -> matmul_kernels' launch plan, built under these limits
         self.matmul_plans = self.limits.register_cache(LRU(4096))
         self.pool = BufferPool(runtime, self.limits)
         self.stats = Stats()
         self.checks = device_checks.ErrorWord(runtime, self.pool)
-        self.planner = Planner(runtime, self.stats, self.checks.buf, self.limits)
+        self.planner = Planner(runtime, self.stats, self.checks.buf, self.limits, self.features)
         self.plans = PlanCache(self.planner)
         self.pending = PendingQueue(self._flush_full, self.limits)
         self.record_node = self.pending.record  # bound once: every recorded op calls it
@@ -149,7 +148,7 @@ class Recorder:
     def new(self, shape, dtype):
         """A fresh contiguous View of ``shape`` (its storage is allocated when a kernel first writes it)."""
         if dtype is not D.float32:  # always supported: skip the check on the common dtype
-            T.check(dtype)
+            T.check(dtype, self.features)
         n, strides, shape = _fresh_geometry(shape if type(shape) is tuple else tuple(shape))
         return View(Storage(n, dtype, self.pool), shape, strides, 0)
 

@@ -16,7 +16,7 @@ CPU_CHUNK_LEN = 1 << 9  # on a CPU adapter, rows longer than this are reduced in
 
 
 def reduce(rec, op, h, dims, keepdim, dtype):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     dims = tuple(dims) if dims else tuple(range(len(h.shape)))
     return _reduce(rec, op, h, dims, keepdim, dtype)
 

@@ -12,7 +12,7 @@ subgroup version (subgroup_reduce.py).
 import struct
 
 from ... import _dtype as D
-from ..._geometry import contiguous_strides, numel
+from ..._geometry import contiguous_strides
 from . import block_split, creation, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .block_split import Out
 from .codegen import coalesce, grid
@@ -28,9 +28,9 @@ def _record(rec, name, source, params, groups, reads, outs):
     rec.record_kernel(name, source, params, groups, bufs, [v.st.buf for v in reads], [v.st.buf for v in outs])
 
 
-def _source(name, **spec):
-    """The specialized kernel, in its subgroup variant when subgroups are enabled (subgroup_reduce.py)."""
-    sg = subgroup_reduce.enabled()
+def _source(rec, name, **spec):
+    """The specialized kernel, in its subgroup variant when the device's subgroups are on (subgroup_reduce.py)."""
+    sg = rec.features.subgroups
     key = (name, sg) + tuple(sorted(spec.items()))
     s = _SOURCES.get(key)
     if s is None:
@@ -129,7 +129,7 @@ def softmax(rec, h, dim, log, dtype):
         length = h.shape[dim]
         wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter, rec.limits)
         params = struct.pack("<20I", rows, length, xds, yds, *sizes, *xst, *yst, x.offset, 0, 0, 0)
-        _record(rec, "softmax_forward", _source("softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
+        _record(rec, "softmax_forward", _source(rec, "softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
                 params, groups, [x], [out])
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
@@ -152,7 +152,7 @@ def softmax_backward(rec, g, y, dim, log, dtype):
         wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter, rec.limits)
         params = struct.pack("<28I", rows, length, 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
                              g.offset, y.offset, 0, 0)
-        _record(rec, "softmax_backward", _source("softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
+        _record(rec, "softmax_backward", _source(rec, "softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
                 params, groups, [g, y], [out])
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
@@ -184,7 +184,7 @@ def layer_norm(rec, x, weight, bias, n, eps):
         wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
         params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
                              b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
-        _record(rec, "layernorm_forward", _source("layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
+        _record(rec, "layernorm_forward", _source(rec, "layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
                 params, groups, [x2, w, b], [y, mean, rstd])
     if dt is not D.float32:
         return cast(rec, y, dt), cast(rec, mean, dt), cast(rec, rstd, dt)
@@ -212,7 +212,7 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
             w = _packed(rec, weight) if weight is not None else x2
             wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
             params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
-            _record(rec, "layernorm_backward", _source("layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
+            _record(rec, "layernorm_backward", _source(rec, "layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
                     params, groups, [g2, x2, mean2, rstd2, w], [gx])
         if x.dtype is not D.float32:
             gx = cast(rec, gx, x.dtype)
@@ -256,7 +256,7 @@ def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
                          rm.offset, _stride0(rm), rv.offset, _stride0(rv)) + struct.pack("<2f", eps, momentum) \
         + b"\0" * 8
     bufs = [x3.st.buf, w.st.buf, b.st.buf, y.st.buf, mean.st.buf, rstd.st.buf, rm.st.buf, rv.st.buf]
-    rec.record_kernel("batchnorm_forward", _source("batchnorm_forward"), params, grid(c, rec.limits), bufs,
+    rec.record_kernel("batchnorm_forward", _source(rec, "batchnorm_forward"), params, grid(c, rec.limits), bufs,
                       bufs[:3] + bufs[6:], bufs[3:])
     for view, caller in running:
         if caller is not None:
@@ -283,7 +283,7 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     params = struct.pack("<16I", c, n, s, (weight is not None) | bool(need[0]) << 1, g3.offset, *g3.strides,
                          x3.offset, *x3.strides, w.offset, ws, 0, 0)
     bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
-    rec.record_kernel("batchnorm_backward", _source("batchnorm_backward"), params, grid(c, rec.limits), bufs, bufs[:5],
+    rec.record_kernel("batchnorm_backward", _source(rec, "batchnorm_backward"), params, grid(c, rec.limits), bufs, bufs[:5],
                       bufs[5:])
     gx = (gx if x.dtype is D.float32 else cast(rec, gx, x.dtype)) if need[0] else None
     gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \

@@ -20,7 +20,6 @@ directive (runtime_native drops it).
 import re
 from contextlib import contextmanager
 
-from . import dtypes as T
 
 ENABLE = "enable subgroups;"
 SG_MIN, SG_MAX = 4, 128  # WebGPU's bounds on a subgroup's size
@@ -123,23 +122,19 @@ def specialize(src):
     return f"{ENABLE}\n{out}\n{_DECLS}\n{_SUM2}"
 
 
-def enabled():
-    """Whether kernels are specialized for subgroups now (the adapter has them, unless a test forced it off)."""
-    return T.features.subgroups
-
-
 @contextmanager
 def forced(be, on):
     """Run with the subgroup variants on or off, whatever the adapter default (tests cover both paths)."""
     if on and "subgroups" not in be.rt.features:
         raise RuntimeError(f"the WebGPU adapter ({be.rt.description}) has no 'subgroups' feature")
-    old = T.features.subgroups
-    T.features.subgroups = bool(on)
+    features = be.recorder.features
+    old = features.subgroups
+    features.subgroups = bool(on)
     be.planner.generated.clear()  # generated reductions are cached by structure, not by variant
     try:
         yield
     finally:
-        T.features.subgroups = old
+        features.subgroups = old
         be.planner.generated.clear()
 
 

@@ -15,7 +15,7 @@ from .recorder import numel
 
 
 def from_flat(rec, values, shape, dtype):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     if dtype is D.bool_:
         values = [1 if v else 0 for v in values]
     elif not dtype.is_floating_point:
@@ -29,7 +29,7 @@ def from_flat(rec, values, shape, dtype):
 
 
 def from_buffer(rec, buf, shape, dtype):
-    T.check(dtype)
+    T.check(dtype, rec.features)
     mv = memoryview(buf).cast("B")
     if dtype is D.bool_:  # one u32 per element (0 or 1)
         data = _pack([1 if b else 0 for b in mv], D.uint32)
@@ -56,7 +56,7 @@ def from_numpy(rec, array, copy):
     cpu = cpu_backend()
     h = cpu.from_numpy(array, True)  # dtype validation and byte order, as on cpu
     dt = cpu.dtype(h)
-    T.check(dt)
+    T.check(dt, rec.features)
     if dt in T.SMALL_INTS:
         h = h.astype(np.int32)
     elif dt is D.bool_:
