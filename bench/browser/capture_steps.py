@@ -81,7 +81,7 @@ def _schedule_cost(record, submit, repeats=5):
     rec = get_backend().recorder
     planner, plans = rec.planner, rec.plans
     queues = []  # with the key as the flush saw it (which tensors were alive then)
-    _flushed_queues(record, submit, lambda nodes: queues.append((nodes, queue_key(nodes)[0])))
+    _flushed_queues(record, submit, lambda nodes: queues.append((nodes, queue_key(nodes, rec.features)[0])))
     fresh, reused = [], []
     for _ in range(repeats):
         t0 = _host_clock()
@@ -89,7 +89,7 @@ def _schedule_cost(record, submit, repeats=5):
             planner.plan(nodes)
         t1 = _host_clock()
         for nodes, seen in queues:
-            _, bufs, _ = queue_key(nodes)
+            _, bufs, _ = queue_key(nodes, rec.features)
             plans.bind(plans.plans[seen], bufs, nodes)
         t2 = _host_clock()
         fresh.append(t1 - t0)
