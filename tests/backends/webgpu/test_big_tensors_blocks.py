@@ -179,6 +179,24 @@ def test_the_logits_of_a_language_model_head_past_the_limit_take_a_training_step
         assert_outputs_match(step(webtorch, tensor_maker(webtorch, "webgpu")), want, "lm head")
 
 
+def test_softmax_rows_of_logits_past_the_limit_bind_windows_of_them_without_block_copies():
+    """Rows along a contiguous last dim: each block of rows binds windows of the logits (or of the gradient and
+    the result) and of its output in place (softmax_norm_kernels._row_blocks) -- one dispatch per block, no
+    block copied in or out, no submit between blocks -- and the values equal PyTorch's."""
+    x, g = _arr(40, 300), _arr(40, 300, seed=2)  # 48,000 bytes each: 16 blocks of 2-3 rows (4 KiB)
+    tx = torch.tensor(x, requires_grad=True)
+    want = torch.log_softmax(tx, 1)
+    want.backward(torch.tensor(g))
+    with get_backend().limits.forced(binding=BINDING):
+        xs, gs = webtorch.tensor(x, device="webgpu", requires_grad=True), webtorch.tensor(g, device="webgpu")
+        y, forward = counted(lambda: webtorch.nn.functional.log_softmax(xs, 1))
+        _, backward = counted(lambda: y.backward(gs))
+        np.testing.assert_allclose(y.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(xs.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
+    assert forward == {"dispatches": 16, "submits": 1, "host_fallbacks": 0}
+    assert backward == {"dispatches": 16, "submits": 1, "host_fallbacks": 0}
+
+
 @pytest.mark.parametrize("call, what", [
     (lambda lib, x: lib.nn.functional.softmax(x, 1), "one row"),
     (lambda lib, x: lib.nn.functional.layer_norm(x, (1500,)), "one row"),

@@ -13,7 +13,7 @@ import struct
 
 from ... import _dtype as D
 from ..._geometry import contiguous_strides
-from . import block_split, creation, reduce_kernels, subgroup_reduce, views, wgsl_loader
+from . import binding_windows, block_split, creation, reduce_kernels, subgroup_reduce, views, wgsl_loader
 from .block_split import Out
 from .codegen import coalesce, grid
 from .elementwise_kernels import cast, contiguous, copy_, elementwise
@@ -22,9 +22,10 @@ from .handles import View
 _SOURCES = {}
 
 
-def _record(rec, name, source, params, groups, reads, outs):
-    """Record a kernel whose bindings are the Views ``reads`` then the Views ``outs``, in order."""
-    bufs = [v.st.buf for v in reads + outs]
+def _record(rec, name, source, params, groups, reads, outs, binds=None):
+    """Record a kernel whose bindings are the Views ``reads`` then the Views ``outs``, in order (or ``binds``,
+    their Buffers or Windows, when given)."""
+    bufs = binds or [v.st.buf for v in reads + outs]
     rec.record_kernel(name, source, params, groups, bufs, [v.st.buf for v in reads], [v.st.buf for v in outs])
 
 
@@ -112,48 +113,74 @@ def _channel_param(rec, h, fallback):
 _ROW_HINT = "a smaller batch or sequence length (fewer rows), or a smaller last dim"
 
 
+def _row_blocks(views, dim):
+    """The same-shaped ``views`` (rows along ``dim``; some storage past one binding) in blocks of rows whose
+    parts fit one window each (binding_windows.py): [(the views narrowed to the block and rebased to their
+    windows, their bindings)], halving the outermost kept dim first -- the kernel binds windows of the full
+    tensors, with no block copies. None when one row passes a binding or a block's kept dims do not coalesce into
+    four (the caller runs in copied blocks, block_split.py, which refuses a row too large)."""
+    _, kept = block_split.kept_axes(views[0].shape, dim)
+    out, stack = [], [list(views)]
+    while stack:
+        vs = stack.pop()
+        if binding_windows.fits(vs):
+            if _rows_geometry(vs, dim) is None:
+                return None
+            out.append(binding_windows.bind(vs))
+            continue
+        d = next((d for d in kept if vs[0].shape[d] > 1), None)
+        if d is None:
+            return None
+        for a, b in reversed(binding_windows.halves(vs[0].shape[d])):
+            stack.append([binding_windows.narrowed(v, d, a, b) for v in vs])
+    return out
+
+
 def softmax(rec, h, dim, log, dtype):
     axes, kept = block_split.kept_axes(h.shape, dim)
     ins, outs = [(h, kept)], [Out(h.shape, dtype, kept)]
-    if block_split.needed(ins, outs, rec.limits):
-        return block_split.in_blocks(rec, lambda x: softmax(rec, x, dim, log, dtype), ins, outs, axes,
-                                     "softmax", "row", _ROW_HINT)
+    big = block_split.needed(ins, outs, rec.limits)
     x = _f32(rec, h)
     out = rec.new(h.shape, D.float32)
     if out.numel:
-        geo = _rows_geometry([x, out], dim)
-        if geo is None:
+        if _rows_geometry([x, out], dim) is None:
             x = contiguous(rec, x)
-            geo = _rows_geometry([x, out], dim)
-        rows, sizes, ((xst, xds), (yst, yds)) = geo
-        length = h.shape[dim]
-        wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter, rec.limits)
-        params = struct.pack("<20I", rows, length, xds, yds, *sizes, *xst, *yst, x.offset, 0, 0, 0)
-        _record(rec, "softmax_forward", _source(rec, "softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
-                params, groups, [x], [out])
+        blocks = _row_blocks([x, out], dim) if big else [([x, out], None)]
+        if blocks is None:
+            return block_split.in_blocks(rec, lambda x: softmax(rec, x, dim, log, dtype), ins, outs, axes,
+                                         "softmax", "row", _ROW_HINT)
+        for (bx, bout), binds in blocks:
+            rows, sizes, ((xst, xds), (yst, yds)) = _rows_geometry([bx, bout], dim)
+            wg, rt, groups = _launch(rows, h.shape[dim], rec.rt.cpu_adapter, rec.limits)
+            params = struct.pack("<20I", rows, h.shape[dim], xds, yds, *sizes, *xst, *yst, bx.offset, bout.offset,
+                                 0, 0)
+            _record(rec, "softmax_forward", _source(rec, "softmax_forward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
+                    params, groups, [bx], [bout], binds)
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
 
 def softmax_backward(rec, g, y, dim, log, dtype):
     axes, kept = block_split.kept_axes(y.shape, dim)
     ins, outs = [(g, kept), (y, kept)], [Out(y.shape, dtype, kept)]
-    if block_split.needed(ins, outs, rec.limits):
-        return block_split.in_blocks(rec, lambda g, y: softmax_backward(rec, g, y, dim, log, dtype), ins, outs,
-                                     axes, "softmax_backward", "row", _ROW_HINT)
+    big = block_split.needed(ins, outs, rec.limits)
+    g_in, y_in = g, y
     g, y = _f32(rec, g), _f32(rec, y)
     out = rec.new(y.shape, D.float32)
     if out.numel:
-        geo = _rows_geometry([g, y, out], dim)
-        if geo is None:
+        if _rows_geometry([g, y, out], dim) is None:
             g, y = contiguous(rec, g), contiguous(rec, y)
-            geo = _rows_geometry([g, y, out], dim)
-        rows, sizes, ((gst, gds), (yst, yds), (ost, ods)) = geo
-        length = y.shape[dim]
-        wg, rt, groups = _launch(rows, length, rec.rt.cpu_adapter, rec.limits)
-        params = struct.pack("<28I", rows, length, 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
-                             g.offset, y.offset, 0, 0)
-        _record(rec, "softmax_backward", _source(rec, "softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
-                params, groups, [g, y], [out])
+        blocks = _row_blocks([g, y, out], dim) if big else [([g, y, out], None)]
+        if blocks is None:
+            return block_split.in_blocks(rec, lambda g, y: softmax_backward(rec, g, y, dim, log, dtype),
+                                         [(g_in, kept), (y_in, kept)], outs, axes, "softmax_backward", "row",
+                                         _ROW_HINT)
+        for (bg, by, bout), binds in blocks:
+            rows, sizes, ((gst, gds), (yst, yds), (ost, ods)) = _rows_geometry([bg, by, bout], dim)
+            wg, rt, groups = _launch(rows, y.shape[dim], rec.rt.cpu_adapter, rec.limits)
+            params = struct.pack("<28I", rows, y.shape[dim], 0, 0, *sizes, *gst, *yst, *ost, gds, yds, ods, 0,
+                                 bg.offset, by.offset, bout.offset, 0)
+            _record(rec, "softmax_backward", _source(rec, "softmax_backward", LOG=log, WG=f"{wg}u", RT=f"{rt}u"),
+                    params, groups, [bg, by], [bout], binds)
     return out if dtype is D.float32 else cast(rec, out, dtype)
 
 
@@ -283,8 +310,8 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     params = struct.pack("<16I", c, n, s, (weight is not None) | bool(need[0]) << 1, g3.offset, *g3.strides,
                          x3.offset, *x3.strides, w.offset, ws, 0, 0)
     bufs = [g3.st.buf, x3.st.buf, mean.st.buf, rstd.st.buf, w.st.buf, gx.st.buf, gw.st.buf, gb.st.buf]
-    rec.record_kernel("batchnorm_backward", _source(rec, "batchnorm_backward"), params, grid(c, rec.limits), bufs, bufs[:5],
-                      bufs[5:])
+    rec.record_kernel("batchnorm_backward", _source(rec, "batchnorm_backward"), params, grid(c, rec.limits), bufs,
+                      bufs[:5], bufs[5:])
     gx = (gx if x.dtype is D.float32 else cast(rec, gx, x.dtype)) if need[0] else None
     gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \
         else None

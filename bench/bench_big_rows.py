@@ -1,0 +1,71 @@
+"""Row kernels over logits past one binding on the webgpu device: GPT-2's cross-entropy, split and not.
+
+    .venv/bin/python bench/bench_big_rows.py [--vocab 50257] [--reps 3] [--out PATH]
+
+Logits of rows x vocab float32: 768 rows (batch 6 x ctx 128; 154 MB, past lavapipe's 128 MiB
+maxStorageBufferBindingSize, so softmax_norm_kernels binds windows of row blocks) against 600 rows (120 MB, one
+binding), each timed for log_softmax forward, cross_entropy forward + backward, and a clone of the logits (one
+read and write of them: the cost a block copy adds). Per case the best of ``--reps`` seconds after one warm-up;
+per split case also its seconds per row against the unsplit case's. Writes bench/results/big_rows.json.
+"""
+import argparse
+import time
+
+from _report import report
+
+import webtorch as wt
+
+
+def timed(fn, reps):
+    """Best seconds of ``fn()`` (its result held until the device is done: a dropped result is never computed)."""
+    keep = fn()
+    wt.webgpu.synchronize()
+    best = float("inf")
+    for _ in range(reps):
+        del keep
+        t0 = time.perf_counter()
+        keep = fn()
+        wt.webgpu.synchronize()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def cases(rows, vocab):
+    F = wt.nn.functional
+    wt.manual_seed(0)
+    logits = wt.randn(rows, vocab).to("webgpu")
+    target = wt.tensor([(i * 7919 + 11) % vocab for i in range(rows)]).to("webgpu")
+
+    def ce():
+        x = logits.detach().requires_grad_()
+        F.cross_entropy(x, target).backward()
+        return x.grad
+    return {"clone": lambda: logits.clone(), "log_softmax": lambda: F.log_softmax(logits, -1),
+            "cross_entropy fwd+bwd": ce}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vocab", type=int, default=50257)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--out", help="where to write the JSON (default bench/results/big_rows.json)")
+    args = ap.parse_args()
+    limit = wt.backends.webgpu.get_backend().limits.binding_size()
+    rows = []
+    per_row = {}
+    for n in (600, 768):
+        split = n * args.vocab * 4 > limit
+        for name, fn in cases(n, args.vocab).items():
+            s = timed(fn, args.reps)
+            per_row[(name, split)] = s / n
+            rows.append({"op": name, "rows": n, "mbytes": n * args.vocab * 4 / 1e6, "split": split, "seconds": s,
+                         "per_row_ratio": s / n / per_row[(name, False)] if split else 1.0})
+    report("big_rows", rows, [("op", "op", ""), ("rows", "rows", "d"), ("mbytes", "MB", ".0f"), ("split", "split", ""),
+                              ("seconds", "s", ".3f"), ("per_row_ratio", "s/row vs unsplit", ".2f")],
+           title=f"row kernels over {args.vocab}-wide logits, binding limit {limit:,} bytes "
+                 f"({wt.webgpu.stats()['adapter']})", path=args.out, vocab=args.vocab, reps=args.reps,
+           binding_limit=limit, adapter=wt.webgpu.stats()["adapter"])
+
+
+if __name__ == "__main__":
+    main()
