@@ -9,6 +9,7 @@ import math
 from ..autograd.graph import Node, apply_op
 from ..backends.window_geometry import out_size
 from ._core.dispatch import wrap
+from ._core.inplace import not_implemented_for
 from .conv import ntuple
 from .separable_resample import constant_matrix, resample_node
 
@@ -28,7 +29,7 @@ def _check_pool_input(input, n, name, batch_msg, rank_msg=None):
 def _check_dtype(input, kernel, ok):
     """PyTorch's CPU kernels take only some dtypes (per op): others raise its NotImplementedError."""
     if not ok(input.dtype):
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(input.dtype)}\'')
+        raise not_implemented_for(kernel, input.dtype)
 
 
 def _floating(dt):

@@ -9,6 +9,7 @@ from ..autograd.graph import Node, apply_op, recording
 from .._tensor import FRESH, _wrap, fresh_geometry
 from ._core.dispatch import wrap, float_result
 from ._core.elementwise import ew, write_out, inplace_method
+from ._core.inplace import not_implemented_for
 from .where_clamp import where
 
 
@@ -75,7 +76,7 @@ def _check_dtype(op, dt):
         raise RuntimeError("Boolean inputs not supported for relu")
     refused, kernel = _REFUSES.get(op, (None, None))
     if refused is not None and refused(dt):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dt)}'")
+        raise not_implemented_for(kernel, dt)
 
 
 def _make_unary(op, node_name, kind, bwd):
