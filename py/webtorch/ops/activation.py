@@ -9,7 +9,7 @@ import math
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from ._core.dispatch import norm_dim
-from ._core.inplace import require_float, commit, overlaps_itself, write_sequentially
+from ._core.inplace import not_implemented_for, require_float, commit, overlaps_itself, write_sequentially
 from .unary_math import sigmoid, tanh, erf
 from .where_clamp import where, clamp
 
@@ -58,6 +58,10 @@ HardtanhBackward0 = _unary_node("HardtanhBackward0", lambda x, lo, hi: clamp(x, 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype.name == "bool":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype.name == "uint8" and (int(min_val) < 0 or int(max_val) < 0):   # limits cast to int64, as ATen
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _run(HardtanhBackward0, input, (min_val, max_val), inplace)
 
 
@@ -88,11 +92,16 @@ ThresholdBackward0 = _unary_node("ThresholdBackward0", lambda x, th, v: where(x 
 
 
 def threshold(input, threshold, value, inplace=False):
+    if input.dtype.name == "bool":
+        raise not_implemented_for("threshold_cpu", input.dtype)
     return _run(ThresholdBackward0, input, (threshold, value), inplace)
 
 
 def threshold_(input, threshold, value):
-    return _run(ThresholdBackward0, input, (threshold, value), True)
+    return _threshold(input, threshold, value, True)
+
+
+_threshold = threshold  # the parameter named ``threshold`` (PyTorch's name) hides the function in threshold_
 
 
 # written as "0 where |x| <= lambda, else x" (not "x where |x| > lambda") so a NaN passes through, as in PyTorch
@@ -389,6 +398,7 @@ def glu(input, dim=-1):
     d = norm_dim(dim, input.dim())
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    require_float(input, "glu_cpu")
     return apply_op(GluBackward0, input, d)
 
 

@@ -9,6 +9,7 @@ from ..autograd.graph import Node, apply_op
 from .._geometry import numel
 from ..backends.window_geometry import out_size
 from ._core.dispatch import wrap, check_same_device
+from ._core.inplace import not_implemented_for
 from .._dtype import scalar_type_name
 
 
@@ -256,6 +257,8 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
     output_padding = ntuple(output_padding, n, "output_padding")
     dilation = ntuple(dilation, n, "dilation")
     _check_params(stride, padding, dilation, groups, output_padding)
+    if not (input.dtype.is_floating_point or input.dtype.name == "int64"):   # PyTorch's kernel: floats and Long
+        raise not_implemented_for(f"slow_conv_transpose{3 if n == 3 else 2}d_out_cpu", input.dtype)
     _check_dtypes(input, weight, bias)
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
         raise _output_padding_error(output_padding, stride, dilation)

@@ -101,8 +101,16 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return tuple(out)
 
 
+def _refuse_bool(name, y, x):
+    if isinstance(x, Tensor) and D.bool_ in (x.dtype, y.dtype):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+    if y.dtype is D.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     d = norm_dim(dim, y.dim())
+    _refuse_bool("trapezoid", y, x)
     n = y.shape[d]
     if isinstance(x, Tensor):
         if x.dim() == 1:
@@ -127,6 +135,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     d = norm_dim(dim, y.dim())
+    _refuse_bool("cumulative_trapezoid", y, x)
     n = y.shape[d]
     pair = _slice(y, d, 1, n) + _slice(y, d, 0, max(n - 1, 0))
     if isinstance(x, Tensor):

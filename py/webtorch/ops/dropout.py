@@ -41,13 +41,13 @@ def _dropout(input, p, train, inplace, feature=False, alpha=False, batched=True)
         zero = input.new_zeros(())
         return input.mul_(zero) if inplace else input * zero
     shape = _feature_shape(input, batched) if feature else tuple(input.shape)
-    noise = _bernoulli(input, 1.0 - p, shape)
+    noise = _bernoulli(input, 1.0 - p, shape)   # of the input's dtype: scaling it in place refuses integers, as ATen
     if alpha:
         a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
-        b = (noise - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p
-        noise = noise * a
+        b = noise.add(-1).mul_(_SELU_ALPHA * a).add_(_SELU_ALPHA * a * p)
+        noise.mul_(a)
         return input.mul_(noise).add_(b) if inplace else input * noise + b
-    noise = noise / (1.0 - p)
+    noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise
 
 

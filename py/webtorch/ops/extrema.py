@@ -181,6 +181,8 @@ amin = _amax_fn("amin", AminBackward0)
 
 def _arg(name):
     def fn(input, dim=None, keepdim=False):
+        if input.dtype.name == "bool":
+            raise RuntimeError(f"{name}(): does not support bool input")
         if dim is None:
             if input.numel() == 0:
                 raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")

@@ -3,6 +3,7 @@ baddbmm, addmv, addbmm, cross, kron, cdist; inv/det/solve where the backend has 
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import broadcast_shapes, norm_dim, wrap
+from ._core.inplace import not_implemented_for
 from ._core.out_arg import CAST, SAME, Rule, same, takes_out
 from .where_clamp import where as _where
 
@@ -214,6 +215,8 @@ class TraceBackward0(Node):
 
 
 def trace(input):
+    if input.dtype is D.bool_:
+        raise not_implemented_for("trace", input.dtype)
     return apply_op(TraceBackward0, input)
 
 

@@ -324,6 +324,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log likelihood of the target classes; input (N, C, d1, ...) of log-probabilities."""
     red = reduction_name(reduction, size_average, reduce)
     c = _check_nll_shapes(input, target, weight)
+    require_float(input, "nll_loss2d_forward_out_frame" if input.dim() >= 3 else "nll_loss_out_frame")
     target = _check_target_range(target, c, ignore_index)
     return apply_op(NllLossBackward0, input, target, weight, red, ignore_index)
 
@@ -416,6 +417,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent target size, expected {input.shape[0] if input.dim() == 2 else 1} but got "
                            f"{list(target.shape)}")
     c = input.shape[-1] if input.dim() else 1
+    require_float(input, "multi_margin_loss_cpu_kernel")
     try:
         target = _check_target_range(target, c, op="multi_margin_loss")
     except IndexError:
@@ -436,6 +438,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         red = "sum" if reduction == "batchmean" else reduction_name(reduction)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         out = target.exp() * (target - input)
     else:

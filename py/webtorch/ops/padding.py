@@ -6,6 +6,7 @@ gradients of any order stay within the two.
 """
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import wrap
+from ._core.inplace import not_implemented_for
 
 _MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -76,6 +77,8 @@ def _check_nonconstant(input, pairs, npad, mode):
     shape = list(input.shape)
     if npad not in (1, 2, 3) or dim not in (npad + 1, npad + 2):
         raise NotImplementedError(_supported_message(npad, dim))
+    if mode in ("reflect", "replicate") and input.dtype.name == "bool":
+        raise not_implemented_for(f"{'reflection' if mode == 'reflect' else 'replication'}_pad{npad}d", input.dtype)
     if mode in ("reflect", "replicate") and any(s == 0 for s in shape[dim - npad - 1:]):
         raise RuntimeError(f"Expected {npad + 1}D or {npad + 2}D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {shape}")

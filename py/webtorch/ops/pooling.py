@@ -9,6 +9,7 @@ import math
 from ..autograd.graph import Node, apply_op
 from ..backends.window_geometry import out_size
 from ._core.dispatch import wrap
+from ._core.inplace import not_implemented_for
 from .conv import ntuple
 from .separable_resample import constant_matrix, resample_node
 
@@ -23,6 +24,28 @@ def _check_pool_input(input, n, name, batch_msg, rank_msg=None):
         raise RuntimeError(rank_msg or batch_msg)
     if any(s == 0 for s in input.shape[input.dim() - n - 1:]):
         raise RuntimeError(batch_msg)
+
+
+def _check_dtype(input, kernel, ok):
+    """PyTorch's CPU kernels take only some dtypes (per op): others raise its NotImplementedError."""
+    if not ok(input.dtype):
+        raise not_implemented_for(kernel, input.dtype)
+
+
+def _floating(dt):
+    return dt.is_floating_point
+
+
+def _not_bool(dt):
+    return dt.name != "bool"
+
+
+def _floating_or_long(dt):
+    return dt.is_floating_point or dt.name == "int64"
+
+
+def _float_double_or_long(dt):
+    return dt.name in ("float32", "float64", "int64")
 
 
 def _pool_args(n, kernel_size, stride, padding, dilation):
@@ -156,6 +179,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[-2:]):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input.shape)}")
+    _check_dtype(input, "max_pool1d_impl", _floating)
     stride = kernel_size if stride is None or stride == () or stride == [] else stride
     r = _max_pool(input.unsqueeze(-2), 2, (1, ntuple(kernel_size, 1, "kernel_size")[0]),
                   (1, ntuple(stride, 1, "stride")[0]), (0, ntuple(padding, 1, "padding")[0]),
@@ -167,6 +191,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_pool_input(input, 2, "max_pool2d", "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
                       f"for input, but got:{list(input.shape)}",
                       "non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_dtype(input, "max_pool2d", _not_bool)
     return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool2d")
 
 
@@ -174,6 +199,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     _check_pool_input(input, 3, "max_pool3d", "Expected 4D or 5D (batch mode) tensor with optional 0 dim batch size "
                       f"for input, but got:{list(input.shape)}",
                       "non-empty 4D or 5D (batch mode) tensor expected for input")
+    _check_dtype(input, "max_pool3d", _not_bool)
     return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool3d")
 
 
@@ -277,6 +303,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
                            "'self' (while checking arguments for avg_pool1d)")
+    _check_dtype(input, "avg_pool2d", _floating_or_long)
     stride = kernel_size if stride is None or stride == () or stride == [] else stride
     return _avg_pool(input.unsqueeze(-2), 2, (1, ntuple(kernel_size, 1, "kernel_size")[0]),
                      (1, ntuple(stride, 1, "stride")[0]), (0, ntuple(padding, 1, "padding")[0]), ceil_mode,
@@ -286,12 +313,14 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     _check_pool_input(input, 2, "avg_pool2d", "non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_dtype(input, "avg_pool2d", _floating_or_long)
     return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     _check_pool_input(input, 3, "avg_pool3d", "non-empty 4D or 5D (batch mode) tensor expected for input")
+    _check_dtype(input, "avg_pool3d_out_frame", _float_double_or_long)
     return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -349,8 +378,7 @@ def _adaptive_avg(input, output_size, n, name):
         return input.mean(tuple(range(-n, 0)), keepdim=True)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}" not implemented for \'{_type_name(input.dtype)}\'')
+    _check_dtype(input, name, _floating)
     _check_nonempty(input, name)
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
@@ -399,6 +427,7 @@ def _adaptive_max(input, output_size, n, return_indices, name):
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}")
     _check_nonempty(input, name)
+    _check_dtype(input, name + ("_cpu" if n == 3 else ""), _floating)
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
     node = AdaptiveMaxPool3DBackward0 if n == 3 else AdaptiveMaxPool2DBackward0

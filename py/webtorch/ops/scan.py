@@ -147,7 +147,10 @@ def logcumsumexp(input, dim, *, out=None):
 
 def _inplace(fn):
     def method(self, dim, *, dtype=None):
-        from ._core.inplace import commit, overlaps_itself, write_sequentially
+        from ._core.inplace import commit, not_implemented_for, overlaps_itself, write_sequentially
+        if dtype is None and self.dtype is D.bool_:   # PyTorch has no in-place bool kernel (a bad dim raises first)
+            _dim(self, dim)
+            raise not_implemented_for(f"{fn.__name__}_out_cpu", self.dtype)
         from ._core.elementwise import keep_original_self
         if self._base is not None and overlaps_itself(self):
             return write_sequentially(method, self, (dim,), {"dtype": dtype}, keep_dim=_dim(self, dim))

@@ -9,6 +9,7 @@ from ..autograd.graph import Node, apply_op, recording
 from .._tensor import FRESH, _wrap, fresh_geometry
 from ._core.dispatch import wrap, float_result
 from ._core.elementwise import ew, write_out, inplace_method
+from ._core.inplace import not_implemented_for
 from .where_clamp import where
 
 
@@ -62,6 +63,22 @@ _UNARY = {
 _SAVES_RESULT = {"exp", "exp2", "expm1", "sqrt", "rsqrt", "tan", "tanh", "sigmoid", "relu", "erfinv", "reciprocal"}
 
 
+# the dtypes PyTorch 2.13 refuses per op, with its exception: (refused(dtype), kernel named by its NotImplementedError)
+_REFUSES = {op: (lambda dt: dt is D.bool_, f"{op}_vml_cpu") for op in ("floor", "ceil", "round", "trunc")}
+_REFUSES.update(abs=(lambda dt: dt is D.bool_, "abs_cpu"), frac=(lambda dt: not dt.is_floating_point, "frac_cpu"))
+
+
+def _check_dtype(op, dt):
+    if dt is D.bool_ and op == "neg":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if dt is D.bool_ and op == "relu":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    refused, kernel = _REFUSES.get(op, (None, None))
+    if refused is not None and refused(dt):
+        raise not_implemented_for(kernel, dt)
+
+
 def _make_unary(op, node_name, kind, bwd):
     to_float = kind == "float"
     rounding = op in ("floor", "ceil", "round", "trunc")
@@ -93,9 +110,7 @@ def _make_unary(op, node_name, kind, bwd):
                                      "_operands": (0,)})
 
     def fn(input, *, out=None):
-        if op == "neg" and input.dtype is D.bool_:
-            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-                               "invert a mask, use the `~` or `logical_not()` operator instead.")
+        _check_dtype(op, input.dtype)
         # rounding an integer is the identity (a copy, as PyTorch)
         r = input.clone() if rounding and not input.dtype.is_floating_point else apply_op(node, input)
         return r if out is None else write_out(r, out, (input,), op)
@@ -155,6 +170,8 @@ def negative(input):
 
 
 def positive(input):
+    if input.dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 

@@ -132,4 +132,4 @@ def randperm(n, dtype, rng):
 def bernoulli(p, shape, dtype, rng):
     """p: a handle (broadcast to shape) or a float; result of dtype with 1 where u < p, compared in float32."""
     u = _unit(_words(rng, _count(shape))).reshape(shape)
-    return (u < np.asarray(p, dtype=np.float32)).astype(npdtype(dtype))
+    return np.asarray((u < np.asarray(p, dtype=np.float32)).astype(npdtype(dtype)))   # 0-dim: an array, not a scalar

@@ -128,9 +128,16 @@ class RNNBase(Module):
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D tensor "
                              "instead")
+        self._check_dtype(input)
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.shape[-1]}")
+
+    def _check_dtype(self, input):
+        w = self.weight_ih_l0.dtype
+        if input.dtype != w:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w}). Convert input: "
+                             f"input.to({w}), or convert model: model.to({input.dtype})")
 
     def _check_hidden(self, hx, expected, what="hidden"):
         if tuple(hx.shape) != expected:
@@ -233,6 +240,7 @@ class RNNBase(Module):
 
     def _forward_packed(self, packed, hx):
         data, batch_sizes, sorted_indices, unsorted_indices = packed
+        self._check_dtype(data)
         if data.dim() != 2:
             raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
         if data.shape[-1] != self.input_size:
