@@ -5,9 +5,9 @@ CPU); narrower integers in int64 (the low bits are the same)."""
 from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
+from ..strided_view import as_matrices, dropped
 from . import threads
 from .copies import cast
-from .views import View
 
 _KERNEL_TYPE = {D.float32: "f32", D.float64: "f64", D.int64: "i64", D.int32: "i32"}
 _VIA = {D.float16: D.float32, D.bfloat16: D.float32, D.int8: D.int64, D.int16: D.int64, D.uint8: D.int64,
@@ -16,18 +16,8 @@ _VIA = {D.float16: D.float32, D.bfloat16: D.float32, D.int8: D.int64, D.int16: D
 
 def matmul(ctx, a, b):
     """np.matmul's rules: a 1-D operand is a row (a) or column (b) vector whose dim the result drops."""
-    squeeze = []
-    if len(a.shape) == 1:
-        a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)
-        squeeze.append(-2)
-    if len(b.shape) == 1:
-        b = View(b.st, b.shape + (1,), b.strides + (0,), b.offset)
-        squeeze.append(-1)
-    r = _matmul(ctx, a, b)
-    if squeeze:
-        keep = [d for d in range(len(r.shape)) if d - len(r.shape) not in squeeze]
-        r = View(r.st, tuple(r.shape[d] for d in keep), tuple(r.strides[d] for d in keep), r.offset)
-    return r
+    a, b, drop = as_matrices(a, b)
+    return dropped(_matmul(ctx, a, b), drop)
 
 
 def _matmul(ctx, a, b):

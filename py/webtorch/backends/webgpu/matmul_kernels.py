@@ -4,6 +4,7 @@ import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
+from ..strided_view import as_matrices, dropped
 from . import binding_windows, views
 from .elementwise_kernels import cast, contiguous
 from .handles import DeviceOp, Src, View
@@ -11,18 +12,12 @@ from .kernel_launch import source
 from .matmul_layout import operand_mode, vec4_operands
 from .recorder import numel
 from .runtime import OutOfMemoryError
-from ..._geometry import contiguous_strides, expand_strides as broadcast_strides
+from ..._geometry import expand_strides as broadcast_strides
 
 def matmul(rec, a, b):
     if a.dtype is D.float16:  # (both float16: host_rules.not_float)
         return cast(rec, matmul(rec, cast(rec, a, D.float32), cast(rec, b, D.float32)), D.float16)
-    squeeze = []
-    if len(a.shape) == 1:
-        a = View(a.st, (1,) + a.shape, (0,) + a.strides, a.offset)
-        squeeze.append(-2)
-    if len(b.shape) == 1:
-        b = View(b.st, b.shape + (1,), b.strides + (0,), b.offset)
-        squeeze.append(-1)
+    a, b, drop = as_matrices(a, b)
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if len(batch) > 4:  # fold to 4 batch dims through contiguous copies
         a = contiguous(rec, views.expanded(a, batch + a.shape[-2:]))
@@ -34,12 +29,7 @@ def matmul(rec, a, b):
         return views.reshaped(out, batch + out.shape[-2:])
     m, k = a.shape[-2:]
     n = b.shape[-1]
-    out = _product(rec, a, b, batch, m, n, k)
-    for d in squeeze:
-        shape = list(out.shape)
-        del shape[d]
-        out = View(out.st, tuple(shape), contiguous_strides(tuple(shape)), 0)
-    return out
+    return dropped(_product(rec, a, b, batch, m, n, k), drop)
 
 
 def _product(rec, a, b, batch, m, n, k):
