@@ -35,10 +35,10 @@ def tokens(n):
     return [(i * 7919 + 11) % VOCAB for i in range(n)]
 
 
-def run(model, device, x, y, steps):
-    """[(seconds, loss)] of ``steps`` AdamW steps of ``model`` (already on ``device``)."""
-    F = wt.nn.functional
-    opt = wt.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1)
+def run(model, device, x, y, steps, lib=wt):
+    """[(seconds, loss)] of ``steps`` AdamW steps of ``model`` (already on ``device``; ``lib``: webtorch or torch)."""
+    F = lib.nn.functional
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1)
     out = []
     for _ in range(steps):
         t0 = time.perf_counter()
@@ -47,10 +47,27 @@ def run(model, device, x, y, steps):
         loss.backward()
         opt.step()
         value = loss.item()
-        if device == "webgpu":
-            wt.webgpu.synchronize()
+        if device in ("webgpu", "cuda"):
+            getattr(lib, device).synchronize()
         out.append((time.perf_counter() - t0, value))
     return out
+
+
+def torch_cuda(cfg, state, x, y, steps):
+    """The same steps in PyTorch on a CUDA GPU (full float32: TF32 off), where one is seen: webgpu's native peer
+    on the same GPU. None without one."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    model = GPTModel(torch, cfg, tied=True)
+    model.load_state_dict({k: torch.from_numpy(v.detach().numpy().copy()) for k, v in state.items()})
+    model = model.to("cuda")
+    tx, ty = (torch.from_numpy(t.numpy().copy()).to("cuda") for t in (x, y))
+    return run(model, "cuda", tx, ty, steps, lib=torch)
 
 
 def browser(args):
@@ -103,10 +120,11 @@ def main():
     gpu = run(gpu_model, "webgpu", x.to("webgpu"), y.to("webgpu"), args.steps)
     memory = {"memory_allocated": wt.webgpu.memory_allocated(), "max_memory_allocated": wt.webgpu.max_memory_allocated(),
               "memory_reserved": wt.webgpu.memory_reserved()}
+    cuda = torch_cuda(cfg, cpu_model.state_dict(), x, y, args.steps)
     cpu = run(cpu_model, "cpu", x, y, args.steps)
     emb_diff = (gpu_model.wte.weight.detach().cpu() - cpu_model.wte.weight.detach()).abs().max().item()
     rows = []
-    for device, steps in (("webgpu", gpu), ("cpu", cpu)):
+    for device, steps in (("webgpu", gpu), ("cpu", cpu), ("torch-cuda", cuda or [])):
         for i, (sec, loss) in enumerate(steps):
             rows.append({"device": device, "step": i + 1, "seconds": sec, "loss": loss})
     loss_diff = max(abs(g[1] - c[1]) for g, c in zip(gpu, cpu))

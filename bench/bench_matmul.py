@@ -1,11 +1,13 @@
-"""fp32 matmul GFLOP/s on this machine: ``webtorch.matmul`` on webgpu vs NumPy vs PyTorch (CPU).
+"""fp32 matmul GFLOP/s on this machine: ``webtorch.matmul`` on webgpu vs NumPy vs PyTorch (CPU, and CUDA if present).
 
     .venv/bin/python bench/bench_matmul.py [--sizes 256 512 1024 2048] [--seconds 1.0]
 
 Prints a table and writes bench/results/matmul.json. Each figure is the best of timed runs of one square
 n x n product through the public API; a webgpu run is ``webtorch.matmul`` then ``webtorch.webgpu.synchronize()``
 (one flush, one dispatch of the kernel the backend picks for the adapter, and the wait). ``maxerr``: the
-largest difference from NumPy's product.
+largest difference from NumPy's product. Where PyTorch sees a CUDA GPU (the same GPU webgpu runs on, through
+Vulkan), a "torch-cuda" column times ``torch.matmul`` there in full float32 (TF32 off, PyTorch's default) with
+``torch.cuda.synchronize()``: the same device's native peer.
 """
 import argparse
 import sys
@@ -49,6 +51,14 @@ def bench(sizes, seconds):
         row["numpy"] = flops / _time(lambda: a @ b, seconds) / 1e9
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         row["torch"] = flops / _time(lambda: torch.matmul(ta, tb), seconds) / 1e9
+        if torch.cuda.is_available():
+            ca, cb = ta.cuda(), tb.cuda()
+
+            def run_cuda():
+                out = torch.matmul(ca, cb)
+                torch.cuda.synchronize()
+                return out
+            row["torch-cuda"] = flops / _time(run_cuda, seconds) / 1e9
         rows.append(row)
         print(f"n={n} done", file=sys.stderr, flush=True)
     return rows, webtorch.webgpu.stats()["adapter"]
@@ -63,6 +73,8 @@ def main():
     rows, adapter = bench(args.sizes, args.seconds)
     columns = [("n", "n", "d"), ("webgpu", "webgpu", ".2f"), ("numpy", "numpy", ".2f"), ("torch", "torch", ".2f"),
                ("maxerr", "webgpu max err", ".1e")]
+    if "torch-cuda" in rows[0]:
+        columns.insert(4, ("torch-cuda", "torch-cuda", ".2f"))
     report("matmul", rows, columns, title=f"fp32 matmul, GFLOP/s (adapter: {adapter})", path=args.out,
            unit="GFLOP/s", adapter=adapter, seconds=args.seconds)
 

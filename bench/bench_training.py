@@ -23,7 +23,9 @@ import time
 from _report import format_table, report
 
 BACKENDS = [("cpu", "webtorch", "cpu"), ("webgpu", "webtorch", "webgpu"), ("torch", "torch", "cpu")]
-RATIOS = [("webgpu", "cpu"), ("webgpu", "torch"), ("cpu", "torch")]
+RATIOS = [("webgpu", "cpu"), ("webgpu", "torch"), ("cpu", "torch"), ("webgpu", "torch-cuda")]
+# Where PyTorch sees a CUDA GPU (the GPU webgpu runs on, through Vulkan), its native peer runs beside them.
+CUDA_PEER = ("torch-cuda", "torch", "cuda")
 STAT_KEYS = ("dispatches", "submits", "flushes", "host_fallbacks", "kernels_compiled", "nodes_fused")
 
 
@@ -74,6 +76,15 @@ MODELS = {
 }
 
 
+def _backends():
+    """BACKENDS, plus PyTorch on CUDA in full float32 (TF32 off, as webgpu computes) where a CUDA GPU is seen."""
+    import torch
+    if not torch.cuda.is_available():
+        return BACKENDS
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    return BACKENDS + [CUDA_PEER]
+
+
 def _initial_state(make_model):
     """Initial weights as NumPy arrays, drawn once by PyTorch, so all three backends start equal."""
     import torch
@@ -93,7 +104,8 @@ def _make_step(make_model, setup, state, lib_name, device):
     x, y, loss_fn, make_opt = setup(lib, np.random.default_rng(0))
     x, y = lib.tensor(x, device=device), lib.tensor(y, device=device)
     opt = make_opt(model.parameters())
-    sync = lib.webgpu.synchronize if device == "webgpu" else (lambda: None)
+    sync = {"webgpu": getattr(lib, "webgpu", None), "cuda": lib.cuda}.get(device)
+    sync = sync.synchronize if sync is not None else (lambda: None)
 
     def step():
         opt.zero_grad()
@@ -139,19 +151,20 @@ def bench(model_names, steps, repeat, warmup, adapter):
     webgpu's counters per timed step. A backend that cannot run here has None in its fields."""
     import webtorch
     stats = webtorch.webgpu.stats if adapter is not None else None
+    backends = _backends()
     rows = []
     for key in model_names:
         description, make_model, setup = MODELS[key]
         state = _initial_state(make_model)
         steps_by_backend = {name: _make_step(make_model, setup, state, lib_name, device)
-                            for name, lib_name, device in BACKENDS if device != "webgpu" or stats is not None}
+                            for name, lib_name, device in backends if device != "webgpu" or stats is not None}
         sps, losses = _time_round_robin(steps_by_backend, steps, repeat, warmup, stats)
         row = {"model": key, "description": description}
-        for name, _, _ in BACKENDS:
+        for name, _, _ in backends:
             row[f"steps_per_s_{name}"] = sps.get(name)
         for a, b in RATIOS:
             row[f"{a}_vs_{b}"] = sps[a] / sps[b] if a in sps and b in sps else None
-        for name, _, _ in BACKENDS:
+        for name, _, _ in backends:
             row[f"final_loss_{name}"] = losses.get(name)
         row["max_loss_deviation_from_torch"] = max(abs(v - losses["torch"]) for v in losses.values())
         counters = stats() if stats is not None else None
@@ -190,7 +203,7 @@ def main(argv=None):
     adapter = _webgpu_adapter()
     rows = bench(args.models, args.steps, args.repeat, args.warmup, adapter)
 
-    names = [name for name, _, device in BACKENDS if device != "webgpu" or adapter is not None]
+    names = [name for name, _, device in _backends() if device != "webgpu" or adapter is not None]
     if adapter is not None:
         shown = [dict(r, host_fallback_ops=", ".join(r["host_fallback_ops"]) or "-") for r in rows]
         print(f"webgpu per training step, steady state (adapter: {adapter})")
