@@ -11,13 +11,18 @@ Random streams: a test's draws depend on its node id only, never on which tests 
 test then runs with optest's stream, the module's own NumPy generators, NumPy's and Python's global streams and
 the default generators of torch and webtorch all seeded from the test's node id."""
 import hashlib
+import os
 import random
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
-import torch
+# The oracle is PyTorch's CPU build: where the installed torch sees a CUDA GPU (a machine lent for real-GPU runs),
+# hide it, or programs that pick "cuda" when torch.cuda.is_available() would be compared with a CUDA machine's run
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 

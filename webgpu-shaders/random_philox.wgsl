@@ -46,6 +46,13 @@ fn unit(u: u32) -> f32 {
   return f32(u >> 8u) * 5.9604644775390625e-08;
 }
 
+// x rounded to f32 before a later add: P[1].w is 0 for the float kinds, but the compiler cannot know it, so it
+// cannot contract x * y + z into one fused multiply-add (NVIDIA's Vulkan driver does, H200: uniform_ then differed
+// from the cpu device's a + (b - a) * u by an ulp in 1 of 4 draws)
+fn rounded(x: f32) -> f32 {
+  return bitcast<f32>(bitcast<u32>(x) ^ P[1].w);
+}
+
 fn value(bits: vec4<u32>, q: u32) -> OutT {
   let lo = bitcast<f32>(P[1].y);
   let hi = bitcast<f32>(P[1].z);
@@ -56,7 +63,7 @@ fn value(bits: vec4<u32>, q: u32) -> OutT {
     let rad = sqrt(-2.0 * log(u1));
     let th = 6.283185307179586 * u2;
     let z = select(rad * sin(th), rad * cos(th), q % 2u == 0u);
-    return OutT(lo + hi * z);
+    return OutT(lo + rounded(hi * z));
   }
   if (KIND == 2u) {
     return OutT(bitcast<i32>(P[1].y) + bitcast<i32>(bits[q] % P[1].w));
@@ -64,7 +71,7 @@ fn value(bits: vec4<u32>, q: u32) -> OutT {
   if (KIND == 3u) {
     return OutT(bits[q]);
   }
-  return OutT(lo + (hi - lo) * unit(bits[q]));
+  return OutT(lo + rounded((hi - lo) * unit(bits[q])));
 }
 
 @compute @workgroup_size(256)

@@ -4,9 +4,14 @@ import contextlib
 import io
 import json
 import math
+import os
 import runpy
 import sys
 from pathlib import Path
+
+# The reference run is PyTorch's CPU build's: a torch that sees a CUDA GPU would send the programs that pick "cuda"
+# when torch.cuda.is_available() there (set before the first import of torch; tests/conftest.py does the same)
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 PROGRAMS = Path(__file__).resolve().parents[1] / "compat"
 MODES = ("torch", "cpu", "webgpu")  # real PyTorch; webtorch on cpu; webtorch with default device "webgpu"

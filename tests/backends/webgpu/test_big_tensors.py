@@ -205,21 +205,24 @@ def _gpt2_step(lib, model, x, y):
 def test_gpt2_shaped_training_step_with_the_real_vocabulary_past_the_real_binding_limit():
     """One block of GPT-2 small's shape (d 768, 12 heads, vocabulary 50,257, head tied; 16 tokens, batch 1: the
     head's product is the step's cost on a CPU adapter): the token embedding, its gradient and AdamW's state are
-    154 MB each, past lavapipe's real 128 MiB binding. bench/bench_gpt2_small.py runs 12 blocks, 128 tokens."""
+    154 MB each, past lavapipe's real 128 MiB binding (an adapter that binds more -- NVIDIA's Vulkan driver: 2 GiB --
+    runs it under 128 MiB, Chrome's default). bench/bench_gpt2_small.py runs 12 blocks, 128 tokens."""
     import sys
     import os
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "bench", "browser"))
     from models import GPTModel
     cfg = {"layers": 1, "d": 768, "heads": 12, "ctx": 16, "vocab": 50257}
-    webtorch.manual_seed(0)
-    cpu = GPTModel(webtorch, cfg, tied=True)
-    gpu = GPTModel(webtorch, cfg, tied=True).to("webgpu")
-    gpu.load_state_dict(cpu.state_dict())
-    assert gpu.wte.weight._data.st.buf.nbytes > get_backend().limits.binding_size()
-    seq = webtorch.tensor([(i * 7919 + 11) % 50257 for i in range(17)]).reshape(1, 17)
-    x, y = seq[:, :-1].contiguous(), seq[:, 1:].contiguous()
-    want = _gpt2_step(webtorch, cpu, x, y)
-    got = _gpt2_step(webtorch, gpu, x.to("webgpu"), y.to("webgpu"))
-    assert got == pytest.approx(want, rel=1e-5, abs=1e-5)
-    after = gpu.wte.weight.detach().cpu()
+    limits = get_backend().limits
+    with limits.forced(binding=min(limits.binding_size(), 128 << 20)):
+        webtorch.manual_seed(0)
+        cpu = GPTModel(webtorch, cfg, tied=True)
+        gpu = GPTModel(webtorch, cfg, tied=True).to("webgpu")
+        gpu.load_state_dict(cpu.state_dict())
+        assert gpu.wte.weight._data.st.buf.nbytes > limits.binding_size()
+        seq = webtorch.tensor([(i * 7919 + 11) % 50257 for i in range(17)]).reshape(1, 17)
+        x, y = seq[:, :-1].contiguous(), seq[:, 1:].contiguous()
+        want = _gpt2_step(webtorch, cpu, x, y)
+        got = _gpt2_step(webtorch, gpu, x.to("webgpu"), y.to("webgpu"))
+        assert got == pytest.approx(want, rel=1e-5, abs=1e-5)
+        after = gpu.wte.weight.detach().cpu()
     assert (after - cpu.wte.weight.detach()).abs().max().item() < 1e-5

@@ -37,13 +37,17 @@ HELPERS = {
   loop { if (e == 0) { break; } if ((e & 1) == 1) { r = r * x; } x = x * x; e = e >> 1u; }
   return r;
 }""",
+    # C's truncated a % b written as a - (a / b) * b: WGSL's signed % through wgpu-native on NVIDIA's Vulkan driver
+    # (H200) gave -1 % 3 == 0 and -1 % 7 == -4, so // and % of negative integers were off (lavapipe: right)
+    "wt_itrem": "fn wt_itrem(a: i32, b: i32) -> i32 { return a - (a / b) * b; }",
     "wt_ifloordiv": """fn wt_ifloordiv(a: i32, b: i32) -> i32 {
   let q = a / b;
-  return select(q, q - 1, (a % b != 0) && ((a < 0) != (b < 0)));
+  let r = a - q * b;
+  return select(q, q - 1, (r != 0) && ((r ^ b) < 0));
 }""",
     "wt_irem": """fn wt_irem(a: i32, b: i32) -> i32 {
-  let r = a % b;
-  return select(r, r + b, (r != 0) && ((r < 0) != (b < 0)));
+  let r = wt_itrem(a, b);
+  return select(r, r + b, (r != 0) && ((r ^ b) < 0));
 }""",
     "wt_erf": """fn wt_erf(x: f32) -> f32 {
   let ax = abs(x);
@@ -135,7 +139,7 @@ HELPERS = {
 }
 
 # helpers that call other helpers
-_DEPS = {"wt_pow": ("wt_f32_bits",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
+_DEPS = {"wt_pow": ("wt_f32_bits",), "wt_irem": ("wt_itrem",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
          "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
          "wt_logaddexp": ("wt_log1p",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
          "wt_log": ("wt_f32_bits",), **wgsl_int64.DEPS}
@@ -175,7 +179,7 @@ OPS = {
     "div": "({a} / {b})",
     "floor_divide": {F32: "floor({a} / {b})", I32: "wt_ifloordiv({a}, {b})", "*": "({a} / {b})"},
     "remainder": {F32: "({a} - {b} * floor({a} / {b}))", I32: "wt_irem({a}, {b})", "*": "({a} % {b})"},
-    "fmod": {F32: "({a} - {b} * trunc({a} / {b}))", "*": "({a} % {b})"},
+    "fmod": {F32: "({a} - {b} * trunc({a} / {b}))", I32: "wt_itrem({a}, {b})", "*": "({a} % {b})"},
     # bool: 0 ** 0 = 1 ** x = 1
     "pow": {BOOL: "({a} || !{b})", F32: "wt_pow({a}, {b})", I32: "wt_ipow({a}, {b})",
             "*": "u32(wt_ipow(i32({a}), i32({b})))"},
