@@ -6,6 +6,10 @@
 //   v = SRC[src_offset + sum_d c_d * ss_d] (or the scalar P[0].z's bits when SCALAR)
 //   OUT[a] = v (MODE 0; one duplicate wins) or OUT[a] = OUT[a] (+, *, max, min) v (MODE 1..4) atomically:
 //   a compare-and-swap loop on the element's bits (integer sum uses atomicAdd). NaN propagates in max/min.
+// The last duplicate wins, as PyTorch's CPU, in two launches instead of MODE 0's one: MODE 5 claims, OUT being a
+// zeroed claim table of the out window's length: CLAIM[a] = max(CLAIM[a], i + 1) over i (the first i counted);
+// MODE 6 resolves, one invocation per claim-table entry t < n (LIN bound to the claim table, first i 0):
+// OUT[t] = v of i = CLAIM[t] - 1 where CLAIM[t] != 0.
 // Launch: workgroup_size 256; grid (ceil(n / 256), 1, 1) (y > 1 past 65535 workgroups).
 // Specialization: MODE; KIND = how the 32 bits are read: 0 f32, 1 i32, 2 u32; SCALAR = v is a constant.
 // Only addresses a below out_window are written (OUT past one binding is bound a window at a time, out_offset
@@ -62,32 +66,49 @@ fn combine(old: u32, v: u32) -> u32 {
   }
 }
 
+// (out address without its data offset, LIN address, SRC address) of index-space element t
+fn addresses(t0: u32) -> vec3<u32> {
+  var t = t0;
+  var at = vec3<u32>(P[1].x, P[1].y, P[1].z);
+  for (var d = i32(P[0].y) - 1; d >= 0; d = d - 1) {
+    let size = dim_word(2u, u32(d));
+    let c = t % size;
+    t = t / size;
+    at = at + c * vec3<u32>(dim_word(4u, u32(d)), dim_word(6u, u32(d)), dim_word(8u, u32(d)));
+  }
+  return at;
+}
+
+fn value_at(sa: u32) -> u32 {
+  if (SCALAR) {
+    return P[0].z;
+  }
+  return SRC[sa];
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let i = gid.x + gid.y * nwg.x * 256u;
   if (i >= P[0].x) {
     return;
   }
-  var t = i + P[1].w;
-  var oa = P[1].x;
-  var la = P[1].y;
-  var sa = P[1].z;
-  for (var d = i32(P[0].y) - 1; d >= 0; d = d - 1) {
-    let size = dim_word(2u, u32(d));
-    let c = t % size;
-    t = t / size;
-    oa = oa + c * dim_word(4u, u32(d));
-    la = la + c * dim_word(6u, u32(d));
-    sa = sa + c * dim_word(8u, u32(d));
+  if (MODE == 6u) {
+    let claim = LIN[i];
+    if (claim != 0) {
+      atomicStore(&OUT[i], value_at(addresses(u32(claim) - 1u).z));
+    }
+    return;
   }
-  let a = oa + u32(LIN[la]);
+  let at = addresses(i + P[1].w);
+  let a = at.x + u32(LIN[at.y]);
   if (a >= P[0].w) {
     return;
   }
-  var v = P[0].z;
-  if (!SCALAR) {
-    v = SRC[sa];
+  if (MODE == 5u) {
+    atomicMax(&OUT[a], i + P[1].w + 1u);
+    return;
   }
+  let v = value_at(at.z);
   if (MODE == 0u) {
     atomicStore(&OUT[a], v);
     return;
