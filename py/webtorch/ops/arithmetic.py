@@ -241,7 +241,11 @@ def ones_like_(a):
 
 
 def add(input, other, *, alpha=1, out=None):
-    r = apply_op(AddBackward0, input, other, alpha)
+    if isinstance(other, Tensor) and other.is_sparse:  # dense + sparse: ops/sparse_coo.py
+        from .sparse_coo import add as add_sparse
+        r = add_sparse(input, other, alpha=alpha)
+    else:
+        r = apply_op(AddBackward0, input, other, alpha)
     return r if out is None else write_out(r, out, (input, other), "add")
 
 
