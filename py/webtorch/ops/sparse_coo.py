@@ -317,7 +317,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
                            f"sparse_dim = {sparse_dim}, dense_dim = {len(dense_shape)}")
     if size[sparse_dim:] != dense_shape:
-        raise RuntimeError(f"values has incorrect size, expected {list(size[:1]) + list(size[sparse_dim:])}, got "
+        raise RuntimeError(f"values has incorrect size, expected {[nnz] + list(size[sparse_dim:])}, got "
                            f"{list(values.shape)}")
     for d in range(sparse_dim if nnz else 0):
         if high[d] >= size[d]:
