@@ -1,7 +1,5 @@
 """Sparse COO tensors against PyTorch 2.13 on every device: construction, coalesce, to_dense / to_sparse, the
 arithmetic gradients and optimizers use, torch.sparse.sum/mm, and clear refusals of everything else."""
-import warnings
-
 import numpy as np
 import pytest
 import torch
