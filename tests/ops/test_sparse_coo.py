@@ -89,6 +89,12 @@ def test_to_sparse(sparse_dim, device):
     assert_same_sparse(webtorch.tensor(a, device=device).to_sparse(*args), torch.tensor(a).to_sparse(*args))
 
 
+def test_to_sparse_of_a_scalar_and_bad_sparse_dims():
+    assert repr(webtorch.tensor(3.).to_sparse()) == repr(torch.tensor(3.).to_sparse())
+    check_same_error(lambda lib: lib.ones(2, 2).to_sparse(3))
+    check_same_error(lambda lib: lib.ones(2, 2).to_sparse(0))
+
+
 def test_sparse_plus_sparse(device):
     a, b = make(webtorch, "repeats", device), make(webtorch, "repeats", device) * 2
     ta, tb = make(torch, "repeats"), make(torch, "repeats") * 2

@@ -7,7 +7,6 @@ module does not give raise NotImplementedError naming the layout and the way out
 computed as if the tensor were dense.
 """
 from .. import _dtype as D
-from .._device import device as _device_cls
 from .._layout import sparse_coo
 from .._tensor import Size, Tensor, _parse_to
 from ..autograd.grad_mode import state as _grad_state
@@ -288,14 +287,13 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if requires_grad:
         raise NotImplementedError("sparse COO tensors that require grad are not supported in webtorch; "
                                   "make the values a dense tensor that requires grad and use to_dense()")
-    device = device if device is None else _device_cls(device)
-    values = _as_tensor(values, dtype, device if device is not None else getattr(values, "device", None)
-                        if not isinstance(indices, Tensor) else indices.device)
+    if device is None:  # where a given tensor is (values first), else the default device
+        device = next((x.device for x in (values, indices) if isinstance(x, Tensor)), None)
+    values = _as_tensor(values, dtype, device)
     ind = _as_tensor(indices, None, values.device)
     if ind.dtype.is_floating_point or ind.dtype is D.bool_:
         raise RuntimeError(f"indices must be an int64 tensor, got {ind.dtype}")
     ind = ind.to(D.int64)
-    check_same_device(ind, values)
     if ind.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(ind.shape)}")
     sparse_dim, nnz = ind.shape
@@ -336,14 +334,18 @@ def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None, sparse_d
         raise NotImplementedError(f"to_sparse(layout={layout}) is not supported in webtorch: only the sparse COO "
                                   "layout is")
     k = self.dim() if sparse_dim is None else sparse_dim
-    if not 0 < k <= self.dim() if self.dim() else k != 0:
-        raise RuntimeError(f"sparse_dim must be in [1, {self.dim()}] for a tensor of {self.dim()} dims, got {k}")
+    if not 0 <= k <= self.dim():
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{self.dim()}] range, but {k} is given")
+    if k == 0 and self.dim():
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
     data = self.detach()
+    if k == 0:  # a 0-dim tensor: one entry at no index
+        return make_sparse(data.new_zeros((0, 1), dtype=D.int64), data.reshape(1), self.shape, True)
     nonzero = data != 0
     if k < data.dim():
         nonzero = nonzero.flatten(k).any(-1)
     ind = nonzero.nonzero().t().contiguous()
-    return make_sparse(ind, data[tuple(ind)] if data.dim() else data.reshape(1), self.shape, True)
+    return make_sparse(ind, data[tuple(ind)], self.shape, True)
 
 
 # -- arithmetic -----------------------------------------------------------------------------------------
