@@ -124,6 +124,12 @@ def test_dense_and_sparse(device):
     np.testing.assert_allclose(x.cpu().numpy(), tx.numpy(), rtol=1e-6)
     check_same_error(lambda lib: make(lib, "repeats") + lib.ones(10, 2))
     check_same_error(lambda lib: lib.ones(10, 3) + make(lib, "repeats"))
+    check_same_error(lambda lib: lib.ones(10, 3).add_(make(lib, "repeats")))
+    check_same_error(lambda lib: lib.ones(10, 2, dtype=lib.int64).add_(make(lib, "repeats")))
+    x, tx = webtorch.ones(10, 2, device=device), torch.ones(10, 2)
+    x.add_(s.to(webtorch.float64) if device == "cpu" else s, alpha=2)
+    tx.add_(ts.double(), alpha=2)  # a float64 sparse tensor into a float32 one: cast, as PyTorch
+    np.testing.assert_allclose(x.cpu().numpy(), tx.numpy(), rtol=1e-6)
 
 
 def test_scaling_neg_zero_and_sum(device):
@@ -180,6 +186,17 @@ def test_unsupported_ops_raise_naming_the_layout(op, device):
         op(make(webtorch, "repeats", device))
 
 
+@pytest.mark.parametrize("make", [lambda: webtorch.zeros(3, layout=webtorch.sparse_coo),
+                                  lambda: webtorch.full((2,), 1.0, layout=webtorch.sparse_coo),
+                                  lambda: webtorch.zeros_like(make(webtorch, "repeats")),
+                                  lambda: webtorch.rand_like(make(webtorch, "repeats"))],
+                         ids=["zeros", "full", "zeros_like_sparse", "rand_like_sparse"])
+def test_factories_refuse_the_sparse_layout_rather_than_ignore_it(make):
+    with pytest.raises(NotImplementedError, match="sparse_coo_tensor"):
+        make()
+
+
 def test_layouts():
     assert webtorch.ones(2).layout is webtorch.strided and repr(webtorch.strided) == "torch.strided"
+    assert webtorch.zeros(2, layout=webtorch.strided).layout is webtorch.zeros_like(webtorch.ones(1)).layout
     assert repr(webtorch.sparse_coo) == "torch.sparse_coo" and not webtorch.ones(2).is_sparse

@@ -488,6 +488,17 @@ for _name in ("add", "sub", "mul", "div", "pow", "floor_divide", "true_divide", 
               "addcmul", "addcdiv", "lerp", "remainder", "fmod"):
     METHODS[_name + "_"] = inplace_method(FUNCTIONS[_name])
 METHODS["float_power_"] = _float_power_
+_dense_add_ = METHODS["add_"]
+
+
+def _add_(self, other, *, alpha=1):
+    if isinstance(other, Tensor) and other.is_sparse:  # dense += sparse writes only the named entries
+        from .sparse_coo import add_into
+        return add_into(self, other, alpha)
+    return _dense_add_(self, other, alpha=alpha)
+
+
+METHODS["add_"] = _add_
 
 DUNDERS = {
     "__add__": _dunder(AddBackward0), "__radd__": _rdunder(AddBackward0), "__sub__": _dunder(SubBackward0),

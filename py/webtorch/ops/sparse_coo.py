@@ -363,9 +363,7 @@ def add(input, other, *, alpha=1):
                            f"{list(input.shape)} while other has size {list(other.shape)} (FYI: dense-sparse addition "
                            "does not currently support broadcasting)")
     if not input.is_sparse:
-        dt = D.promote_types(input.dtype, other.dtype)
-        scaled = other._val if alpha == 1 else other._val * alpha
-        return input.to(dt, copy=True).index_put_(tuple(other._ind), scaled.to(dt), accumulate=True)
+        return add_into(input.to(D.promote_types(input.dtype, other.dtype), copy=True), other, alpha)
     if not other.is_sparse:
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     if input.sparse_dim() != other.sparse_dim():
@@ -376,6 +374,22 @@ def add(input, other, *, alpha=1):
     out = make_sparse(cat([input._ind, other._ind], 1), cat([input._val.to(dt), scaled.to(dt)]),
                 input.shape, False)
     return out.coalesce() if input._coalesced and other._coalesced else out
+
+
+def add_into(dense, sparse, alpha=1):
+    """dense += alpha * sparse in place (Tensor.add_ with a sparse operand): only the entries sparse names are
+    written, each entry's scaled value added (repeats add up)."""
+    check_same_device(dense, sparse)
+    if dense.shape != sparse.shape:
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(dense.shape)} while other has size {list(sparse.shape)} (FYI: dense-sparse addition "
+                           "does not currently support broadcasting)")
+    result = D.promote_types(dense.dtype, sparse.dtype)
+    if result.category > dense.dtype.category:  # (float64 into float32 casts, as in PyTorch)
+        raise RuntimeError(f"Can't convert result type {D.scalar_type_name(result)} to output "
+                           f"{D.scalar_type_name(dense.dtype)} in add operation")
+    scaled = sparse._val if alpha == 1 else sparse._val * alpha
+    return dense.index_put_(tuple(sparse._ind), scaled.to(dense.dtype), accumulate=True)
 
 
 def sparse_sum(input, dim=None, *, dtype=None):
