@@ -89,6 +89,16 @@ def test_to_sparse(sparse_dim, device):
     assert_same_sparse(webtorch.tensor(a, device=device).to_sparse(*args), torch.tensor(a).to_sparse(*args))
 
 
+@pytest.mark.parametrize("case", ["repeats", "two_sparse_dims"])
+def test_sparse_mask_and_to_sparse_coo(case, device):
+    shape = CASES[case][2]
+    d = np.random.rand(*shape).astype(np.float32)
+    ours = webtorch.tensor(d, device=device).sparse_mask(make(webtorch, case, device))
+    assert_same_sparse(ours, torch.tensor(d).sparse_mask(make(torch, case)))
+    assert_same_sparse(webtorch.tensor(d, device=device).to_sparse_coo(), torch.tensor(d).to_sparse_coo())
+    check_same_error(lambda lib: lib.ones(3, 2).sparse_mask(make(lib, case)))
+
+
 def test_to_sparse_of_a_scalar_and_bad_sparse_dims():
     assert repr(webtorch.tensor(3.).to_sparse()) == repr(torch.tensor(3.).to_sparse())
     check_same_error(lambda lib: lib.ones(2, 2).to_sparse(3))

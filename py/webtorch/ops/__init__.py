@@ -155,7 +155,7 @@ METHODS = {
     "differences": ("diff",),
     "covariance": ("corrcoef", "cov"),
     "renorm": ("renorm", "renorm_"),
-    "sparse_coo": ("to_sparse",),
+    "sparse_coo": ("sparse_mask", "to_sparse", "to_sparse_coo"),
 }
 
 

@@ -348,6 +348,21 @@ def to_sparse(self, *args, layout=None, blocksize=None, dense_dim=None, sparse_d
     return make_sparse(ind, data[tuple(ind)], self.shape, True)
 
 
+def sparse_mask(self, mask):
+    """Tensor.sparse_mask(mask): this dense tensor's entries at the sparse ``mask``'s indices, as a sparse tensor
+    with those indices (as stored, repeats kept)."""
+    if not isinstance(mask, Tensor) or not mask.is_sparse:
+        raise RuntimeError("sparse_mask expects mask to be a sparse COO tensor")
+    if self.requires_grad and _grad_state.enabled:
+        raise NotImplementedError("sparse_mask of a tensor that requires grad is not differentiable in webtorch: "
+                                  "call it on .detach(), or index the dense tensor")
+    check_same_device(self, mask)
+    if self.shape != mask.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self.shape)} but "
+                           f"mask has size {list(mask.shape)}")
+    return make_sparse(mask._ind, self[tuple(mask._ind)], mask.shape, mask._coalesced)
+
+
 # -- arithmetic -----------------------------------------------------------------------------------------
 def add(input, other, *, alpha=1):
     """input + alpha * other where either is sparse: sparse + sparse is sparse (the entries of both, merged
@@ -418,4 +433,4 @@ def mm(mat1, mat2):
 
 
 FUNCTIONS = {"sparse_coo_tensor": sparse_coo_tensor}
-METHODS = {"to_sparse": to_sparse}
+METHODS = {"to_sparse": to_sparse, "to_sparse_coo": to_sparse, "sparse_mask": sparse_mask}
