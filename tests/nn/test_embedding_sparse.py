@@ -145,3 +145,19 @@ def test_double_backward_is_refused_clearly():
     loss = webtorch.nn.functional.embedding(webtorch.tensor([1, 2]), w, sparse=True).pow(2).sum()
     with pytest.raises(NotImplementedError, match="sparse=False"):
         webtorch.autograd.grad(loss, w, create_graph=True)
+
+
+def test_module_moves_copies_and_hooks_keep_the_sparse_gradient(device):
+    import copy
+    emb = webtorch.nn.Embedding(10, 3, sparse=True)
+    emb(webtorch.tensor([1, 2, 1])).sum().backward()
+    grad = emb.weight.grad
+    twin = copy.deepcopy(emb)
+    assert twin.weight.grad.is_sparse and twin.weight.grad is not grad
+    emb.to(device)
+    assert emb.weight.grad is grad and grad.device.type == device and grad._values().device.type == device
+    emb.weight.register_hook(lambda g: g * 2)
+    emb(webtorch.tensor([3, 1], device=device)).sum().backward()
+    np.testing.assert_allclose(emb.weight.grad.to_dense().cpu().numpy()[[1, 2, 3]], [[4.] * 3, [1.] * 3, [2.] * 3])
+    with pytest.raises(RuntimeError, match="sparse COO"):
+        emb.weight.grad.data = webtorch.zeros(10, 3)

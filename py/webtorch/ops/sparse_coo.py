@@ -42,6 +42,15 @@ class SparseCOOTensor(Tensor):
     def data(self):
         return self.detach()
 
+    @data.setter
+    def data(self, other):
+        # (Module.to moves a sparse .grad this way: the tensor object stays, its parts are replaced)
+        if not isinstance(other, SparseCOOTensor):
+            raise RuntimeError("the .data of a sparse COO tensor can only be set to a sparse COO tensor; assign "
+                               "the dense tensor itself instead")
+        self._ind, self._val, self._coalesced, self._geom = other._ind, other._val, other._coalesced, other._geom
+        self._be, self._device, self.dtype = other._be, other._device, other.dtype
+
     def sparse_dim(self):
         return self._ind.shape[0]
 
