@@ -206,6 +206,14 @@ def test_factories_refuse_the_sparse_layout_rather_than_ignore_it(make):
         make()
 
 
+def test_sparse_tensors_that_require_grad_are_refused():
+    with pytest.raises(NotImplementedError, match="require grad"):
+        webtorch.sparse_coo_tensor([[0]], [1.], (2,), requires_grad=True)
+    with pytest.raises(NotImplementedError, match="require grad"):
+        make(webtorch, "repeats").requires_grad_()
+    assert not make(webtorch, "repeats").requires_grad_(False).requires_grad
+
+
 def test_layouts():
     assert webtorch.ones(2).layout is webtorch.strided and repr(webtorch.strided) == "torch.strided"
     assert webtorch.zeros(2, layout=webtorch.strided).layout is webtorch.zeros_like(webtorch.ones(1)).layout

@@ -14,6 +14,10 @@ from ._core.dispatch import check_same_device
 from .shape import cat, stack
 
 
+_NO_GRAD = ("sparse COO tensors that require grad are not supported in webtorch (they are gradients, not leaves): "
+            "differentiate a dense tensor, e.g. the values before sparse_coo_tensor(...).to_dense()")
+
+
 def _refused(name):
     def refuse(self, *args, **kwargs):
         raise NotImplementedError(f"{name} is not supported on sparse COO tensors (layout=torch.sparse_coo) in "
@@ -50,6 +54,11 @@ class SparseCOOTensor(Tensor):
                                "the dense tensor itself instead")
         self._ind, self._val, self._coalesced, self._geom = other._ind, other._val, other._coalesced, other._geom
         self._be, self._device, self.dtype = other._be, other._device, other.dtype
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad:
+            raise NotImplementedError(_NO_GRAD)
+        return self
 
     def sparse_dim(self):
         return self._ind.shape[0]
@@ -241,7 +250,7 @@ def _refuse_dense_methods():
     NotImplementedError on a sparse tensor; metadata that holds for both layouts stays."""
     keep = {"__new__", "__init__", "__hash__", "__repr__", "__str__", "__len__", "__format__", "__class__",
             "__reduce_ex__", "size", "dim", "ndimension", "numel", "nelement", "element_size", "get_device",
-            "is_floating_point", "is_complex", "is_signed", "requires_grad_", "is_inference", "detach_",
+            "is_floating_point", "is_complex", "is_signed", "is_inference", "detach_",
             "shape", "ndim", "itemsize", "device", "is_cuda", "is_cpu", "is_webgpu", "is_mps", "is_xpu",
             "is_quantized", "is_meta", "grad", "is_leaf", "retains_grad", "output_nr", "_version_counter",
             "_geometry_of", "as_subclass", "float", "double", "half", "bfloat16", "int", "long", "short", "char",
@@ -294,8 +303,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         >>> s.to_dense()[0]   # tensor([2., 2.])
     """
     if requires_grad:
-        raise NotImplementedError("sparse COO tensors that require grad are not supported in webtorch; "
-                                  "make the values a dense tensor that requires grad and use to_dense()")
+        raise NotImplementedError(_NO_GRAD)
     if device is None:  # where a given tensor is (values first), else the default device
         device = next((x.device for x in (values, indices) if isinstance(x, Tensor)), None)
     values = _as_tensor(values, dtype, device)
