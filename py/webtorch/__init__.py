@@ -116,11 +116,14 @@ from .ops.differences import diff, gradient, trapezoid, trapz, cumulative_trapez
 from .ops.covariance import cov, corrcoef  # noqa: F401
 from .ops.renorm import renorm  # noqa: F401
 from .ops.membership import isin  # noqa: F401
+from .ops.sparse_coo import sparse_coo_tensor  # noqa: F401
+from ._layout import layout, strided, sparse_coo  # noqa: F401
 
 from .ops.creation import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401,E402
 from .ops.creation import range_ as range  # noqa: F401,E402
 
 from . import linalg  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
 from . import special  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import webgpu  # noqa: E402,F401

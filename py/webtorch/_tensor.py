@@ -8,6 +8,7 @@ methods; this file holds only metadata, conversions and the autograd entry point
 from . import _dtype as D
 from . import _geometry as G
 from . import _memory_format as _MF
+from ._layout import strided as _strided
 from ._device import device as _device_cls, backend_for, get_default_device
 from ._numpy_interop import require_numpy
 from ._print import tensor_repr
@@ -163,7 +164,7 @@ class Tensor(TensorBase):
 
     @property
     def layout(self):
-        return "torch.strided"
+        return _strided
 
     def get_device(self):
         return -1 if self._device.type == "cpu" else (self._device.index or 0)

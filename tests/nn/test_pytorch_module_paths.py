@@ -24,7 +24,6 @@ NOT_YET = {
     "torch.nn.functional.scaled_mm": _FP8, "torch.nn.functional.scaled_grouped_mm": _FP8,
     "torch.nn.functional.grouped_mm": _FP8,
     "torch.overrides.handle_torch_function": "__torch_function__ overrides are not supported",
-    "torch.optim.sparse_adam.SparseAdam": "no sparse gradients in webtorch",
     **{f"torch.utils.data.datapipes._decorator.{n}": _DATAPIPES
        for n in ("argument_validation", "functional_datapipe", "guaranteed_datapipes_determinism", "non_deterministic",
                  "runtime_validation", "runtime_validation_disabled")},

@@ -9,6 +9,7 @@ refers to is tracked ("owned"), so a leaf may keep it as ``.grad`` without a cop
 from .grad_mode import state
 from .node import AccumulateGrad
 from .sum_to import sum_to
+from .tensor_base import TensorBase
 from .view_history import edge
 
 
@@ -17,7 +18,7 @@ def _checked_hook_result(fn, old, new):
     size, dtype or device than the gradient it replaces (the engine would otherwise carry a wrong-shaped
     gradient into the next node, or into .grad)."""
     name = getattr(fn, "__name__", repr(fn))
-    if not hasattr(new, "_data"):
+    if not isinstance(new, TensorBase):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new.shape != old.shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value (was {list(old.shape)}, got "
@@ -190,7 +191,7 @@ def _deliver(node, outs, own, buffers, owned):
         if slot is None:
             buffers[fn] = slot = {nr: g}
         elif nr in slot:
-            g = slot[nr] = slot[nr] + g  # a new tensor
+            g = slot[nr] = _sum(slot[nr], g)  # a new tensor
         else:
             slot[nr] = g
         if g is not outs[i] or (own is not None and own[i]):  # (_fit and the sum make new tensors)
@@ -199,6 +200,11 @@ def _deliver(node, outs, own, buffers, owned):
                 owned[fn] = {nr: True}
             else:
                 o[nr] = True
+
+
+def _sum(old, new):
+    """Two gradients of one output: a sparse one meets a dense one as dense + sparse (sparse + dense is refused)."""
+    return new + old if old.is_sparse and not new.is_sparse else old + new
 
 
 def _topo_order(roots):

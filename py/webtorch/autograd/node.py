@@ -197,6 +197,8 @@ def accumulate_grad(var, grad, owned=False):
             var.grad = grad.clone()
         else:
             var.grad = grad.detach() if owned else grad.detach().clone()
+    elif var.grad.is_sparse and not grad.is_sparse:
+        var.grad = grad + var.grad  # the sum is dense: a new .grad
     elif state.enabled:
         var.grad = var.grad + grad
     else:

@@ -63,6 +63,7 @@ MODULES = [
     "covariance",
     "renorm",
     "membership",
+    "sparse_coo",
 ]
 
 
@@ -154,6 +155,7 @@ METHODS = {
     "differences": ("diff",),
     "covariance": ("corrcoef", "cov"),
     "renorm": ("renorm", "renorm_"),
+    "sparse_coo": ("sparse_mask", "to_sparse", "to_sparse_coo"),
 }
 
 
@@ -199,3 +201,5 @@ def _install():
 
 
 _install()
+# after the install: a sparse tensor refuses every dense method it does not give itself
+importlib.import_module(f"{__name__}.sparse_coo")._refuse_dense_methods()

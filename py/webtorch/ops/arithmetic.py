@@ -241,7 +241,11 @@ def ones_like_(a):
 
 
 def add(input, other, *, alpha=1, out=None):
-    r = apply_op(AddBackward0, input, other, alpha)
+    if isinstance(other, Tensor) and other.is_sparse:  # dense + sparse: ops/sparse_coo.py
+        from .sparse_coo import add as add_sparse
+        r = add_sparse(input, other, alpha=alpha)
+    else:
+        r = apply_op(AddBackward0, input, other, alpha)
     return r if out is None else write_out(r, out, (input, other), "add")
 
 
@@ -484,6 +488,17 @@ for _name in ("add", "sub", "mul", "div", "pow", "floor_divide", "true_divide", 
               "addcmul", "addcdiv", "lerp", "remainder", "fmod"):
     METHODS[_name + "_"] = inplace_method(FUNCTIONS[_name])
 METHODS["float_power_"] = _float_power_
+_dense_add_ = METHODS["add_"]
+
+
+def _add_(self, other, *, alpha=1):
+    if isinstance(other, Tensor) and other.is_sparse:  # dense += sparse writes only the named entries
+        from .sparse_coo import add_into
+        return add_into(self, other, alpha)
+    return _dense_add_(self, other, alpha=alpha)
+
+
+METHODS["add_"] = _add_
 
 DUNDERS = {
     "__add__": _dunder(AddBackward0), "__radd__": _rdunder(AddBackward0), "__sub__": _dunder(SubBackward0),

@@ -2,6 +2,7 @@
 import math
 
 from .. import _dtype as D
+from .. import _layout
 from .. import _memory_format as _MF
 from .._device import device as _device_cls, backend_for, no_storage_error, _BACKEND_MODULES
 from .._tensor import Tensor, _as_subclass, _wrap, default_backend, fresh_geometry, handle_geometry
@@ -175,23 +176,27 @@ def _factory(name, warn=False):
 
 @_factory("aten::zeros")
 def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    _strided_only(layout, "zeros")
     return _filled(size, 0, dtype, device, requires_grad, name="zeros")
 
 
 @_factory("aten::ones")
 def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    _strided_only(layout, "ones")
     return _filled(size, 1, dtype, device, requires_grad, name="ones")
 
 
 @_factory(RESIZED)
 def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    _strided_only(layout, "empty")
     return _laid_out(lambda rg: _filled(size, None, dtype, device, rg, name="empty"), memory_format, None,
                      requires_grad)
 
 
 @_factory("aten::full")
 def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False):
+    _strided_only(layout, "full")
     if dtype is None:
         dtype = D.scalar_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
     if isinstance(fill_value, Tensor):
@@ -200,7 +205,16 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
     return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
 
 
-def _like(t, dtype, device):
+def _strided_only(layout, name):
+    """The dense layout is the one a factory makes: any other is refused rather than ignored."""
+    if layout is not None and layout is not _layout.strided:
+        raise NotImplementedError(f"torch.{name}(layout={layout}) is not supported in webtorch: factories make "
+                                  "strided tensors; build a sparse COO tensor with torch.sparse_coo_tensor(indices, "
+                                  "values, size) or dense.to_sparse()")
+
+
+def _like(t, dtype, device, layout, name):
+    _strided_only(layout if layout is not None or not t.is_sparse else t.layout, name)
     return (dtype if dtype is not None else t.dtype), (device if device is not None else t._device)
 
 
@@ -215,26 +229,26 @@ def _laid_out(make, memory_format, like, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "zeros_like")
     return _laid_out(lambda rg: zeros(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "ones_like")
     return _laid_out(lambda rg: ones(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "empty_like")
     return _laid_out(lambda rg: empty(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "full_like")
     return _laid_out(lambda rg: full(tuple(input.shape), fill_value, dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 
@@ -457,13 +471,13 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, require
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "rand_like")
     return _laid_out(lambda rg: rand(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "randn_like")
     return _laid_out(lambda rg: randn(tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 
@@ -472,7 +486,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                  memory_format=None):
     if high is None:
         low, high = 0, low
-    dt, dev = _like(input, dtype, device)
+    dt, dev = _like(input, dtype, device, layout, "randint_like")
     return _laid_out(lambda rg: randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=rg),
                      memory_format, input, requires_grad)
 

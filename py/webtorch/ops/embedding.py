@@ -1,20 +1,39 @@
 """F.embedding (padding_idx, max_norm, scale_grad_by_freq) and F.one_hot."""
 from .. import _dtype as D
-from ..autograd.graph import Node, apply_op
+from ..autograd.graph import Node, apply_op, state
 from ..autograd.grad_mode import no_grad
 from ._core.dispatch import wrap, check_same_device
+from .sparse_coo import make_sparse
 
 
 class EmbeddingBackward0(Node):
     @staticmethod
-    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
-        ctx.p = (indices, weight.shape[0], padding_idx, scale_grad_by_freq)
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq, sparse=False):
+        ctx.p = (indices, weight.shape[0], padding_idx, scale_grad_by_freq, sparse)
         return wrap(weight._be.embedding(weight._data, indices._data), weight, indices.shape + weight.shape[1:])
 
     @staticmethod
     def backward(ctx, g):
-        indices, num, padding_idx, scale = ctx.p
+        indices, num, padding_idx, scale, sparse = ctx.p
+        if sparse:
+            return _sparse_weight_grad(g, indices, num, padding_idx, scale), None
         return apply_op(EmbeddingDenseBackward0, g, indices, num, padding_idx, scale), None
+
+
+def _sparse_weight_grad(g, indices, num, padding_idx, scale_grad_by_freq):
+    """The weight gradient of embedding(sparse=True), as PyTorch makes it: one uncoalesced COO entry per looked-up
+    index (its row of g), the padding_idx entries left out."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    if state.enabled:
+        raise NotImplementedError("double backward through embedding(sparse=True) is not supported in webtorch; "
+                                  "use sparse=False to differentiate its gradient")
+    flat = indices.reshape(-1).to(D.int64)
+    rows = g.reshape(-1, g.shape[-1])
+    if padding_idx is not None:
+        keep = flat != padding_idx
+        flat, rows = flat[keep], rows[keep]
+    return make_sparse(flat.unsqueeze(0), rows, (num, g.shape[-1]), False)
 
 
 class EmbeddingDenseBackward0(Node):
@@ -59,12 +78,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if not -num <= padding_idx < num:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= num
-    if sparse:
-        raise RuntimeError("sparse gradients are not supported by webtorch; call embedding with sparse=False")
     if max_norm is not None:
         with no_grad():
             embedding_renorm_(weight, input, max_norm, norm_type)
-    return apply_op(EmbeddingBackward0, weight, input, padding_idx, scale_grad_by_freq)
+    return apply_op(EmbeddingBackward0, weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def embedding_renorm_(input, indices, max_norm, norm_type):

@@ -167,14 +167,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   "GitHub.")
     padding_idx = _check_tensors(input, weight, offsets, per_sample_weights, padding_idx)
-    if sparse:
-        raise RuntimeError("sparse gradients are not supported by webtorch; call embedding_bag with sparse=False")
     flat = input.reshape(-1)
     n = flat.numel()
     if offsets is not None:
         _check_offsets(offsets, n, include_last_offset)
     _check_range(flat, weight.shape[0])
-    rows = apply_op(EmbeddingBackward0, weight, flat, padding_idx, scale_grad_by_freq)
+    rows = apply_op(EmbeddingBackward0, weight, flat, padding_idx, scale_grad_by_freq, sparse)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     keep = None if padding_idx is None else flat != padding_idx

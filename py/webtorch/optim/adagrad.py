@@ -31,6 +31,7 @@ class Adagrad(Optimizer):
 
     _setstate_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
     _step_keys = ("step",)
+    _sparse_grad_error = None  # a sparse gradient updates the rows it names (weight_decay refused)
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
@@ -55,7 +56,8 @@ class Adagrad(Optimizer):
         return "sum", "step"
 
     def _update(self, group, params, grads, state_sums, state_steps):
-        adagrad(params, grads, state_sums, state_steps, lr=group["lr"], weight_decay=group["weight_decay"],
+        adagrad(params, grads, state_sums, state_steps, has_sparse_grad=any(g.is_sparse for g in grads),
+                lr=group["lr"], weight_decay=group["weight_decay"],
                 lr_decay=group["lr_decay"], eps=group["eps"], foreach=group["foreach"], maximize=group["maximize"],
                 fused=group["fused"])
 
@@ -66,7 +68,10 @@ def adagrad(params, grads, state_sums, state_steps, fused=None, grad_scale=None,
     """Functional Adagrad: updates ``params`` and ``state_sums`` in place. See :class:`Adagrad`."""
     _check_no_grad_scaling(grad_scale, found_inf)
     _check_singleton_lists(state_steps=state_steps)
-    func = _multi_tensor_adagrad if use_fused(params, foreach, fused) else _single_tensor_adagrad
+    if has_sparse_grad and fused:
+        raise RuntimeError("`fused` does not support sparse grad or complex param")
+    func = _multi_tensor_adagrad if use_fused(params, foreach, fused) and not has_sparse_grad else \
+        _single_tensor_adagrad
     func(params, grads, state_sums, state_steps, lr=lr, weight_decay=weight_decay, lr_decay=lr_decay, eps=eps,
          maximize=maximize)
 
@@ -75,11 +80,25 @@ def _single_tensor_adagrad(params, grads, state_sums, state_steps, *, lr, weight
     lr = _get_value(lr)
     for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
         step = _update_scalar(step_t, "add", 1)
-        grad = _decayed_grad(param, grad, maximize, weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
+        if grad.is_sparse:
+            _sparse_adagrad_step(param, grad, state_sum, clr, eps, maximize, weight_decay)
+            continue
+        grad = _decayed_grad(param, grad, maximize, weight_decay)
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(eps)
         param.addcdiv_(grad, std, value=-clr)
+
+
+def _sparse_adagrad_step(param, grad, state_sum, clr, eps, maximize, weight_decay):
+    """PyTorch's sparse Adagrad: the sum and the parameter change only at the gradient's (coalesced) indices."""
+    if weight_decay != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    grad = (-grad if maximize else grad).coalesce()
+    where, values = tuple(grad._indices()), grad._values()
+    state_sum.index_put_(where, values.pow(2), accumulate=True)
+    std = state_sum[where].sqrt_().add_(eps)
+    param.index_put_(where, (values / std) * -clr, accumulate=True)
 
 
 def _multi_tensor_adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_decay, eps, maximize):

@@ -149,7 +149,7 @@ class LBFGS(Optimizer):
             if p.grad is None:
                 views.append(zeros(p.numel(), dtype=p.dtype, device=p.device))
             else:
-                views.append(p.grad.reshape(-1))
+                views.append((p.grad.to_dense() if p.grad.is_sparse else p.grad).reshape(-1))
         return cat(views, 0)
 
     def _add_grad(self, step_size, update):

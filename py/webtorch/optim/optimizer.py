@@ -402,6 +402,8 @@ class Optimizer:
     _setstate_defaults = {}  # group options a pickle from an older version may lack
     _step_keys = ()  # 0-dim state tensors an old checkpoint may hold as Python numbers
     _capturable_update = False  # capturable=True keeps every per-step value on the device (Adam, AdamW)
+    # PyTorch's refusal of a sparse gradient ({} is the class's name); None: the update takes sparse gradients
+    _sparse_grad_error = "{} does not support sparse gradients"
 
     def step(self, closure=None):
         """Perform a single optimization step; ``closure`` re-evaluates the model and returns the loss."""
@@ -423,6 +425,7 @@ class Optimizer:
         for p in group["params"]:
             if p.grad is None:
                 continue
+            self._check_grad_layout(p.grad)
             params.append(p)
             grads.append(p.grad)
             if not used:
@@ -433,6 +436,11 @@ class Optimizer:
             for key, values in used:
                 values.append(state.get(key))
         return params, grads, state_lists
+
+    def _check_grad_layout(self, grad):
+        """Refuse a gradient of a layout this optimizer's update does not take, with PyTorch's error."""
+        if self._sparse_grad_error is not None and grad.is_sparse:
+            raise RuntimeError(self._sparse_grad_error.format(type(self).__name__))
 
     def _state_keys(self, group):
         """Names of the per-parameter state lists ``_update`` takes after params and grads (None: unused)."""

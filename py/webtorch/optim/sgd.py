@@ -31,6 +31,7 @@ class SGD(Optimizer):
 
     _setstate_defaults = {"nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
                           "fused": False}
+    _sparse_grad_error = None  # the per-tensor update adds a sparse gradient (and momentum buffer) as it is
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
@@ -68,7 +69,8 @@ class SGD(Optimizer):
         return ("momentum_buffer" if group["momentum"] != 0 else None,)
 
     def _update(self, group, params, grads, momentum_buffer_list):
-        sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"], momentum=group["momentum"],
+        sgd(params, grads, momentum_buffer_list, any(g.is_sparse for g in grads), weight_decay=group["weight_decay"],
+            momentum=group["momentum"],
             lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"],
             foreach=group["foreach"], fused=group["fused"])
         if group["momentum"] != 0:
@@ -80,7 +82,9 @@ def sgd(params, d_p_list, momentum_buffer_list, has_sparse_grad=False, foreach=N
         found_inf=None, *, weight_decay, momentum, lr, dampening, nesterov, maximize):
     """Functional SGD: updates ``params`` in place; fills None entries of ``momentum_buffer_list``."""
     _check_no_grad_scaling(grad_scale, found_inf)
-    func = _multi_tensor_sgd if use_fused(params, foreach, fused) else _single_tensor_sgd
+    if has_sparse_grad and fused:
+        raise RuntimeError("`_fused_sgd` does not support sparse gradients")
+    func = _multi_tensor_sgd if use_fused(params, foreach, fused) and not has_sparse_grad else _single_tensor_sgd
     func(params, d_p_list, momentum_buffer_list, weight_decay=weight_decay, momentum=momentum, lr=lr,
          dampening=dampening, nesterov=nesterov, maximize=maximize)
 

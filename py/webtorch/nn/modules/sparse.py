@@ -28,8 +28,6 @@ class Embedding(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if sparse:
-            raise NotImplementedError("sparse gradients are not supported in webtorch; use sparse=False")
         self.sparse = sparse
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
@@ -93,8 +91,6 @@ class EmbeddingBag(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _padding_row(padding_idx, num_embeddings, "padding_idx")
-        if sparse:
-            raise NotImplementedError("sparse gradients are not supported in webtorch; use sparse=False")
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
