@@ -1,7 +1,7 @@
-"""Device "cpu"'s worker threads under load: matmul GFLOP/s in a cross-origin isolated headless Chromium page with
-every thread (the default) and with one (torch.set_num_threads(1)), interleaved rounds, while ``--busy`` extra
-processes spin (``while 1: pass``) to load the cores; what web/wasm_host.js's adaptive policy is judged by (a
-split job that loses to one thread sends the next ones to the caller alone).
+"""Device "cpu"'s worker threads under load: matmul GFLOP/s in a cross-origin isolated headless Chromium page as
+webtorch chooses the threads (no set_num_threads: backends/wasm/threads.py measures each kernel's split and
+one-thread rates), on every thread and on one (set_num_threads), interleaved rounds, while ``--busy`` extra
+processes spin (``while 1: pass``) to load the cores.
 
     .venv/bin/python bench/bench_browser_threads.py [--busy 0] [--rounds 4] [--reps 5] [--sizes 1024,512] [--out PATH]
 
@@ -48,9 +48,9 @@ def main():
     rows = []
     for key, values in out["gflops"].items():
         n, threads = key.split()
-        rows.append({"size": int(n), "threads": int(threads), "gflops": statistics.median(values),
+        rows.append({"size": int(n), "threads": threads, "gflops": statistics.median(values),
                      "min": min(values), "max": max(values)})
-    report("browser_threads", rows, [("size", "matmul n", "d"), ("threads", "threads", "d"),
+    report("browser_threads", rows, [("size", "matmul n", "d"), ("threads", "threads", ""),
                                      ("gflops", "GFLOP/s (median)", ".2f"), ("min", "min", ".2f"),
                                      ("max", "max", ".2f")],
            title=f"device cpu matmul in an isolated page, {args.busy} extra busy processes, load "
