@@ -22,33 +22,14 @@ import time
 
 from _report import format_table, report
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser"))
+from models import LeNet  # noqa: E402  (bench/browser/models.py: the benchmark's one LeNet)
+
 BACKENDS = [("cpu", "webtorch", "cpu"), ("webgpu", "webtorch", "webgpu"), ("torch", "torch", "cpu")]
 RATIOS = [("webgpu", "cpu"), ("webgpu", "torch"), ("cpu", "torch"), ("webgpu", "torch-cuda")]
 # Where PyTorch sees a CUDA GPU (the GPU webgpu runs on, through Vulkan), its native peer runs beside them.
 CUDA_PEER = ("torch-cuda", "torch", "cuda")
 STAT_KEYS = ("dispatches", "submits", "flushes", "host_fallbacks", "kernels_compiled", "nodes_fused")
-
-
-def _lenet(lib):
-    nn, F = lib.nn, lib.nn.functional
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = nn.Conv2d(1, 6, 5)
-            self.conv2 = nn.Conv2d(6, 16, 5)
-            self.fc1 = nn.Linear(16 * 5 * 5, 120)
-            self.fc2 = nn.Linear(120, 84)
-            self.fc3 = nn.Linear(84, 10)
-
-        def forward(self, x):
-            x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
-            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-            x = lib.flatten(x, 1)
-            x = F.relu(self.fc1(x))
-            x = F.relu(self.fc2(x))
-            return self.fc3(x)
-    return Net()
 
 
 def _mlp(lib):
@@ -72,7 +53,7 @@ def _lenet_setup(lib, rng):
 
 MODELS = {
     "mlp": ("MLP 784-256-10, batch 128, cross_entropy, Adam", _mlp, _mlp_setup),
-    "lenet": ("LeNet (tutorial net), batch 16x1x32x32, MSE, SGD", _lenet, _lenet_setup),
+    "lenet": ("LeNet (tutorial net), batch 16x1x32x32, MSE, SGD", LeNet, _lenet_setup),
 }
 
 

@@ -33,6 +33,21 @@ void scatter_plane_assign(const void *src, const int64_t *idx, void *out, int pl
     }
 }
 
+/* the statement after it runs once per output (position z, y, e) of `planes` planes of od x oh x ow outputs, in
+ * memory order; o counts the outputs, base is the plane's first element in an input of `vol` elements a plane */
+#define FOR_EACH_OUTPUT(planes, vol, od, oh, ow)                                                                \
+    for (int p_ = 0, o = 0, base = 0; p_ < (planes); p_++, base += (vol))                                       \
+        for (int z = 0; z < (od); z++)                                                                          \
+            for (int y = 0; y < (oh); y++)                                                                      \
+                for (int e = 0; e < (ow); e++, o++)
+
+/* the statement after it runs for each input position (zi, yi, xi) of the box [r[0], r[1]) x [r[2], r[3]) x
+ * [r[4], r[5]), zi outermost */
+#define FOR_BOX(r, zi, yi, xi)                                                                                  \
+    for (int zi = (r)[0]; zi < (r)[1]; zi++)                                                                    \
+        for (int yi = (r)[2]; yi < (r)[3]; yi++)                                                                \
+            for (int xi = (r)[4]; xi < (r)[5]; xi++)
+
 /* elements of the window [start, start + k) (step 1) inside [0, size) */
 static inline void clip(int start, int k, int size, int *lo, int *hi) {
     *lo = start < 0 ? 0 : start;
@@ -98,100 +113,73 @@ static inline void S(take_max)(T v, int pos, T *m, int *best) {
 /* max over each window of valid input positions: the first maximum in window order, a NaN winning (the first
  * one); idx: its flat position in the plane (z * H * W + y * W + x) */
 void EXPORT_T(max_pool)(const T *x, T *vals, int64_t *idx, int planes, PGEOM_PARAMS) {
-    int vol = D * H * W, o = 0;
-    for (int p = 0; p < planes; p++) {
-        const T *xp = x + p * vol;
-        for (int z = 0; z < od; z++)
-            for (int y = 0; y < oh; y++)
-                for (int e = 0; e < ow; e++, o++) {
-                    T m = 0;
-                    int best = -1;
-                    for (int a = 0; a < kd; a++) {
-                        int zi = z * sd - pd + a * dd;
-                        if (zi < 0 || zi >= D) continue;
-                        for (int b = 0; b < kh; b++) {
-                            int yi = y * sh - ph + b * dh;
-                            if (yi < 0 || yi >= H) continue;
-                            for (int c = 0; c < kw; c++) {
-                                int xi = e * sw - pw + c * dw;
-                                if (xi < 0 || xi >= W) continue;
-                                int pos = (zi * H + yi) * W + xi;
-                                S(take_max)(xp[pos], pos, &m, &best);
-                            }
-                        }
-                    }
-                    vals[o] = m;
-                    idx[o] = best;
+    FOR_EACH_OUTPUT(planes, D * H * W, od, oh, ow) {
+        const T *xp = x + base;
+        T m = 0;
+        int best = -1;
+        for (int a = 0; a < kd; a++) {
+            int zi = z * sd - pd + a * dd;
+            if (zi < 0 || zi >= D) continue;
+            for (int b = 0; b < kh; b++) {
+                int yi = y * sh - ph + b * dh;
+                if (yi < 0 || yi >= H) continue;
+                for (int c = 0; c < kw; c++) {
+                    int xi = e * sw - pw + c * dw;
+                    if (xi < 0 || xi >= W) continue;
+                    int pos = (zi * H + yi) * W + xi;
+                    S(take_max)(xp[pos], pos, &m, &best);
                 }
+            }
+        }
+        vals[o] = m;
+        idx[o] = best;
     }
 }
 
 /* max over PyTorch's adaptive windows [floor(i * S / O), ceil((i + 1) * S / O)) per dim, as max_pool */
 void EXPORT_T(adaptive_max_pool)(const T *x, T *vals, int64_t *idx, int planes, int D, int H, int W, int od, int oh,
-                               int ow) {
-    int vol = D * H * W, o = 0;
-    for (int p = 0; p < planes; p++) {
-        const T *xp = x + p * vol;
-        for (int z = 0; z < od; z++)
-            for (int y = 0; y < oh; y++)
-                for (int e = 0; e < ow; e++, o++) {
-                    int z0 = z * D / od, z1 = ((z + 1) * D + od - 1) / od;
-                    int y0 = y * H / oh, y1 = ((y + 1) * H + oh - 1) / oh;
-                    int x0 = e * W / ow, x1 = ((e + 1) * W + ow - 1) / ow;
-                    T m = 0;
-                    int best = -1;
-                    for (int zi = z0; zi < z1; zi++)
-                        for (int yi = y0; yi < y1; yi++)
-                            for (int xi = x0; xi < x1; xi++) {
-                                int pos = (zi * H + yi) * W + xi;
-                                S(take_max)(xp[pos], pos, &m, &best);
-                            }
-                    vals[o] = m;
-                    idx[o] = best;
-                }
+                                 int ow) {
+    FOR_EACH_OUTPUT(planes, D * H * W, od, oh, ow) {
+        const T *xp = x + base;
+        int r[6] = {z * D / od, ((z + 1) * D + od - 1) / od, y * H / oh, ((y + 1) * H + oh - 1) / oh,
+                    e * W / ow, ((e + 1) * W + ow - 1) / ow};
+        T m = 0;
+        int best = -1;
+        FOR_BOX(r, zi, yi, xi) {
+            int pos = (zi * H + yi) * W + xi;
+            S(take_max)(xp[pos], pos, &m, &best);
+        }
+        vals[o] = m;
+        idx[o] = best;
     }
 }
 
 /* window sums over valid positions / divisor (divisor_override if non-0); float division in double rounded once
  * (NumPy's float64 divisor), integer division truncating toward zero */
 void EXPORT_T(avg_pool)(const T *x, T *out, int planes, AVG_PARAMS) {
-    int vol = D * H * W, o = 0;
-    for (int p = 0; p < planes; p++) {
-        const T *xp = x + p * vol;
-        for (int z = 0; z < od; z++)
-            for (int y = 0; y < oh; y++)
-                for (int e = 0; e < ow; e++, o++) {
-                    int r[6];
-                    int64_t div = avg_window(z, y, e, AVG_ARGS, r);
-                    T s = 0;
-                    for (int zi = r[0]; zi < r[1]; zi++)
-                        for (int yi = r[2]; yi < r[3]; yi++)
-                            for (int xi = r[4]; xi < r[5]; xi++) s += xp[(zi * H + yi) * W + xi];
+    FOR_EACH_OUTPUT(planes, D * H * W, od, oh, ow) {
+        const T *xp = x + base;
+        int r[6];
+        int64_t div = avg_window(z, y, e, AVG_ARGS, r);
+        T s = 0;
+        FOR_BOX(r, zi, yi, xi) s += xp[(zi * H + yi) * W + xi];
 #ifdef INTEGER
-                    out[o] = s / div;
+        out[o] = s / div;
 #else
-                    out[o] = (T)((double)s / (double)div);
+        out[o] = (T)((double)s / (double)div);
 #endif
-                }
     }
 }
 
 #ifndef INTEGER
 /* gradient of avg_pool: each output gradient / its divisor (rounded to T) added over its window's input positions */
 void EXPORT_T(avg_pool_backward)(const T *g, T *gx, int planes, AVG_PARAMS) {
-    int vol = D * H * W, o = 0;
-    for (int i = 0; i < planes * vol; i++) gx[i] = 0;
-    for (int p = 0; p < planes; p++) {
-        T *xp = gx + p * vol;
-        for (int z = 0; z < od; z++)
-            for (int y = 0; y < oh; y++)
-                for (int e = 0; e < ow; e++, o++) {
-                    int r[6];
-                    T v = (T)((double)g[o] / (double)avg_window(z, y, e, AVG_ARGS, r));
-                    for (int zi = r[0]; zi < r[1]; zi++)
-                        for (int yi = r[2]; yi < r[3]; yi++)
-                            for (int xi = r[4]; xi < r[5]; xi++) xp[(zi * H + yi) * W + xi] += v;
-                }
+    for (int i = 0; i < planes * D * H * W; i++) gx[i] = 0;
+    FOR_EACH_OUTPUT(planes, D * H * W, od, oh, ow) {
+        T *xp = gx + base;
+        int r[6];
+        T v = (T)((double)g[o] / (double)avg_window(z, y, e, AVG_ARGS, r));
+        FOR_BOX(r, zi, yi, xi) xp[(zi * H + yi) * W + xi] += v;
     }
 }
 #endif

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import webtorch
+from distribution_checks import check_expand, check_repr, check_shapes
 from optest import check, check_error, rand, webgpu_dtype_error
 
 N_DRAWS = 20000
@@ -393,35 +394,16 @@ NUMBERS_ONLY = (1, 4, 6, 11, 13)  # built from Python numbers only: their tensor
 
 @pytest.mark.parametrize("sample_shape", [(), (5,), (2, 3)])
 def test_shapes(sample_shape, device):
-    for i, (w, t) in enumerate(zip(_dists(webtorch, device), _dists(torch))):
-        assert tuple(w.batch_shape) == tuple(t.batch_shape), t
-        assert tuple(w.event_shape) == tuple(t.event_shape), t
-        ws, ts = w.sample(sample_shape), t.sample(sample_shape)
-        assert tuple(ws.shape) == tuple(ts.shape) and str(ws.dtype) == str(ts.dtype), t
-        assert ws.device.type == ("cpu" if i in NUMBERS_ONLY else webtorch.device(device).type)
-        assert w.has_rsample == t.has_rsample and w.has_enumerate_support == t.has_enumerate_support, t
-        assert tuple(w.rsample(sample_shape).shape) == tuple(t.rsample(sample_shape).shape), t
-        assert tuple(w.log_prob(ws).shape) == tuple(t.log_prob(ts).shape), t
-        assert tuple(w.entropy().shape) == tuple(t.entropy().shape), t
+    check_shapes(zip(_dists(webtorch, device), _dists(torch)), sample_shape, device, NUMBERS_ONLY)
 
 
 def test_expand(device):
-    for w, t in zip(_dists(webtorch, device), _dists(torch)):
-        shape = (4,) + tuple(t.batch_shape)
-        we, te = w.expand(shape), t.expand(shape)
-        assert type(we) is type(w) and tuple(we.batch_shape) == tuple(te.batch_shape) == shape
-        assert tuple(we.event_shape) == tuple(te.event_shape)
-        assert tuple(we.sample((2,)).shape) == tuple(te.sample((2,)).shape)
+    for we, te in check_expand(zip(_dists(webtorch, device), _dists(torch))):
         np.testing.assert_allclose(we.mean.cpu().numpy(), te.mean.numpy(), rtol=1e-6)
-        assert repr(we) == repr(te)
-        assert we._validate_args == w._validate_args
 
 
 def test_repr_and_constraints(device):
-    for w, t in zip(_dists(webtorch, device), _dists(torch)):
-        assert repr(w) == repr(t)
-        assert repr(w.support) == repr(t.support)
-        assert {k: repr(v) for k, v in w.arg_constraints.items()} == {k: repr(v) for k, v in t.arg_constraints.items()}
+    check_repr(zip(_dists(webtorch, device), _dists(torch)))
 
 
 def test_exported():

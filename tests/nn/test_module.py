@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import webtorch
+from bench_models import LeNet
 from layercheck import load_torch_state, assert_same_layout
 from optest import rand
 
@@ -35,30 +36,6 @@ def _same_error(fn):
     assert type(w_exc).__name__ == type(t_exc).__name__, f"{type(w_exc).__name__}: {w_exc} vs {t_exc!r}"
     assert str(w_exc) == str(t_exc)
     return w_exc
-
-
-def lenet(m):
-    nn, F = m.nn, m.nn.functional
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv1 = nn.Conv2d(1, 6, 5)
-            self.conv2 = nn.Conv2d(6, 16, 5)
-            self.fc1 = nn.Linear(16 * 5 * 5, 120)
-            self.fc2 = nn.Linear(120, 84)
-            self.fc3 = nn.Linear(84, 10)
-
-        def forward(self, input):
-            c1 = F.relu(self.conv1(input))
-            s2 = F.max_pool2d(c1, (2, 2))
-            c3 = F.relu(self.conv2(s2))
-            s4 = F.max_pool2d(c3, 2)
-            s4 = m.flatten(s4, 1)
-            f5 = F.relu(self.fc1(s4))
-            f6 = F.relu(self.fc2(f5))
-            return self.fc3(f6)
-    return Net()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -172,14 +149,14 @@ def test_sequential_dedup_seed_example():
 
 
 def test_named_modules_prefix_and_memo():
-    t, w = _both(lambda m: [n for n, _ in lenet(m).named_modules(prefix="model")])
+    t, w = _both(lambda m: [n for n, _ in LeNet(m).named_modules(prefix="model")])
     assert t == w
-    t, w = _both(lambda m: [n for n, _ in lenet(m).named_parameters(prefix="p", recurse=True)])
+    t, w = _both(lambda m: [n for n, _ in LeNet(m).named_parameters(prefix="p", recurse=True)])
     assert t == w
-    t, w = _both(lambda m: [n for n, _ in lenet(m).named_parameters(recurse=False)])
+    t, w = _both(lambda m: [n for n, _ in LeNet(m).named_parameters(recurse=False)])
     assert t == w == []
     memo = set()
-    net = lenet(webtorch)
+    net = LeNet(webtorch)
     memo.add(net.conv1)
     assert [n for n, _ in net.named_modules(memo=memo)] == ["", "conv2", "fc1", "fc2", "fc3"]
 
@@ -244,7 +221,7 @@ def test_apply_init_seed_example():
 # ---------------------------------------------------------------------------------------------------
 
 def test_state_dict_layout_and_roundtrip():
-    t, w = lenet(torch), lenet(webtorch)
+    t, w = LeNet(torch), LeNet(webtorch)
     assert_same_layout(w, t)
     load_torch_state(w, t)
     x = rand(1, 1, 32, 32)
@@ -541,7 +518,7 @@ def test_to_empty_and_type():
 
 
 def test_train_eval_requires_grad_zero_grad():
-    net = lenet(webtorch)
+    net = LeNet(webtorch)
     assert net.training and all(mod.training for mod in net.modules())
     assert net.eval() is net and not any(mod.training for mod in net.modules())
     net.train()
@@ -572,7 +549,7 @@ def test_init_rejects_arguments():
 # ---------------------------------------------------------------------------------------------------
 
 def test_lenet_tutorial():
-    t, w = lenet(torch), lenet(webtorch)
+    t, w = LeNet(torch), LeNet(webtorch)
     assert repr(w) == repr(t)
     params = list(w.parameters())
     assert len(params) == 10

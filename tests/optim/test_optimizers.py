@@ -19,8 +19,7 @@ import torch
 import webtorch as wt
 from optest import check_same_error
 from optim_compare import (F64, STEPS, assert_params_close, assert_state_close, batch64, check_end_to_end_float64,
-                           check_round_trip_ours_to_ours, check_round_trip_ours_to_torch,
-                           check_round_trip_torch_to_ours, check_with_torch_gradients, lockstep, mse, ours_like,
+                           check_state_layout, check_with_torch_gradients, lockstep, mse, ours_like, round_trip_tests,
                            to_numpy, torch_model)
 
 CONFIGS = {
@@ -145,32 +144,13 @@ ROUND_TRIP = [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01, amsgra
               ("RAdam", dict(lr=0.01))]
 @pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
 def test_state_dict_layout_matches_torch(name, kw, device):
-    tmodel = torch_model()
-    model = ours_like(tmodel, device)
-    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
-    opt = getattr(wt.optim, name)(model.parameters(), **kw)
-    lockstep(tmodel, topt, model, opt, device, 3)
-    ours, ref = opt.state_dict(), topt.state_dict()
-    assert list(ours) == ["state", "param_groups"]
-    assert_state_close(ours, ref)
-    for st in ours["state"].values():
+    for st in check_state_layout(name, kw, device).state_dict()["state"].values():
         if "step" in st:
             assert st["step"].dim() == 0 and st["step"].dtype == wt.float32 and st["step"].device.type == "cpu"
 
 
-@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_ours_to_ours(name, kw):
-    check_round_trip_ours_to_ours(name, kw)
-
-
-@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_torch_to_ours(name, kw):
-    check_round_trip_torch_to_ours(name, kw)
-
-
-@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_ours_to_torch(name, kw):
-    check_round_trip_ours_to_torch(name, kw)
+test_round_trip_ours_to_ours, test_round_trip_torch_to_ours, test_round_trip_ours_to_torch = \
+    round_trip_tests(ROUND_TRIP)
 
 
 def test_load_state_dict_casts_state_to_the_param_dtype_and_keeps_step():

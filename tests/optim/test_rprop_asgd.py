@@ -6,9 +6,7 @@ import torch
 
 import webtorch as wt
 from optest import check_same_error
-from optim_compare import (assert_state_close, check_end_to_end_float64, check_round_trip_ours_to_ours,
-                           check_round_trip_ours_to_torch, check_round_trip_torch_to_ours, check_with_torch_gradients,
-                           lockstep, ours_like, torch_model)
+from optim_compare import check_end_to_end_float64, check_state_layout, check_with_torch_gradients, round_trip_tests
 
 CONFIGS = {
     "Rprop": [dict(), dict(lr=0.05, etas=(0.3, 1.5)), dict(lr=0.01, step_sizes=(1e-3, 0.02)),
@@ -33,15 +31,7 @@ def test_steps_end_to_end_float64(name, kw):
 
 @pytest.mark.parametrize("name", ["Rprop", "ASGD"])
 def test_state_layout_and_devices(name, device):
-    tmodel = torch_model()
-    model = ours_like(tmodel, device)
-    topt = getattr(torch.optim, name)(tmodel.parameters())
-    opt = getattr(wt.optim, name)(model.parameters())
-    lockstep(tmodel, topt, model, opt, device, 3)
-    ours = opt.state_dict()
-    assert list(ours) == ["state", "param_groups"]
-    assert_state_close(ours, topt.state_dict())
-    for st in opt.state.values():
+    for st in check_state_layout(name, {}, device).state.values():
         # PyTorch keeps Rprop's step on the cpu, ASGD's scalars beside the param
         scalar_device = "cpu" if name == "Rprop" else device
         for key in ("step", "eta", "mu"):
@@ -52,19 +42,8 @@ def test_state_layout_and_devices(name, device):
 ROUND_TRIP = [("Rprop", dict(lr=0.02)), ("ASGD", dict(lr=0.05, t0=5))]
 
 
-@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_torch_to_ours(name, kw):
-    check_round_trip_torch_to_ours(name, kw)
-
-
-@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_ours_to_torch(name, kw):
-    check_round_trip_ours_to_torch(name, kw)
-
-
-@pytest.mark.parametrize("name,kw", ROUND_TRIP, ids=[n for n, _ in ROUND_TRIP])
-def test_round_trip_ours_to_ours(name, kw):
-    check_round_trip_ours_to_ours(name, kw)
+test_round_trip_ours_to_ours, test_round_trip_torch_to_ours, test_round_trip_ours_to_torch = \
+    round_trip_tests(ROUND_TRIP)
 
 
 def test_asgd_number_state_from_an_old_checkpoint_becomes_tensors():

@@ -3,6 +3,7 @@ libraries from the same weights, the same data, a training loop written once, an
 optimizer end to end in float64, in float32 fed PyTorch's gradients (teacher forcing), and across state_dict
 round trips (see tests/optim/test_optimizers.py's docstring for why two ways)."""
 import numpy as np
+import pytest
 import torch
 
 import webtorch as wt
@@ -114,12 +115,27 @@ def batch64(lib):
     return batch(lib, "cpu", np.float64)
 
 
+def both(name, kw, device, dtype=torch.float32, **ours_kw):
+    """The model and optimizer ``name(**kw)`` in both libraries from the same weights: (tmodel, topt, model, opt)."""
+    tmodel = torch_model(dtype=dtype)
+    model = ours_like(tmodel, device)
+    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
+    return tmodel, topt, model, getattr(wt.optim, name)(model.parameters(), **kw, **ours_kw)
+
+
+def check_state_layout(name, kw, device):
+    """Three teacher-forced steps: our state_dict has PyTorch's layout and values; returns our optimizer."""
+    tmodel, topt, model, opt = both(name, kw, device)
+    lockstep(tmodel, topt, model, opt, device, 3)
+    ours = opt.state_dict()
+    assert list(ours) == ["state", "param_groups"]
+    assert_state_close(ours, topt.state_dict())
+    return opt
+
+
 def check_end_to_end_float64(name, kw, foreach):
     """``STEPS`` steps of optimizer ``name`` in float64 on both libraries, each with its own gradients."""
-    tmodel = torch_model(dtype=torch.float64)
-    model = ours_like(tmodel, "cpu")
-    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
-    opt = getattr(wt.optim, name)(model.parameters(), **kw, foreach=foreach)
+    tmodel, topt, model, opt = both(name, kw, "cpu", torch.float64, foreach=foreach)
     train(tmodel, topt, *batch(torch, "cpu", np.float64), STEPS)
     train(model, opt, *batch(wt, "cpu", np.float64), STEPS)
     assert_params_close(model, tmodel, f"{name} {kw}")
@@ -130,10 +146,7 @@ def check_end_to_end_float64(name, kw, foreach):
 
 def check_with_torch_gradients(name, kw, foreach, device):
     """``STEPS`` float32 steps of optimizer ``name``, ours fed PyTorch's gradient: parameters and state agree."""
-    tmodel = torch_model()
-    model = ours_like(tmodel, device)
-    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
-    opt = getattr(wt.optim, name)(model.parameters(), **kw, foreach=foreach)
+    tmodel, topt, model, opt = both(name, kw, device, foreach=foreach)
     lockstep(tmodel, topt, model, opt, device, STEPS)
     assert_params_close(model, tmodel, f"{name} {kw}")
     ours, ref = opt.state_dict(), topt.state_dict()
@@ -141,14 +154,20 @@ def check_with_torch_gradients(name, kw, foreach, device):
     assert_state_close(ours, ref)
 
 
+def _torch_run_and_half_ours(name, kw):
+    """Torch's uninterrupted float64 run of ``STEPS`` steps, and ours from the same start after ``HALF`` steps:
+    (torch model, our model, our optimizer)."""
+    tmodel = torch_model(dtype=F64)
+    train(tmodel, getattr(torch.optim, name)(tmodel.parameters(), **kw), *batch64(torch), STEPS)
+    model = ours_like(torch_model(dtype=F64), "cpu")
+    opt = getattr(wt.optim, name)(model.parameters(), **kw)
+    train(model, opt, *batch64(wt), HALF)
+    return tmodel, model, opt
+
+
 def check_round_trip_ours_to_ours(name, kw):
     """Half the steps on ours, state_dicts into a fresh model and optimizer of ours, the rest: torch's result."""
-    tmodel = torch_model(dtype=F64)
-    topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
-    train(tmodel, topt, *batch64(torch), STEPS)
-    first = ours_like(torch_model(dtype=F64), "cpu")
-    opt = getattr(wt.optim, name)(first.parameters(), **kw)
-    train(first, opt, *batch64(wt), HALF)
+    tmodel, first, opt = _torch_run_and_half_ours(name, kw)
     second = ours_like(torch_model(dtype=F64), "cpu")
     second.load_state_dict(first.state_dict())
     opt2 = getattr(wt.optim, name)(second.parameters(), **kw)
@@ -177,12 +196,7 @@ def check_round_trip_torch_to_ours(name, kw):
 
 def check_round_trip_ours_to_torch(name, kw):
     """Half the steps on ours, our state_dicts into torch, the rest on torch: torch's uninterrupted result."""
-    ref = torch_model(dtype=F64)
-    ropt = getattr(torch.optim, name)(ref.parameters(), **kw)
-    train(ref, ropt, *batch64(torch), STEPS)
-    model = ours_like(torch_model(dtype=F64), "cpu")
-    opt = getattr(wt.optim, name)(model.parameters(), **kw)
-    train(model, opt, *batch64(wt), HALF)
+    ref, model, opt = _torch_run_and_half_ours(name, kw)
     tmodel = torch_model(dtype=F64)
     tmodel.load_state_dict({k: torch.tensor(to_numpy(v).copy()) for k, v in model.state_dict().items()})
     topt = getattr(torch.optim, name)(tmodel.parameters(), **kw)
@@ -190,3 +204,15 @@ def check_round_trip_ours_to_torch(name, kw):
     train(tmodel, topt, *batch64(torch), STEPS - HALF)
     for p, rp in zip(tmodel.parameters(), ref.parameters()):
         np.testing.assert_allclose(to_numpy(p), to_numpy(rp), rtol=RTOL, atol=ATOL)
+
+
+def round_trip_tests(cases):
+    """The three state_dict round trips (ours -> ours, torch -> ours, ours -> torch) as pytest tests over ``cases``
+    [(optimizer name, kwargs)], for a test module to bind to ``test_*`` names."""
+    def test_over_cases(check):
+        @pytest.mark.parametrize("name,kw", cases, ids=[n for n, _ in cases])
+        def test(name, kw):
+            check(name, kw)
+        return test
+    return tuple(test_over_cases(check) for check in (check_round_trip_ours_to_ours, check_round_trip_torch_to_ours,
+                                                       check_round_trip_ours_to_torch))

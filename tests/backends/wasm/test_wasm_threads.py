@@ -12,6 +12,25 @@ BE = get_backend()
 PARALLEL = BE.rt.parallel  # the runtime's own (tests wrap it to count split calls)
 
 
+@pytest.fixture(autouse=True)
+def _no_measured_rates(monkeypatch):
+    """Each test starts with no kernel's rates measured: a kernel's first job past MIN_WORK splits."""
+    monkeypatch.setattr(threads, "choices", {})
+
+
+def test_a_choice_takes_the_faster_way_and_tries_the_other_every_explore_jobs():
+    c = threads.Choice()
+    assert c.threads(2) == 2  # all threads first, then one thread
+    c.record(True, 1.0)
+    assert c.threads(2) == 1
+    c.record(False, 2.0)
+    picks = [c.threads(2) for _ in range(2 * threads.EXPLORE)]
+    assert picks.count(2) == 2  # one thread faster (a loaded machine): the split only every EXPLORE-th job
+    c.record(True, 10.0)  # the load went: split jobs ran faster
+    picks = [c.threads(2) for _ in range(threads.EXPLORE)]
+    assert picks.count(1) == 1
+
+
 @pytest.mark.parametrize("rows,parts", [(1, 2), (7, 2), (8, 2), (9, 2), (100, 3), (1024, 2), (17, 8), (64, 16)])
 def test_ranges_cover_the_rows_in_aligned_nonempty_ranges(rows, parts):
     ranges = threads.ranges(rows, parts, threads.ROW_ALIGN)
@@ -80,6 +99,23 @@ def test_set_num_threads_caps_the_split(monkeypatch):
         webtorch.set_num_threads(2)
         _, calls = _matmul_with(monkeypatch, 3, ha, hb)
         assert calls == [2]  # 200 rows: one call of at least MIN_ROWS per thread
+    finally:
+        webtorch._settings._state["num_threads"] = threads.cap["threads"] = cap
+
+
+def test_a_kernel_measured_faster_on_one_thread_runs_on_one_unless_set_num_threads_asks(monkeypatch):
+    import webtorch
+    ha, hb = _handle(torch.randn(200, 200)), _handle(torch.randn(200, 200))
+    one, _ = _matmul_with(monkeypatch, 1, ha, hb)
+    threads.choices["gemm_batched_f32"] = choice = threads.Choice()
+    choice.rate = {True: 1.0, False: 1e15}
+    same, calls = _matmul_with(monkeypatch, 3, ha, hb)
+    assert calls == [] and same == one
+    cap = webtorch._settings._state["num_threads"]
+    try:
+        webtorch.set_num_threads(3)
+        split, calls = _matmul_with(monkeypatch, 3, ha, hb)
+        assert calls == [3] and split == one
     finally:
         webtorch._settings._state["num_threads"] = threads.cap["threads"] = cap
 

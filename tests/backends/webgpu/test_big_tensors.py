@@ -207,10 +207,7 @@ def test_gpt2_shaped_training_step_with_the_real_vocabulary_past_the_real_bindin
     head's product is the step's cost on a CPU adapter): the token embedding, its gradient and AdamW's state are
     154 MB each, past lavapipe's real 128 MiB binding (an adapter that binds more -- NVIDIA's Vulkan driver: 2 GiB --
     runs it under 128 MiB, Chrome's default). bench/bench_gpt2_small.py runs 12 blocks, 128 tokens."""
-    import sys
-    import os
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "bench", "browser"))
-    from models import GPTModel
+    from bench_models import GPTModel
     cfg = {"layers": 1, "d": 768, "heads": 12, "ctx": 16, "vocab": 50257}
     limits = get_backend().limits
     with limits.forced(binding=min(limits.binding_size(), 128 << 20)):
