@@ -190,15 +190,36 @@ def _leading(x, n):
     return tuple(x.shape[:len(lead)]), lead, x.shape[:len(lead)] + (1,) * n
 
 
+def _as_rows(h, rows, cols):
+    """Fresh contiguous float32 tensor h as a (rows, cols) view."""
+    return View(h.st, (rows, cols), (cols, 1), h.offset)
+
+
+def _row_launches(rows_views, params, big):
+    """[(block's row views, block's parameter views, (bindings of the row views, of the parameters) or None)]:
+    one launch of the (rows, ...) views ``rows_views`` and the per-column ``params`` (weight, bias; None for one
+    absent, bound as the first row view), or -- when some storage is past one binding (``big``) -- one per block
+    of rows whose parts fit one window each (``_row_blocks``), the parameters bound as windows too. None when one
+    row passes a binding (the caller runs in copied blocks, which refuses it)."""
+    if not big:
+        return [(rows_views, [v if v is not None else rows_views[0] for v in params], None)]
+    blocks = _row_blocks(rows_views, 1)
+    if blocks is None:
+        return None
+    present = [v for v in params if v is not None]
+    bound = iter(zip(*binding_windows.bind(present))) if present else iter(())
+    pairs = [next(bound) if v is not None else (None, None) for v in params]
+    return [(views, [v if v is not None else views[0] for v, _ in pairs],
+             (binds, [b if b is not None else binds[0] for _, b in pairs])) for views, binds in blocks]
+
+
 def layer_norm(rec, x, weight, bias, n, eps):
     axes, lead, stat_shape = _leading(x, n)
     whole = (None,) * len(lead)
     dt = x.dtype
     ins = [(x, lead), (weight, whole), (bias, whole)]
     outs = [Out(x.shape, dt, lead), Out(stat_shape, dt, lead), Out(stat_shape, dt, lead)]
-    if block_split.needed(ins, outs, rec.limits):
-        return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
-                                     "layer_norm", "row", _ROW_HINT)
+    big = block_split.needed(ins, outs, rec.limits)
     x2, rows, cols = _norm_rows(rec, x, n)
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new(stat_shape, D.float32), rec.new(stat_shape, D.float32)
@@ -206,13 +227,19 @@ def layer_norm(rec, x, weight, bias, n, eps):
         mean, rstd = creation.full(rec, stat_shape, float("nan"), dt), creation.full(rec, stat_shape, float("nan"), dt)
         return cast(rec, x, dt), mean, rstd
     if rows:
-        w = _packed(rec, weight) if weight is not None else x2
-        b = _packed(rec, bias) if bias is not None else x2
-        wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
-        params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
-                             b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
-        _record(rec, "layernorm_forward", _source(rec, "layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
-                params, groups, [x2, w, b], [y, mean, rstd])
+        params = tuple(_packed(rec, h) if h is not None else None for h in (weight, bias))
+        launches = _row_launches([x2, _as_rows(y, rows, cols), _as_rows(mean, rows, 1), _as_rows(rstd, rows, 1)],
+                                 params, big)
+        if launches is None:  # rows past one binding: refused by the copied blocks, naming the sizes
+            return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
+                                         "layer_norm", "row", _ROW_HINT)
+        for (bx, by, bm, br), (w, b), binds in launches:
+            wg, rt, groups = _launch(bx.shape[0], cols, rec.rt.cpu_adapter, rec.limits)
+            words = struct.pack("<12I", bx.shape[0], cols, weight is not None, bias is not None, bx.offset, w.offset,
+                                b.offset, struct.unpack("<I", struct.pack("<f", eps))[0], by.offset, bm.offset,
+                                br.offset, 0)
+            _record(rec, "layernorm_forward", _source(rec, "layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
+                    words, groups, [bx, w, b], [by, bm, br], binds and [binds[0][0], *binds[1], *binds[0][1:]])
     if dt is not D.float32:
         return cast(rec, y, dt), cast(rec, mean, dt), cast(rec, rstd, dt)
     return y, mean, rstd
@@ -225,9 +252,7 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     wshape = x.shape[len(x.shape) - n:]
     ins = [(g, lead), (x, lead), (mean, lead), (rstd, lead), (weight, whole)]
     outs = [Out(x.shape, dt, lead), Out(wshape, dt, whole, "sum"), Out(wshape, dt, whole, "sum")]
-    if block_split.needed(ins, outs, rec.limits):  # the weight and bias gradients sum over every row: parts add
-        return block_split.in_blocks(rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need),
-                                     ins, outs, axes, "layer_norm_backward", "row", _ROW_HINT)
+    big = block_split.needed(ins, outs, rec.limits)
     x2, rows, cols = _norm_rows(rec, x, n)
     g2, _, _ = _norm_rows(rec, g, n)
     mean2 = views.reshaped(_dense(rec, mean), (rows, 1))
@@ -236,11 +261,18 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     if need[0]:
         gx = rec.new(x.shape, D.float32)
         if rows and cols:
-            w = _packed(rec, weight) if weight is not None else x2
-            wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
-            params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
-            _record(rec, "layernorm_backward", _source(rec, "layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
-                    params, groups, [g2, x2, mean2, rstd2, w], [gx])
+            params = tuple(_packed(rec, h) if h is not None else None for h in (weight,))
+            launches = _row_launches([g2, x2, mean2, rstd2, _as_rows(gx, rows, cols)], params, big)
+            if launches is None:  # the weight and bias gradients sum over every row: the blocks' parts add
+                return block_split.in_blocks(
+                    rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need), ins, outs, axes,
+                    "layer_norm_backward", "row", _ROW_HINT)
+            for (bg, bx, bm, br, bgx), (w,), binds in launches:
+                wg, rt, groups = _launch(bg.shape[0], cols, rec.rt.cpu_adapter, rec.limits)
+                words = struct.pack("<12I", bg.shape[0], cols, weight is not None, 0, bg.offset, bx.offset, w.offset,
+                                    0, bm.offset, br.offset, bgx.offset, 0)
+                _record(rec, "layernorm_backward", _source(rec, "layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
+                        words, groups, [bg, bx, bm, br, w], [bgx], binds and [*binds[0][:4], *binds[1], binds[0][4]])
         if x.dtype is not D.float32:
             gx = cast(rec, gx, x.dtype)
     if need[1] and weight is not None:
