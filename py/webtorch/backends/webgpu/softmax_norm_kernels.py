@@ -6,7 +6,8 @@ rows per workgroup), long rows a whole workgroup. Everything is recorded lazily 
 The weight and bias gradients of layer_norm are column sums: recorded as elementwise nodes feeding a
 reduction, which the planner fuses into one kernel each. batch_norm reduces per channel (one workgroup per
 channel over N and the spatial dims): statistics, running-stat updates and the output in one kernel; the
-backward's three gradients in one more. With the adapter's subgroups every reduction helper is swapped for its
+backward's three gradients in one more. Past one binding, softmax and layer_norm bind windows of blocks of rows;
+batch_norm runs as reductions and elementwise passes (a channel's elements span the whole tensor). With the adapter's subgroups every reduction helper is swapped for its
 subgroup version (subgroup_reduce.py).
 """
 import struct
@@ -285,18 +286,13 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     return gx, gw, gb
 
 
-_CHANNEL_HINT = "a smaller batch or image (fewer elements per channel)"
-
-
 def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
     c = x.shape[1]
     ins = [(x, (1,)), (weight, (0,)), (bias, (0,)), (running_mean, (0,)), (running_var, (0,))]
     dt = x.dtype
     outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
-    if block_split.needed(ins, outs, rec.limits):  # channel blocks; running statistics updated in place via views
-        return block_split.in_blocks(
-            rec, lambda x, w, b, rm, rv: batch_norm(rec, x, w, b, rm, rv, momentum, eps), ins, outs, (c,),
-            "batch_norm", "channel", _CHANNEL_HINT, in_place=(running_mean, running_var))
+    if block_split.needed(ins, outs, rec.limits):
+        return _batch_norm_in_passes(rec, x, weight, bias, running_mean, running_var, momentum, eps)
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new((c,), D.float32), rec.new((c,), D.float32)
@@ -331,8 +327,7 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     dt = x.dtype
     outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
     if block_split.needed(ins, outs, rec.limits):
-        return block_split.in_blocks(rec, lambda g, x, m, r, w: batch_norm_backward(rec, g, x, m, r, w, need),
-                                     ins, outs, (c,), "batch_norm_backward", "channel", _CHANNEL_HINT)
+        return _batch_norm_backward_in_passes(rec, g, x, mean, rstd, weight, need)
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     g3, _ = _channel_geometry(rec, _f32(rec, g))
     mean, rstd = _dense(rec, mean), _dense(rec, rstd)
@@ -348,6 +343,71 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \
         else None
     gb = (gb if x.dtype is D.float32 else cast(rec, gb, x.dtype)) if need[2] else None
+    return gx, gw, gb
+
+
+# ---- batch_norm past one binding: windowed elementwise passes and reductions ----------------------------------
+# A channel's elements lie across the whole (N, C, S) tensor, so no block of channels fits a window; the
+# statistics are reductions over (N, S) and the rest elementwise passes, each of which binds windows
+# (binding_windows.py): any size that fits one buffer runs, with no block copies and no submit between blocks.
+
+def _per_channel(h, c):
+    """A (C,) float32 view as (1, C, 1), to broadcast over (N, C, S)."""
+    return View(h.st, (1, c, 1), (0, _stride0(h), 0), h.offset)
+
+
+def _batch_norm_in_passes(rec, x, weight, bias, running_mean, running_var, momentum, eps):
+    f = D.float32
+    x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
+    c, shape = x3.shape[1], x3.shape
+    mean = reduce_kernels.reduce(rec, "mean", x3, (0, 2), True, f)
+    d = rec.ew("sub", [x3, mean], f, f, shape)
+    var = reduce_kernels.reduce(rec, "mean", rec.ew("square", [d], f, f, shape), (0, 2), True, f)
+    rstd = rec.ew("rsqrt", [rec.ew("add", [var, eps], f, f, var.shape)], f, f, var.shape)
+    scale = rstd if weight is None else rec.ew("mul", [rstd, _per_channel(_f32(rec, weight), c)], f, f, var.shape)
+    y = rec.ew("mul", [d, scale], f, f, shape)
+    if bias is not None:
+        y = rec.ew("add", [y, _per_channel(_f32(rec, bias), c)], f, f, shape)
+    flat = (c,)
+    for r, stat in ((running_mean, mean), (running_var, var)):
+        if r is None:
+            continue
+        if stat is var:  # the running variance is the unbiased one
+            stat = rec.ew("mul", [stat, n * s / max(n * s - 1, 1)], f, f, stat.shape)
+        new = rec.ew("add", [rec.ew("mul", [views.reshaped(stat, flat), momentum], f, f, flat),
+                             rec.ew("mul", [_f32(rec, r), 1.0 - momentum], f, f, flat)], f, f, flat)
+        copy_(rec, r, new)
+    y, mean, rstd = views.reshaped(y, x.shape), views.reshaped(mean, flat), views.reshaped(rstd, flat)
+    if x.dtype is not f:
+        return cast(rec, y, x.dtype), cast(rec, mean, x.dtype), cast(rec, rstd, x.dtype)
+    return y, mean, rstd
+
+
+def _batch_norm_backward_in_passes(rec, g, x, mean, rstd, weight, need):
+    f = D.float32
+    x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
+    g3, _ = _channel_geometry(rec, _f32(rec, g))
+    c, shape = x3.shape[1], x3.shape
+    mean3, rstd3 = _per_channel(_f32(rec, mean), c), _per_channel(_f32(rec, rstd), c)
+    xhat = rec.ew("mul", [rec.ew("sub", [x3, mean3], f, f, shape), rstd3], f, f, shape)
+    sg = reduce_kernels.reduce(rec, "sum", g3, (0, 2), True, f)
+    sgx = reduce_kernels.reduce(rec, "sum", rec.ew("mul", [g3, xhat], f, f, shape), (0, 2), True, f)
+    gx = gw = gb = None
+    if need[0]:
+        coef = rstd3 if weight is None else rec.ew("mul", [rstd3, _per_channel(_f32(rec, weight), c)], f, f,
+                                                   sg.shape)
+        m = n * s
+        t = rec.ew("sub", [g3, rec.ew("mul", [xhat, rec.ew("div", [sgx, m], f, f, sg.shape)], f, f, shape)], f, f,
+                   shape)
+        t = rec.ew("sub", [t, rec.ew("div", [sg, m], f, f, sg.shape)], f, f, shape)
+        gx = views.reshaped(rec.ew("mul", [t, coef], f, f, shape), x.shape)
+        gx = gx if x.dtype is f else cast(rec, gx, x.dtype)
+    if need[1] and weight is not None:
+        gw = views.reshaped(sgx, (c,))
+        gw = gw if weight.dtype is f else cast(rec, gw, weight.dtype)
+    if need[2]:
+        gb = views.reshaped(sg, (c,))
+        gb = gb if x.dtype is f else cast(rec, gb, x.dtype)
     return gx, gw, gb
 
 
