@@ -7,8 +7,8 @@ The weight and bias gradients of layer_norm are column sums: recorded as element
 reduction, which the planner fuses into one kernel each. batch_norm reduces per channel (one workgroup per
 channel over N and the spatial dims): statistics, running-stat updates and the output in one kernel; the
 backward's three gradients in one more. Past one binding, softmax and layer_norm bind windows of blocks of rows;
-batch_norm runs as reductions and elementwise passes (a channel's elements span the whole tensor). With the adapter's subgroups every reduction helper is swapped for its
-subgroup version (subgroup_reduce.py).
+batch_norm runs as reductions and elementwise passes (a channel's elements span the whole tensor). With the
+adapter's subgroups every reduction helper is swapped for its subgroup version (subgroup_reduce.py).
 """
 import struct
 
