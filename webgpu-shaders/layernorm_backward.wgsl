@@ -4,13 +4,16 @@
 // gh = g * W (g when P[0].z is 0), a = sum(gh) / C, b = sum(gh * xhat) / C,
 // GX = (gh - a - xhat * b) * rstd. (The weight and bias gradients are column sums, recorded as fused
 // elementwise + reduction kernels by the backend.) G and X rows start at P[1].x / P[1].y; W at P[1].z;
-// GX is contiguous from 0. When W is absent another read-only buffer is bound in its place.
+// MEAN, RSTD, GX are contiguous from P[2].x, P[2].y, P[2].z (the offsets of a block of rows in windows of tensors
+// past one binding, softmax_norm_kernels._row_blocks). When W is absent another read-only buffer is bound in its
+// place.
 // Launch: workgroup_size WG; RT invocations share a row (WG / RT rows per workgroup);
 // grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535. Both sums are reduced together
 // in one workgroup tree reduction (row_sum2).
 // Specialization: WG (64 or 256); RT (a power of two <= WG). subgroup_reduce.py's variant replaces
 // slot / row_sum2 with subgroup operations (the tree here is the fallback for adapters without subgroups).
-// Parameters P: [0] = (rows, C, has W, -); [1] = (G offset, X offset, W offset, -).
+// Parameters P: [0] = (rows, C, has W, -); [1] = (G offset, X offset, W offset, -);
+// [2] = (MEAN offset, RSTD offset, GX offset, -).
 
 const WG: u32 = 64u;
 const RT: u32 = 64u;
@@ -21,7 +24,7 @@ const RT: u32 = 64u;
 @group(0) @binding(3) var<storage, read> RSTD: array<f32>;
 @group(0) @binding(4) var<storage, read> W: array<f32>;
 @group(0) @binding(5) var<storage, read_write> GX: array<f32>;
-@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 2>;
+@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 3>;
 
 var<workgroup> sh: array<vec2<f32>, WG>;
 
@@ -60,8 +63,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   var rstd = 0.0;
   var acc = vec2<f32>(0.0);
   if (live) {
-    mean = MEAN[row];
-    rstd = RSTD[row];
+    mean = MEAN[P[2].x + row];
+    rstd = RSTD[P[2].y + row];
     for (var j = t; j < C; j = j + RT) {
       var gh = G[gb + j];
       if (has_w) {
@@ -72,7 +75,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   let ab = row_sum2(q, t, acc) / f32(C);
   if (live) {
-    let ob = row * C;
+    let ob = P[2].z + row * C;
     for (var j = t; j < C; j = j + RT) {
       var gh = G[gb + j];
       if (has_w) {

@@ -3,14 +3,16 @@
 // Computes, per row of C elements (the flattened normalized dims): mean = sum(x) / C,
 // rstd = 1 / sqrt(sum((x - mean)^2) / C + eps) (two passes, as PyTorch's CPU kernel: no cancellation),
 // Y = (x - mean) * rstd * W + B (W / B applied when P[0].z / P[0].w are 1), MEAN[row] = mean, RSTD[row] = rstd.
-// X rows start at P[1].x; Y, MEAN, RSTD are contiguous from 0. When W or B is absent another read-only
+// X rows start at P[1].x; Y, MEAN, RSTD are contiguous from P[2].x, P[2].y, P[2].z (the offsets of a block of rows
+// in windows of tensors past one binding, softmax_norm_kernels._row_blocks). When W or B is absent another read-only
 // buffer is bound in its place (flags, not specialization, so the binding layout never changes).
 // Launch: workgroup_size WG; RT invocations share a row (WG / RT rows per workgroup);
 // grid = ceil(rows / (WG / RT)) workgroups, as (x, y) when over 65535. Both sums are workgroup tree
 // reductions over the RT partial sums of a row (row_sum).
 // Specialization: WG (64 or 256); RT (a power of two <= WG). subgroup_reduce.py's variant replaces
 // slot / row_sum with subgroup operations (the tree here is the fallback for adapters without subgroups).
-// Parameters P: [0] = (rows, C, has W, has B); [1] = (X offset, W offset, B offset, bits of eps as f32).
+// Parameters P: [0] = (rows, C, has W, has B); [1] = (X offset, W offset, B offset, bits of eps as f32);
+// [2] = (Y offset, MEAN offset, RSTD offset, -).
 
 const WG: u32 = 64u;
 const RT: u32 = 64u;
@@ -21,7 +23,7 @@ const RT: u32 = 64u;
 @group(0) @binding(3) var<storage, read_write> Y: array<f32>;
 @group(0) @binding(4) var<storage, read_write> MEAN: array<f32>;
 @group(0) @binding(5) var<storage, read_write> RSTD: array<f32>;
-@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 2>;
+@group(0) @binding(6) var<uniform> P: array<vec4<u32>, 3>;
 
 var<workgroup> sh: array<f32, WG>;
 
@@ -72,7 +74,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   let rstd = 1.0 / sqrt(row_sum(q, t, acc) / f32(C) + bitcast<f32>(P[1].w));
   if (live) {
-    let yb = row * C;
+    let yb = P[2].x + row * C;
     for (var j = t; j < C; j = j + RT) {
       var y = (X[xb + j] - mean) * rstd;
       if (P[0].z != 0u) {
@@ -84,8 +86,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       Y[yb + j] = y;
     }
     if (t == 0u) {
-      MEAN[row] = mean;
-      RSTD[row] = rstd;
+      MEAN[P[2].y + row] = mean;
+      RSTD[P[2].z + row] = rstd;
     }
   }
 }

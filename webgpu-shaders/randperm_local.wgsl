@@ -6,15 +6,17 @@
 // k_last (doubling) with distances j = min(k, BLOCK) / 2 .. 1; the direction of a pair comes from its global
 // position (ascending where (e & k) == 0), so blocks compose with randperm_global.wgsl's longer distances.
 // INIT: VALS is not read; each pair starts as (KEYS[e], e) (first dispatch: k_first = 2).
-// Launch: workgroup_size 256; grid (P / BLOCK, 1, 1) (y > 1 past 65535), one workgroup per block.
-// Specialization: INIT. Parameters P: [0] = (n, block, k_first, k_last).
+// KEYS and VALS may be windows of longer arrays (a chunk of P pairs past one binding): element 0 of the window is
+// pair P[1].x of the whole, which the directions and INIT's indices count from.
+// Launch: workgroup_size 256; grid (pairs bound / BLOCK, 1, 1) (y > 1 past 65535), one workgroup per block.
+// Specialization: INIT. Parameters P: [0] = (n, block, k_first, k_last); [1] = (first pair bound, 0, 0, 0).
 
 const INIT: bool = false;
 const MAX_BLOCK: u32 = 2048u;
 
 @group(0) @binding(0) var<storage, read_write> KEYS: array<i32>;
 @group(0) @binding(1) var<storage, read_write> VALS: array<i32>;
-@group(0) @binding(2) var<uniform> P: array<vec4<u32>, 1>;
+@group(0) @binding(2) var<uniform> P: array<vec4<u32>, 2>;
 
 var<workgroup> sk: array<i32, MAX_BLOCK>;
 var<workgroup> sv: array<u32, MAX_BLOCK>;
@@ -36,7 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var e = lid; e < block; e = e + 256u) {
     sk[e] = KEYS[base + e];
     if (INIT) {
-      sv[e] = base + e;
+      sv[e] = P[1].x + base + e;
     } else {
       sv[e] = u32(VALS[base + e]);
     }
@@ -47,7 +49,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       for (var e = lid; e < block; e = e + 256u) {
         let f = e ^ j;
         if (f > e) {
-          let up = ((base + e) & k) == 0u;
+          let up = ((P[1].x + base + e) & k) == 0u;
           let f_first = before(sk[f], sv[f], sk[e], sv[e]);
           let e_first = before(sk[e], sv[e], sk[f], sv[f]);
           if (select(e_first, f_first, up)) {

@@ -1,7 +1,8 @@
 """In-place ops on views whose elements share memory (unfold windows, as_strided with small strides) give
 PyTorch's result: its loops compute element after element in C order, each reading memory as the earlier ones
 left it, so ``t.unfold(0, 2, 1).add_(1)`` adds 1 twice to every shared element. Expanded (stride-0) views are
-refused with PyTorch's error instead."""
+refused with PyTorch's error instead. Gradients through such a write are PyTorch's too (one CopySlices: the op's
+self gradient copied into the view's region, a result it saved read from the written view), as are its refusals."""
 import pytest
 import torch
 
@@ -76,3 +77,33 @@ def test_forward_values_under_autograd(device):
     assert y.tolist() == [1.0, 3.0, 5.0, 5.0, 5.0]
     (y ** 2).sum().backward()
     assert x.grad.tolist() == [2.0, 6.0, 10.0, 10.0, 10.0]  # PyTorch 2.13's gradient for this program
+
+
+def _grads(m, case, device, view):
+    """The gradient of a loss of the base after an in-place op through an overlapping view of it: PyTorch's
+    CopySlices copies the op's self gradient into the view's region (a shared element keeps one window's, the
+    last one's in C order), it does not sum the windows' gradients."""
+    kw = {"device": device} if m is webtorch else {}
+    a = m.linspace(-2.0, 3.0, 5, requires_grad=True, **kw)
+    t = a * 1
+    v = t.unfold(0, 2, 1) if view == "unfold" else t.as_strided((4, 2), (1, 1))
+    CASES[case](m, v)
+    (t * m.tensor([1.0, -2.0, 3.0, 0.5, 2.0], **kw)).sum().backward()
+    return a.grad.tolist()
+
+
+# the op saves the view as an operand, and writes it: PyTorch's backward refuses the changed saved tensor
+_SAVED_VIEW_WRITTEN = {"addcmul_self", "mul_self"}
+GRAD_CASES = sorted(CASES)
+
+
+@pytest.mark.parametrize("view", ["unfold", "as_strided"])
+@pytest.mark.parametrize("case", GRAD_CASES)
+def test_gradient_through_inplace_on_self_overlapping_view_as_pytorch(case, view, device):
+    if case in _SAVED_VIEW_WRITTEN:
+        for m, dev in ((torch, "cpu"), (webtorch, device)):
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                _grads(m, case, dev, view)
+        return
+    want = _grads(torch, case, "cpu", view)
+    assert _grads(webtorch, case, device, view) == pytest.approx(want, rel=1e-5, abs=1e-6), (case, view)

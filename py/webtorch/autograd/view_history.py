@@ -5,6 +5,11 @@ history becomes ``CopySlices`` (the base as it was, with the written region's gr
 result) and the view becomes an ``as_strided`` view of the base's new history (``AsStridedBackward0``).
 A view made before its storage was written (through the base or another view) is stale: ``edge`` gives it
 that same fresh as_strided history before anyone takes its gradient edge. Written against Tensor methods only.
+
+A view whose elements share memory (``t.unfold(0, 2, 1)``) is written element by element (ops/_core/inplace.py), and
+its history is PyTorch's for one write: the op applied to the view's old elements (``overlapping_elements``), whose
+gradient PyTorch's CopySlices *copies* into the view's region of the base's gradient -- a shared element keeps one
+position's gradient, not their sum.
 """
 from .._dtype import int64 as INDEX_DTYPE
 from .._geometry import numel
@@ -72,6 +77,18 @@ def _as_view_of_base(view, base, geom):
     view._view_version = view._version[0]
 
 
+def overlapping_elements(view):
+    """The elements of ``view`` (of a base that may require grad), copied into a fresh tensor whose gradient goes
+    to the base as PyTorch's CopySlices sends the self gradient of an op that writes through an internally
+    overlapping view: copied into the view's region in order (``OverlapCopyBackward``), not accumulated."""
+    base = view._base
+    if not base.is_contiguous():
+        raise RuntimeError("in-place autograd through a view of a non-contiguous base is not supported; "
+                           "call .contiguous() on the base first")
+    from .graph import apply_op
+    return apply_op(OverlapCopyBackward, base, *_geometry_in(view, base))
+
+
 class CopySlices(Node):
     """Base tensor after an in-place write through one of its views: the written region's gradient goes to
     the op's result, the rest to the base's previous history."""
@@ -105,3 +122,21 @@ class AsStridedBackward0(Node):
         flat = g.new_zeros((n_base,), dtype=dtype, device=dev)
         pos = (g.new_ones((n_base,), dtype=INDEX_DTYPE, device=dev).cumsum(0) - 1).as_strided(shape, stride, offset)
         return flat.index_add_(0, pos.reshape(-1), g.reshape(-1)).reshape(base_shape)
+
+
+class OverlapCopyBackward(Node):
+    """The elements of an internally overlapping view of a base, as a fresh tensor; the gradient is copied into
+    that region of a zero base -- element by element in order, each shared element keeping the last write, as
+    PyTorch's CopySlices copies an in-place op's self gradient (``grad_slice.copy_(res[0])``)."""
+
+    @staticmethod
+    def forward(ctx, base, shape, stride, offset):
+        ctx.meta = (tuple(base.shape), (shape, stride, offset))
+        return base.as_strided(shape, stride, offset).clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        base_shape, geom = ctx.meta
+        out = g.new_zeros(base_shape)
+        out.as_strided(*geom).copy_(g)
+        return out

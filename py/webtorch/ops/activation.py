@@ -19,18 +19,26 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _unary_node(name, fwd, bwd):
-    """Node ``name`` for y = fwd(x, *params), dx = bwd(g, x, *params)."""
+def _unary_node(name, fwd, bwd, result_bwd=None):
+    """Node ``name`` for y = fwd(x, *params), dx = bwd(g, x, *params); in place, dx = result_bwd(g, y, *params)
+    when given (PyTorch's in-place derivative from the result: it differs where a view's shared elements were
+    written more than once)."""
     def forward(ctx, x, params, inplace):
+        y = fwd(x, *params)
         if recording(ctx):
-            if inplace:
+            if inplace and result_bwd is not None:
+                ctx.save_for_backward(y)
+                ctx.from_result = True
+            elif inplace:
                 ctx.x = x.clone()
             else:
                 ctx.save_for_backward(x)
             ctx.params = params
-        return fwd(x, *params)
+        return y
 
     def backward(ctx, g):
+        if "from_result" in ctx.__dict__:
+            return result_bwd(g, ctx.saved_tensors[0], *ctx.params)
         x = ctx.x if "x" in ctx.__dict__ else ctx.saved_tensors[0]
         return bwd(g, x, *ctx.params)
 
@@ -155,8 +163,12 @@ def _elu_bwd(g, x, alpha, scale, input_scale):
     return where(x > 0, g * scale, g * (x * input_scale).exp() * (alpha * scale * input_scale))
 
 
-EluBackward0 = _unary_node("EluBackward0", _elu_fwd, _elu_bwd)
-CeluBackward0 = _unary_node("CeluBackward0", _elu_fwd, _elu_bwd)
+def _elu_bwd_result(g, y, alpha, scale, input_scale):
+    return where(y > 0, g * scale, g * (y + alpha * scale) * input_scale)
+
+
+EluBackward0 = _unary_node("EluBackward0", _elu_fwd, _elu_bwd, _elu_bwd_result)
+CeluBackward0 = _unary_node("CeluBackward0", _elu_fwd, _elu_bwd, _elu_bwd_result)
 
 
 def elu(input, alpha=1.0, inplace=False):

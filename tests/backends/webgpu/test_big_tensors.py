@@ -16,6 +16,7 @@ import torch
 
 import webtorch
 from webtorch.backends.webgpu import get_backend
+from webtorch.backends.webgpu.kernel_launch import source
 
 from devices import adapter_kind, assert_outputs_match as _compare, tensor_maker as _make, with_grads as _with_grads
 
@@ -166,12 +167,30 @@ def test_checkpoint_of_a_tensor_past_the_binding_limit(fmt, tmp_path):
             float(W[299].sum() + W[0].sum()), abs=1e-4)
 
 
-def test_a_kernel_that_does_not_split_names_itself_and_later_work_runs():
+@pytest.mark.parametrize("binding, n, dtype", [(BINDING, 3000, "int64"), (BINDING, 5000, "int32"),
+                                             (4 * BINDING, 9000, "int64")])
+def test_randperm_past_the_limit_sorts_in_chunks_and_equals_the_cpu_device(binding, n, dtype):
+    """Keys past one binding are sorted in chunks of the largest power of two one binding shows (1,024 or 4,096
+    pairs here: 4 to 16 chunks; stages inside a chunk bind windows of it, longer ones compare two chunks): the
+    permutation is the cpu device's for the same seed, as it is below the limit."""
+    want = webtorch.randperm(n, generator=webtorch.Generator().manual_seed(3)).tolist()
+    with get_backend().limits.forced(binding=binding):
+        g = webtorch.Generator(device="webgpu").manual_seed(3)
+        got = webtorch.randperm(n, generator=g, device="webgpu", dtype=getattr(webtorch, dtype))
+        assert got.dtype == getattr(webtorch, dtype) and got.tolist() == want
+
+
+def test_a_kernel_binding_a_whole_storage_past_the_limit_names_itself_and_later_work_runs():
+    """pending.check_bindings refuses a template kernel recorded over a whole storage past one binding, naming it
+    (WebGPU would reject the flush). Every family binds windows today, so the dispatch is recorded here directly."""
+    rec = get_backend().recorder
     with get_backend().limits.forced(binding=BINDING):
         x = webtorch.tensor(X, device="webgpu")
+        buf = x._data.st.buf
         with pytest.raises(webtorch.OutOfMemoryError,
-                           match=r"randperm_local.*maxStorageBufferBindingSize \(4,096 bytes\)"):
-            webtorch.randperm(3000, device="webgpu")
+                           match=r"randperm_global.*7,844 bytes.*maxStorageBufferBindingSize \(4,096 bytes\)"):
+            rec.record_kernel("randperm_global", source("randperm_global"), bytes(32), (1, 1, 1), [buf, buf], [buf],
+                              [buf])
         assert (x[:3, :3] * 2).sum().item() == pytest.approx(2 * float(X[:3, :3].sum()), abs=1e-4)
 
 

@@ -197,10 +197,45 @@ def test_softmax_rows_of_logits_past_the_limit_bind_windows_of_them_without_bloc
     assert backward == {"dispatches": 16, "submits": 1, "host_fallbacks": 0}
 
 
+def test_layer_norm_rows_past_the_limit_bind_windows_without_block_copies():
+    """layer_norm's rows bind windows of the input, output and statistics in place as softmax's do: one forward
+    dispatch per block of rows and one submit (block copies took 80 dispatches and 16 submits here), its
+    backward one submit (125 dispatches and 16 submits before); values and every gradient equal PyTorch's."""
+    x, g, w = _arr(40, 300), _arr(40, 300, seed=2), _arr(300)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    want = torch.nn.functional.layer_norm(tx, (300,), tw)
+    want.backward(torch.tensor(g))
+    with get_backend().limits.forced(binding=BINDING):
+        xs, ws = webtorch.tensor(x, device="webgpu", requires_grad=True), webtorch.tensor(w, device="webgpu",
+                                                                                           requires_grad=True)
+        y, forward = counted(lambda: webtorch.nn.functional.layer_norm(xs, (300,), ws))
+        _, backward = counted(lambda: y.backward(webtorch.tensor(g, device="webgpu")))
+        for got, ref in ((y.detach(), want.detach()), (xs.grad, tx.grad), (ws.grad, tw.grad)):
+            np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-5, atol=1e-5)
+    assert forward == {"dispatches": 16, "submits": 1, "host_fallbacks": 0}
+    assert backward["submits"] == 1 and backward["host_fallbacks"] == 0
+
+
+def test_batch_norm_with_a_channel_past_the_limit_runs_in_windowed_passes_and_one_submit():
+    """A channel's elements span the whole (N, C, S) tensor, so batch_norm past one binding runs as reductions and
+    elementwise passes that bind windows (softmax_norm_kernels._batch_norm_in_passes): one channel of 4,800 bytes
+    (refused before), running statistics updated, every gradient PyTorch's, no block copies and one submit."""
+    def run(lib, t):
+        x, w, b = t(_arr(4, 6, 300), True), t(_arr(6), True), t(_arr(6), True)
+        rm, rv = t(np.zeros(6, np.float32)), t(np.ones(6, np.float32))
+        y = lib.nn.functional.batch_norm(x, rm, rv, w, b, training=True, momentum=0.3)
+        (y * t(_arr(4, 6, 300, seed=5))).sum().backward()
+        return [y, x.grad, w.grad, b.grad, rm, rv]
+    want = run(torch, tensor_maker(torch, "cpu"))
+    with get_backend().limits.forced(binding=BINDING):
+        got, n = counted(lambda: run(webtorch, tensor_maker(webtorch, "webgpu")))
+        assert_outputs_match(got, want, "batch_norm")
+    assert n["submits"] == 1 and n["host_fallbacks"] == 0
+
+
 @pytest.mark.parametrize("call, what", [
     (lambda lib, x: lib.nn.functional.softmax(x, 1), "one row"),
     (lambda lib, x: lib.nn.functional.layer_norm(x, (1500,)), "one row"),
-    (lambda lib, x: lib.nn.functional.batch_norm(x.t(), None, None, training=True), "one channel"),
     (lambda lib, x: lib.nn.functional.conv1d(x.reshape(3, 1, 1500), x[:1, :3].reshape(1, 1, 3)), "one sample"),
     (lambda lib, x: lib.nn.functional.max_pool1d(x.reshape(3, 1, 1500), 2), "one plane"),
     (lambda lib, x: x.sort(1)[0], "one row"),

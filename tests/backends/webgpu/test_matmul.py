@@ -58,6 +58,20 @@ def test_batched_broadcast(ta, tb, kernel):
     np.testing.assert_allclose(out, a @ b, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("a_shape, b_shape", [((2, 1, 3, 1, 2, 4, 5), (5,)), ((4,), (2, 1, 3, 1, 2, 4, 5)),
+                                              ((1, 2, 1, 2, 1, 3, 5), (2, 1, 2, 1, 2, 5, 3)), ((5,), (5,))])
+def test_the_primitive_drops_a_1d_operand_dim_past_four_batch_dims(a_shape, b_shape):
+    """The backend primitive itself (not the op above it) gives np.matmul's shape and values: a batch of more
+    than four dims is folded through contiguous copies, and a 1-D operand's dim is dropped there too."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal(a_shape).astype(np.float32), rng.standard_normal(b_shape).astype(np.float32)
+    be = webtorch.tensor(a, device="webgpu")._be
+    out = be.to_numpy(be.matmul(webtorch.tensor(a, device="webgpu")._data, webtorch.tensor(b, device="webgpu")._data))
+    want = np.matmul(a, b)
+    assert out.shape == want.shape
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
 def test_the_adapter_picks_the_kernel():
     """matmul_register where the adapter runs shaders on the CPU, matmul_tiled on a GPU, naive when thin."""
     x, y = webtorch.ones(8, 8, device="webgpu"), webtorch.ones(8, 8, device="webgpu")

@@ -1,7 +1,8 @@
 """Tensors past one binding in the page: the same step with the binding limit forced to 4 KiB (every family
 binds windows of its operands through bridge.js: elementwise, reductions, products, embedding, AdamW, gather
-and scatter; the row and plane families run in blocks: cross_entropy, layer_norm, conv, batch_norm, pooling, scans,
-sort, nonzero, inv) and without, on the browser's WebGPU. Prints one JSON line:
+and scatter, cross_entropy and layer_norm rows, batch_norm's passes, randperm's chunks (two windows of one buffer
+in one dispatch); the other row and plane families run in blocks: conv, pooling, scans, sort, nonzero, inv) and
+without, on the browser's WebGPU. Prints one JSON line:
 the granted maxStorageBufferBindingSize and the largest difference between the two runs."""
 import json
 
@@ -28,7 +29,8 @@ def step():
     a = wt.randn(30, 8, 8, device="webgpu", generator=g) + 4 * wt.eye(8, device="webgpu")
     blocks = [F.cross_entropy(F.layer_norm(h, (300,)), cols[:24, 0] * 12),
               F.max_pool2d(F.batch_norm(F.conv2d(img, k, padding=1), None, None, training=True).relu(), 2).sum(),
-              h.cumsum(1).sum(), h.sort(1)[0][:, -3:].sum(), (h > 1).nonzero().sum(), wt.linalg.inv(a).sum()]
+              h.cumsum(1).sum(), h.sort(1)[0][:, -3:].sum(), (h > 1).nonzero().sum(), wt.linalg.inv(a).sum(),
+              (wt.randperm(3000, device="webgpu", generator=g)[:40] * wt.arange(40, device="webgpu")).sum()]
     return [loss.item(), x.amax(0).sum().item(), float(x.argmax().item()), taken.item(),
             (target * wt.arange(24, device="webgpu")).sum().item()] + [float(b.item()) for b in blocks] + \
         sum(w.detach().tolist(), [])

@@ -1,10 +1,12 @@
 """Template-kernel primitives over tensors past one binding, run in blocks of their independent work.
 
 The product, elementwise, reduction, embedding and index families bind windows of a large storage and address
-them relative to the window (binding_windows.py). The row and plane families -- softmax / log_softmax (and so
-cross_entropy), layer_norm, batch_norm, convolutions and F.unfold/F.fold, pooling, pad, scans and sorts, linalg's
-batched solvers -- are independent along some axes instead: the rows of a softmax, the samples of a convolution,
-the channels of a batch_norm, the matrices of a batch. ``in_blocks`` runs such a primitive once per block of those
+them relative to the window (binding_windows.py); so do softmax / log_softmax (and so cross_entropy) and layer_norm,
+over blocks of rows (softmax_norm_kernels._row_blocks; here only when a block's kept dims do not coalesce, and to
+refuse a row too large), batch_norm, as reductions and elementwise passes, and randperm, in chunks of its sort. The
+other row and plane families -- convolutions and F.unfold/F.fold, pooling, pad, scans and sorts, linalg's batched
+solvers -- are independent along some axes instead: the samples of a convolution, the planes of a pooling, the
+matrices of a batch. ``in_blocks`` runs such a primitive once per block of those
 axes, each block small enough that every tensor it touches fits one binding: a block's slice of an input stored past a
 binding is copied into a fresh storage (the copy is an elementwise kernel, which windows), the primitive runs on
 the blocks as it would on small tensors, and each block's results are copied into their place in the full
@@ -120,18 +122,12 @@ def needed(ins, outs, limits):
         any(numel(o.shape) * o.itemsize > limit for o in outs)
 
 
-def in_blocks(rec, fn, ins, outs, axes, name, what, hint, in_place=()):
+def in_blocks(rec, fn, ins, outs, axes, name, what, hint):
     """``fn(*inputs)`` (a tuple of results, or one) computed block by block along ``axes`` (sizes of the
     independent axes): ``ins`` are (value, dims) pairs -- a View narrowed along ``dims`` (per axis: its dim, or
     None to pass it whole), or any other argument passed as is --; ``outs`` the Outs, the returned results first
     (in fn's order; a result fn gives as None stays None), then scratch tensors. ``name``, ``what`` (the unit a
-    launch splits between: "row", "sample") and ``hint`` (what to try) word the refusal of a unit too large.
-    ``in_place``: inputs fn writes into (batch_norm's running statistics): views of them reach fn, never copies."""
-    for v in in_place:
-        if v is not None and binding_windows.is_big(v.st.buf):
-            raise OutOfMemoryError(f"{name} updates a tensor of {v.st.buf.nbytes:,} bytes in place, past this "
-                                   f"adapter's maxStorageBufferBindingSize ({rec.limits.binding_size():,} bytes); use "
-                                   f"{hint}")
+    launch splits between: "row", "sample") and ``hint`` (what to try) word the refusal of a unit too large."""
     full = [None] * len(outs)
     single = False
     boxes = _boxes(name, what, ins, outs, axes, hint, rec.limits)

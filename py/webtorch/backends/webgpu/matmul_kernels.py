@@ -26,7 +26,7 @@ def matmul(rec, a, b):
         a = views.reshaped(a, (nb,) + a.shape[-2:])
         b = views.reshaped(b, (nb,) + b.shape[-2:])
         out = matmul(rec, a, b)
-        return views.reshaped(out, batch + out.shape[-2:])
+        return dropped(views.reshaped(out, batch + out.shape[-2:]), drop)
     m, k = a.shape[-2:]
     n = b.shape[-1]
     return dropped(_product(rec, a, b, batch, m, n, k), drop)

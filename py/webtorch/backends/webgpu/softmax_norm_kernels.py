@@ -6,8 +6,9 @@ rows per workgroup), long rows a whole workgroup. Everything is recorded lazily 
 The weight and bias gradients of layer_norm are column sums: recorded as elementwise nodes feeding a
 reduction, which the planner fuses into one kernel each. batch_norm reduces per channel (one workgroup per
 channel over N and the spatial dims): statistics, running-stat updates and the output in one kernel; the
-backward's three gradients in one more. With the adapter's subgroups every reduction helper is swapped for its
-subgroup version (subgroup_reduce.py).
+backward's three gradients in one more. Past one binding, softmax and layer_norm bind windows of blocks of rows;
+batch_norm runs as reductions and elementwise passes (a channel's elements span the whole tensor). With the
+adapter's subgroups every reduction helper is swapped for its subgroup version (subgroup_reduce.py).
 """
 import struct
 
@@ -190,15 +191,36 @@ def _leading(x, n):
     return tuple(x.shape[:len(lead)]), lead, x.shape[:len(lead)] + (1,) * n
 
 
+def _as_rows(h, rows, cols):
+    """Fresh contiguous float32 tensor h as a (rows, cols) view."""
+    return View(h.st, (rows, cols), (cols, 1), h.offset)
+
+
+def _row_launches(rows_views, params, big):
+    """[(block's row views, block's parameter views, (bindings of the row views, of the parameters) or None)]:
+    one launch of the (rows, ...) views ``rows_views`` and the per-column ``params`` (weight, bias; None for one
+    absent, bound as the first row view), or -- when some storage is past one binding (``big``) -- one per block
+    of rows whose parts fit one window each (``_row_blocks``), the parameters bound as windows too. None when one
+    row passes a binding (the caller runs in copied blocks, which refuses it)."""
+    if not big:
+        return [(rows_views, [v if v is not None else rows_views[0] for v in params], None)]
+    blocks = _row_blocks(rows_views, 1)
+    if blocks is None:
+        return None
+    present = [v for v in params if v is not None]
+    bound = iter(zip(*binding_windows.bind(present))) if present else iter(())
+    pairs = [next(bound) if v is not None else (None, None) for v in params]
+    return [(views, [v if v is not None else views[0] for v, _ in pairs],
+             (binds, [b if b is not None else binds[0] for _, b in pairs])) for views, binds in blocks]
+
+
 def layer_norm(rec, x, weight, bias, n, eps):
     axes, lead, stat_shape = _leading(x, n)
     whole = (None,) * len(lead)
     dt = x.dtype
     ins = [(x, lead), (weight, whole), (bias, whole)]
     outs = [Out(x.shape, dt, lead), Out(stat_shape, dt, lead), Out(stat_shape, dt, lead)]
-    if block_split.needed(ins, outs, rec.limits):
-        return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
-                                     "layer_norm", "row", _ROW_HINT)
+    big = block_split.needed(ins, outs, rec.limits)
     x2, rows, cols = _norm_rows(rec, x, n)
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new(stat_shape, D.float32), rec.new(stat_shape, D.float32)
@@ -206,13 +228,19 @@ def layer_norm(rec, x, weight, bias, n, eps):
         mean, rstd = creation.full(rec, stat_shape, float("nan"), dt), creation.full(rec, stat_shape, float("nan"), dt)
         return cast(rec, x, dt), mean, rstd
     if rows:
-        w = _packed(rec, weight) if weight is not None else x2
-        b = _packed(rec, bias) if bias is not None else x2
-        wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
-        params = struct.pack("<8I", rows, cols, weight is not None, bias is not None, x2.offset, w.offset,
-                             b.offset, struct.unpack("<I", struct.pack("<f", eps))[0])
-        _record(rec, "layernorm_forward", _source(rec, "layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
-                params, groups, [x2, w, b], [y, mean, rstd])
+        params = tuple(_packed(rec, h) if h is not None else None for h in (weight, bias))
+        launches = _row_launches([x2, _as_rows(y, rows, cols), _as_rows(mean, rows, 1), _as_rows(rstd, rows, 1)],
+                                 params, big)
+        if launches is None:  # rows past one binding: refused by the copied blocks, naming the sizes
+            return block_split.in_blocks(rec, lambda x, w, b: layer_norm(rec, x, w, b, n, eps), ins, outs, axes,
+                                         "layer_norm", "row", _ROW_HINT)
+        for (bx, by, bm, br), (w, b), binds in launches:
+            wg, rt, groups = _launch(bx.shape[0], cols, rec.rt.cpu_adapter, rec.limits)
+            words = struct.pack("<12I", bx.shape[0], cols, weight is not None, bias is not None, bx.offset, w.offset,
+                                b.offset, struct.unpack("<I", struct.pack("<f", eps))[0], by.offset, bm.offset,
+                                br.offset, 0)
+            _record(rec, "layernorm_forward", _source(rec, "layernorm_forward", WG=f"{wg}u", RT=f"{rt}u"),
+                    words, groups, [bx, w, b], [by, bm, br], binds and [binds[0][0], *binds[1], *binds[0][1:]])
     if dt is not D.float32:
         return cast(rec, y, dt), cast(rec, mean, dt), cast(rec, rstd, dt)
     return y, mean, rstd
@@ -225,9 +253,7 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     wshape = x.shape[len(x.shape) - n:]
     ins = [(g, lead), (x, lead), (mean, lead), (rstd, lead), (weight, whole)]
     outs = [Out(x.shape, dt, lead), Out(wshape, dt, whole, "sum"), Out(wshape, dt, whole, "sum")]
-    if block_split.needed(ins, outs, rec.limits):  # the weight and bias gradients sum over every row: parts add
-        return block_split.in_blocks(rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need),
-                                     ins, outs, axes, "layer_norm_backward", "row", _ROW_HINT)
+    big = block_split.needed(ins, outs, rec.limits)
     x2, rows, cols = _norm_rows(rec, x, n)
     g2, _, _ = _norm_rows(rec, g, n)
     mean2 = views.reshaped(_dense(rec, mean), (rows, 1))
@@ -236,11 +262,18 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     if need[0]:
         gx = rec.new(x.shape, D.float32)
         if rows and cols:
-            w = _packed(rec, weight) if weight is not None else x2
-            wg, rt, groups = _launch(rows, cols, rec.rt.cpu_adapter, rec.limits)
-            params = struct.pack("<8I", rows, cols, weight is not None, 0, g2.offset, x2.offset, w.offset, 0)
-            _record(rec, "layernorm_backward", _source(rec, "layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
-                    params, groups, [g2, x2, mean2, rstd2, w], [gx])
+            params = tuple(_packed(rec, h) if h is not None else None for h in (weight,))
+            launches = _row_launches([g2, x2, mean2, rstd2, _as_rows(gx, rows, cols)], params, big)
+            if launches is None:  # the weight and bias gradients sum over every row: the blocks' parts add
+                return block_split.in_blocks(
+                    rec, lambda g, x, m, r, w: layer_norm_backward(rec, g, x, m, r, w, n, need), ins, outs, axes,
+                    "layer_norm_backward", "row", _ROW_HINT)
+            for (bg, bx, bm, br, bgx), (w,), binds in launches:
+                wg, rt, groups = _launch(bg.shape[0], cols, rec.rt.cpu_adapter, rec.limits)
+                words = struct.pack("<12I", bg.shape[0], cols, weight is not None, 0, bg.offset, bx.offset, w.offset,
+                                    0, bm.offset, br.offset, bgx.offset, 0)
+                _record(rec, "layernorm_backward", _source(rec, "layernorm_backward", WG=f"{wg}u", RT=f"{rt}u"),
+                        words, groups, [bg, bx, bm, br, w], [bgx], binds and [*binds[0][:4], *binds[1], binds[0][4]])
         if x.dtype is not D.float32:
             gx = cast(rec, gx, x.dtype)
     if need[1] and weight is not None:
@@ -253,18 +286,13 @@ def layer_norm_backward(rec, g, x, mean, rstd, weight, n, need):
     return gx, gw, gb
 
 
-_CHANNEL_HINT = "a smaller batch or image (fewer elements per channel)"
-
-
 def batch_norm(rec, x, weight, bias, running_mean, running_var, momentum, eps):
     c = x.shape[1]
     ins = [(x, (1,)), (weight, (0,)), (bias, (0,)), (running_mean, (0,)), (running_var, (0,))]
     dt = x.dtype
     outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
-    if block_split.needed(ins, outs, rec.limits):  # channel blocks; running statistics updated in place via views
-        return block_split.in_blocks(
-            rec, lambda x, w, b, rm, rv: batch_norm(rec, x, w, b, rm, rv, momentum, eps), ins, outs, (c,),
-            "batch_norm", "channel", _CHANNEL_HINT, in_place=(running_mean, running_var))
+    if block_split.needed(ins, outs, rec.limits):
+        return _batch_norm_in_passes(rec, x, weight, bias, running_mean, running_var, momentum, eps)
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     y = rec.new(x.shape, D.float32)
     mean, rstd = rec.new((c,), D.float32), rec.new((c,), D.float32)
@@ -299,8 +327,7 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     dt = x.dtype
     outs = [Out(x.shape, dt, (1,)), Out((c,), dt, (0,)), Out((c,), dt, (0,))]
     if block_split.needed(ins, outs, rec.limits):
-        return block_split.in_blocks(rec, lambda g, x, m, r, w: batch_norm_backward(rec, g, x, m, r, w, need),
-                                     ins, outs, (c,), "batch_norm_backward", "channel", _CHANNEL_HINT)
+        return _batch_norm_backward_in_passes(rec, g, x, mean, rstd, weight, need)
     x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
     g3, _ = _channel_geometry(rec, _f32(rec, g))
     mean, rstd = _dense(rec, mean), _dense(rec, rstd)
@@ -316,6 +343,71 @@ def batch_norm_backward(rec, g, x, mean, rstd, weight, need):
     gw = (gw if weight.dtype is D.float32 else cast(rec, gw, weight.dtype)) if need[1] and weight is not None \
         else None
     gb = (gb if x.dtype is D.float32 else cast(rec, gb, x.dtype)) if need[2] else None
+    return gx, gw, gb
+
+
+# ---- batch_norm past one binding: windowed elementwise passes and reductions ----------------------------------
+# A channel's elements lie across the whole (N, C, S) tensor, so no block of channels fits a window; the
+# statistics are reductions over (N, S) and the rest elementwise passes, each of which binds windows
+# (binding_windows.py): any size that fits one buffer runs, with no block copies and no submit between blocks.
+
+def _per_channel(h, c):
+    """A (C,) float32 view as (1, C, 1), to broadcast over (N, C, S)."""
+    return View(h.st, (1, c, 1), (0, _stride0(h), 0), h.offset)
+
+
+def _batch_norm_in_passes(rec, x, weight, bias, running_mean, running_var, momentum, eps):
+    f = D.float32
+    x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
+    c, shape = x3.shape[1], x3.shape
+    mean = reduce_kernels.reduce(rec, "mean", x3, (0, 2), True, f)
+    d = rec.ew("sub", [x3, mean], f, f, shape)
+    var = reduce_kernels.reduce(rec, "mean", rec.ew("square", [d], f, f, shape), (0, 2), True, f)
+    rstd = rec.ew("rsqrt", [rec.ew("add", [var, eps], f, f, var.shape)], f, f, var.shape)
+    scale = rstd if weight is None else rec.ew("mul", [rstd, _per_channel(_f32(rec, weight), c)], f, f, var.shape)
+    y = rec.ew("mul", [d, scale], f, f, shape)
+    if bias is not None:
+        y = rec.ew("add", [y, _per_channel(_f32(rec, bias), c)], f, f, shape)
+    flat = (c,)
+    for r, stat in ((running_mean, mean), (running_var, var)):
+        if r is None:
+            continue
+        if stat is var:  # the running variance is the unbiased one
+            stat = rec.ew("mul", [stat, n * s / max(n * s - 1, 1)], f, f, stat.shape)
+        new = rec.ew("add", [rec.ew("mul", [views.reshaped(stat, flat), momentum], f, f, flat),
+                             rec.ew("mul", [_f32(rec, r), 1.0 - momentum], f, f, flat)], f, f, flat)
+        copy_(rec, r, new)
+    y, mean, rstd = views.reshaped(y, x.shape), views.reshaped(mean, flat), views.reshaped(rstd, flat)
+    if x.dtype is not f:
+        return cast(rec, y, x.dtype), cast(rec, mean, x.dtype), cast(rec, rstd, x.dtype)
+    return y, mean, rstd
+
+
+def _batch_norm_backward_in_passes(rec, g, x, mean, rstd, weight, need):
+    f = D.float32
+    x3, (n, s) = _channel_geometry(rec, _f32(rec, x))
+    g3, _ = _channel_geometry(rec, _f32(rec, g))
+    c, shape = x3.shape[1], x3.shape
+    mean3, rstd3 = _per_channel(_f32(rec, mean), c), _per_channel(_f32(rec, rstd), c)
+    xhat = rec.ew("mul", [rec.ew("sub", [x3, mean3], f, f, shape), rstd3], f, f, shape)
+    sg = reduce_kernels.reduce(rec, "sum", g3, (0, 2), True, f)
+    sgx = reduce_kernels.reduce(rec, "sum", rec.ew("mul", [g3, xhat], f, f, shape), (0, 2), True, f)
+    gx = gw = gb = None
+    if need[0]:
+        coef = rstd3 if weight is None else rec.ew("mul", [rstd3, _per_channel(_f32(rec, weight), c)], f, f,
+                                                   sg.shape)
+        m = n * s
+        t = rec.ew("sub", [g3, rec.ew("mul", [xhat, rec.ew("div", [sgx, m], f, f, sg.shape)], f, f, shape)], f, f,
+                   shape)
+        t = rec.ew("sub", [t, rec.ew("div", [sg, m], f, f, sg.shape)], f, f, shape)
+        gx = views.reshaped(rec.ew("mul", [t, coef], f, f, shape), x.shape)
+        gx = gx if x.dtype is f else cast(rec, gx, x.dtype)
+    if need[1] and weight is not None:
+        gw = views.reshaped(sgx, (c,))
+        gw = gw if weight.dtype is f else cast(rec, gw, weight.dtype)
+    if need[2]:
+        gb = views.reshaped(sg, (c,))
+        gb = gb if x.dtype is f else cast(rec, gb, x.dtype)
     return gx, gw, gb
 
 

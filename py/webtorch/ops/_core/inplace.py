@@ -7,8 +7,8 @@ becomes an as_strided view of the base. Every view of the storage sees the write
 """
 from ..._dtype import scalar_type_name
 from ...autograd.graph import apply_op
-from ...autograd.view_history import rebase_view
-from ...autograd.grad_mode import state
+from ...autograd.view_history import overlapping_elements, rebase_view
+from ...autograd.grad_mode import no_grad, state
 from ... import _geometry as G
 from ..._geometry import is_expanded
 from ..._tensor import Size, Tensor, _wrap
@@ -130,7 +130,13 @@ def write_sequentially(method, self, args, kwargs, keep_dim=None):
     slices that do not overlap themselves: each element is then computed from memory as the elements before it
     left it, as PyTorch's element loops do (``t.unfold(0, 2, 1).add_(1)`` adds 1 twice to each shared element).
     Tensor arguments are sliced alongside (broadcast to self's shape); ``keep_dim``, the dim a scan runs along,
-    is never sliced. Slices are narrowed, not selected, so dim arguments keep their meaning."""
+    is never sliced. Slices are narrowed, not selected, so dim arguments keep their meaning.
+    When a gradient is recorded, the slices are written without history and the view takes PyTorch's history of
+    one write (view_history.overlapping_elements): the op applied to the view's old elements, its result the
+    written view."""
+    if state.enabled and _records(self, args, kwargs):
+        return _overlapping_write(self, lambda old: method(old, *args, **kwargs),
+                                  lambda: write_sequentially(method, self, args, kwargs, keep_dim))
     shape = tuple(self.shape)
     dim = next((d for d, n in enumerate(shape) if n > 1 and d != keep_dim), None)
     if dim is None:  # only keep_dim is left, and a dim overlapping itself alone has stride 0: never reached
@@ -148,6 +154,30 @@ def write_sequentially(method, self, args, kwargs, keep_dim=None):
         else:
             method(piece, *piece_args, **piece_kwargs)
     return self
+
+
+def _overlapping_write(self, op, write):
+    """An in-place op on ``self``, an internally overlapping view, whose gradient is recorded: ``write()`` writes
+    the values without history; ``op(target)`` runs the op with history on a fresh target, the view's elements
+    (view_history.overlapping_elements), and self takes that history as PyTorch's one write (CopySlices)."""
+    # the history first: what it saves of the operands (the view itself, in v.mul_(v)) is at their versions
+    # before the write, so backward refuses them as PyTorch does
+    result = op(overlapping_elements(self))
+    with no_grad():
+        write()
+    node = result.grad_fn
+    for item in node._saved if type(node._saved) is tuple else ():
+        # a result the op saved is the written view in PyTorch (an element shared by windows written once
+        # per window): it takes those values, under the version the node saved
+        if item is not None and item[0].grad_fn is node:
+            item[0]._be.copy_(item[0]._data, self._data)
+    rebase_view(self, result)
+    return self
+
+
+def _records(self, args, kwargs):
+    """True when an in-place op on self with these arguments records a gradient."""
+    return any(isinstance(a, Tensor) and a.requires_grad for a in (self, *args, *kwargs.values()))
 
 
 def commit(self, result, inputs=()):
@@ -183,6 +213,9 @@ def write_inplace(self, node_cls, *args, inputs=(), full=False):
     overlap with self before anything is written (check_overlap)."""
     check_inplace_target(self)
     check_overlap(self, inputs, full)
+    if self._base is not None and state.enabled and _records(self, args, {}) and overlaps_itself(self):
+        return _overlapping_write(self, lambda old: store(old, apply_op(node_cls, old, *args, inplace=True)),
+                                  lambda: store(self, apply_op(node_cls, self, *args, inplace=True)))
     return store(self, apply_op(node_cls, self, *args, inplace=True))
 
 
