@@ -8,7 +8,8 @@ from .._dtype import fit_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._core.dispatch import new_size_arg, wrap, wrap_target
-from ._core.inplace import resize_storage, write_inplace
+from ._core.inplace import (check_inplace_target, check_overlap, overlaps_itself, resize_storage, write_inplace,
+                           write_sequentially)
 
 
 def _target(x, inplace):
@@ -106,6 +107,12 @@ def copy_(self, src, non_blocking=False):
     if tuple(src.shape) != shape and broadcast_shapes(shape, tuple(src.shape)) != shape:
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
                            f"{list(broadcast_shapes(shape, tuple(src.shape)))}")
+    if self._base is not None and overlaps_itself(self):
+        # several view elements on one address: PyTorch's element loop leaves the last one in C order there, a
+        # single parallel write whichever a GPU ran last (the H200 did not leave the last): one slice at a time
+        check_inplace_target(self)
+        check_overlap(self, (src,))
+        return write_sequentially(copy_, self, (src,), {})
     return write_inplace(self, CopyBackwards, src, inputs=(src,))
 
 
