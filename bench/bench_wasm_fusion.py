@@ -5,8 +5,8 @@
 Chains: GELU-tanh as ops/activation.py composes it (9 ops on x) and an affine + SiLU (6 ops on x, w, b), float32,
 1K to 1M elements, through the public ops under no_grad (Python cost per op included), then the pending chain run
 (backends/wasm/chain.py: ``Chain.flush``). "fused" records them into one ``ew_chain_float32`` kernel call whatever
-their size (the threshold ``Chain.min_numel`` lowered to 1, so the table shows where fusing pays), "per op" runs them with
-fusion off (``Chain.set_enabled(False)``, as ``WEBTORCH_WASM_FUSION=0``); both results are compared bit for bit.
+their size (the threshold ``Chain.min_bytes`` lowered to 1, so the table shows where fusing pays), "per op" runs them
+with fusion off (``Chain.set_enabled(False)``, as ``WEBTORCH_WASM_FUSION=0``); both results are compared bit for bit.
 Then training steps as bench/browser/models.py builds them (MLP 784-256-10 Adam b128, 2-layer LSTM Adam), with the
 backend's defaults, fusion on vs off. Each figure is the best of ``repeat`` batches of process time, the two modes
 interleaved. Writes bench/results/wasm_fusion.json.
@@ -60,8 +60,8 @@ def main():
 
     rows = []
     webtorch.manual_seed(0)
-    default_min = pending.min_numel
-    pending.min_numel = 1
+    default_min = pending.min_bytes
+    pending.min_bytes = 1
     with webtorch.no_grad():
         for n in args.sizes:
             t = {k: webtorch.randn(n) for k in "xwb"}
@@ -77,7 +77,7 @@ def main():
                 us = best({"per_op": (False, run), "fused": (True, run)}, max(3, 1_000_000 // n))
                 rows.append({"case": f"{name}, {n} floats", "per_op_us": us["per_op"], "fused_us": us["fused"],
                              "speedup": us["per_op"] / us["fused"], "bit_identical": identical})
-    pending.min_numel = default_min
+    pending.min_bytes = default_min
     for name, label in (("mlp", "MLP 784-256-10 Adam b128 step"), ("lstm", "LSTM 2x128 seq 32 b16 Adam step")):
         losses = {}
         for on in (False, True):  # the same initial values each time: the losses agree bit for bit
@@ -90,7 +90,7 @@ def main():
     report("wasm_fusion", rows, [("case", "case", "s"), ("per_op_us", "per op [us]", ".1f"),
                                  ("fused_us", "fused [us]", ".1f"), ("speedup", "per op/fused", ".2f"),
                                  ("bit_identical", "identical", "")],
-           path=args.out, repeat=args.repeat, steps=args.steps, min_numel=default_min, block=chain_module.BLOCK)
+           path=args.out, repeat=args.repeat, steps=args.steps, min_bytes=default_min, block=chain_module.BLOCK)
 
 
 if __name__ == "__main__":

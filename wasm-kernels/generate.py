@@ -230,12 +230,12 @@ def ew_kernel(op, ct):
 
 
 def chain_kernel(ct):
-    """C of ew_chain_<ct>(prog, n): the program ``prog`` (int32 words, backends/wasm/chain.py) is [n_slots, n_ops,
-    (kind, p, q) per slot, (opcode, dst, a, b) per op]; a slot is memory (kind 0: p the byte address of element 0), a
-    scratch register (p its index) or a number filled into register p once (its bytes at word q of the program).
-    Each op runs over a block of BLOCK elements before the next: values stay in cache, and registers never reach
-    memory. BLOCK is a multiple of 4, so the SIMD forms cover the same elements as the per-op kernels' (all but the
-    last n % 4): the results are bit-identical to the per-op kernels'."""
+    """C of ew_chain_<ct>(prog, n): the program ``prog`` (int32 words, backends/wasm/chain.py) is [n_numbers, n_slots,
+    n_ops, 0, the numbers' bytes (8 each), (kind, p, q) per slot, (opcode, dst, a, b) per op]; a slot is memory (kind 0:
+    p the byte address of element 0), a scratch register (p its index) or a number filled into register p once (its
+    bytes at word q). Each op runs over a block of BLOCK elements before the next: values stay in cache, and registers
+    never reach memory. BLOCK is a multiple of 4, so the SIMD forms cover the same elements as the per-op kernels'
+    (all but the last n % 4): the results are bit-identical to the per-op kernels'."""
     t = TYPES[ct][0]
     cases = []
     for code, op in enumerate(CHAIN_OPS):
@@ -252,8 +252,8 @@ def chain_kernel(ct):
     cases = "\n".join(cases)
     return f"""EXPORT(ew_chain_{ct}) void ew_chain_{ct}(const int32_t *prog, int32_t n) {{
   {t} reg[{REGISTERS}][{BLOCK}] __attribute__((aligned(16)));
-  int32_t n_slots = prog[0], n_ops = prog[1];
-  const int32_t *slot = prog + 2, *ops = prog + 2 + 3 * n_slots;
+  int32_t n_slots = prog[1], n_ops = prog[2];
+  const int32_t *slot = prog + 4 + 2 * prog[0], *ops = slot + 3 * n_slots;
   for (int32_t s = 0; s < n_slots; s++)
     if (slot[3 * s] == {SLOT_NUMBER}) {{
       {t} v;

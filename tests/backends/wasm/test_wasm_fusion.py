@@ -24,12 +24,12 @@ RNG = np.random.default_rng(19)
 @pytest.fixture
 def fused(wasm_cpu):
     """Fusion on, whatever the size, for the test."""
-    saved = CHAIN.enabled, CHAIN.min_numel
+    saved = CHAIN.enabled, CHAIN.min_bytes
     CHAIN.set_enabled(True)
-    CHAIN.min_numel = 1
+    CHAIN.min_bytes = 1
     yield CHAIN
     CHAIN.set_enabled(saved[0])
-    CHAIN.min_numel = saved[1]
+    CHAIN.min_bytes = saved[1]
 
 
 def per_op(fn):
@@ -123,7 +123,8 @@ def silu_affine(x, w, b):
 def _same(a, b):
     assert a.dtype == b.dtype and a.shape == b.shape
     assert a.stride() == b.stride()
-    assert np.array_equal(np.ascontiguousarray(a.numpy()).view(np.uint8), np.ascontiguousarray(b.numpy()).view(np.uint8))
+    a, b = (np.ascontiguousarray(t.numpy()).view(np.uint8) for t in (a, b))
+    assert np.array_equal(a, b)
 
 
 def _torch(t):
@@ -296,14 +297,14 @@ def test_chains_past_their_limits(fused):
 
 
 def test_small_tensors_and_fusion_off_run_per_op(wasm_cpu):
-    saved = CHAIN.enabled, CHAIN.min_numel
+    saved = CHAIN.enabled, CHAIN.min_bytes
     try:
         CHAIN.set_enabled(True)
-        CHAIN.min_numel = chain_module.MIN_NUMEL
+        CHAIN.min_bytes = chain_module.MIN_BYTES
         x = webtorch.randn(64)
         x * 2 + 1
         assert not CHAIN.ops  # below the threshold: nothing gained
-        big = webtorch.randn(chain_module.MIN_NUMEL)
+        big = webtorch.randn(chain_module.MIN_BYTES // 4)  # float32: at the threshold
         y = big * 2 + 1
         assert len(CHAIN.ops) == 2
         CHAIN.set_enabled(False)
@@ -313,4 +314,4 @@ def test_small_tensors_and_fusion_off_run_per_op(wasm_cpu):
         _same(y, big * 2 + 1)
     finally:
         CHAIN.set_enabled(saved[0])
-        CHAIN.min_numel = saved[1]
+        CHAIN.min_bytes = saved[1]

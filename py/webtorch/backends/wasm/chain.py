@@ -1,7 +1,7 @@
 """Fused elementwise chains on the wasm backend: the ``elementwise`` primitive records, the others materialise.
 
 An elementwise op on C-contiguous operands of one shape and of its compute dtype (float32, float64, int32, int64;
-Python numbers beside them) of at least ``MIN_NUMEL`` elements does not run: its result is allocated and the op is
+Python numbers beside them) of at least ``MIN_BYTES`` does not run: its result is allocated and the op is
 recorded into the backend's pending chain. Every other primitive (WasmBackend.bind), an op that does not qualify, and
 a chain that is full or changes element count or dtype, first runs the chain: one ``ew_chain_<ct>`` kernel
 (wasm-kernels/generate.py, from the op table of the per-op kernels) evaluates it block by block, writing only the
@@ -28,8 +28,11 @@ BLOCK = 512  # elements per op and pass (a multiple of 4: the SIMD forms cover t
 REGISTERS = 16  # scratch blocks of the chain kernel: numbers and the results nothing outside the chain holds
 MAX_NUMBERS = 8  # the rest of the registers stay free for intermediate results
 MAX_OPS = 64
-# below this many elements a chain gains nothing over per-op kernels (bench/bench_wasm_fusion.py)
-MIN_NUMEL = 16384
+# a chain pays where its values no longer fit in the core's caches: fused, each op reads and writes a block in
+# cache; per op, a whole tensor goes through memory (bench/bench_wasm_fusion.py: per-op time / fused time of 9- and
+# 6-op float32 chains, 0.6-0.8 at 16K-64K elements -- recording and the run cost more Python than the kernels save
+# in cache -- 1.0 at 128K, 1.0-1.4 at 256K, 1.4 at 1M)
+MIN_BYTES = 1 << 20
 SLOT_MEMORY, SLOT_REGISTER, SLOT_NUMBER = 0, 1, 2
 CHAIN_TYPES = ("float32", "float64", "int32", "int64")
 
@@ -42,6 +45,7 @@ def _refcounts(objs):
 
 # the count of an object only a list refers to (the interpreter's own references vary by version: measured)
 _UNHELD = _refcounts([object()])[0]
+_HEAD = 4  # the program's header words: numbers, slots, ops, padding (the numbers' bytes follow, 8-byte aligned)
 
 
 class Chain:
@@ -56,15 +60,19 @@ class Chain:
                         if ctx.has(f"ew_{op}_{ct}") and (ct.startswith("float") or op not in INT_DIVISIONS)}
         mode = os.environ.get("WEBTORCH_WASM_FUSION", "1")
         self.enabled = mode != "0"
-        self.min_numel = 1 if mode == "always" else MIN_NUMEL
+        self.min_bytes = 1 if mode == "always" else MIN_BYTES
         self.exported = {}  # id -> weak reference of the Storages NumPy arrays alias (export)
         self._reset()
 
     def _reset(self):
         self.ops = []  # (opcode, result, a, b): value indices
         self.n, self.dtype = 0, None
-        self.values = []  # per value: (SLOT_MEMORY, View or Storage) or (SLOT_NUMBER, bytes)
-        self.inputs, self.numbers, self.results = {}, {}, {}  # address / bytes / id(Storage) -> value index
+        self.slots = []  # the program's slot words, 3 per value (chain_kernel in wasm-kernels/generate.py)
+        self.numbers = b""  # their bytes, 8 per number
+        self.held = []  # the input Views, kept alive until the run
+        self.stores = []  # the results' Storages (their blocks reserved until the run) ...
+        self.outputs = []  # ... and their value indices
+        self.inputs, self.constants, self.results = {}, {}, {}  # address / bytes / id(Storage) -> value index
 
     def set_enabled(self, on):
         self.flush()
@@ -83,7 +91,7 @@ class Chain:
         else:
             return None
         n, strides = self.ctx.layout(shape)
-        if n < self.min_numel:
+        if n * dtype.itemsize < self.min_bytes:
             return None
         results, exported = self.results, self.exported
         for a in args:
@@ -96,11 +104,11 @@ class Chain:
             elif type(a) not in _NUMBERS:
                 return None
         if self.ops and (n != self.n or dtype is not self.dtype or len(self.ops) == MAX_OPS
-                         or len(self.numbers) + len(args) > MAX_NUMBERS):
+                         or len(self.constants) + len(args) > MAX_NUMBERS):
             self.flush()
             results = self.results
         self.n, self.dtype = n, dtype
-        values = self.values
+        slots = self.slots
         operands = []
         for a in args:
             if type(a) is View:
@@ -108,19 +116,24 @@ class Chain:
                 if i is None:
                     i = self.inputs.get(a.addr)
                     if i is None:
-                        i = self.inputs[a.addr] = len(values)
-                        values.append((SLOT_MEMORY, a))
+                        i = self.inputs[a.addr] = len(slots) // 3
+                        slots += (SLOT_MEMORY, a.addr, 0)
+                        self.held.append(a)
             else:
                 key = pack_value(a, dtype)
-                i = self.numbers.get(key)
+                i = self.constants.get(key)
                 if i is None:
-                    i = self.numbers[key] = len(values)
-                    values.append((SLOT_NUMBER, key))
+                    i = self.constants[key] = len(slots) // 3
+                    k = len(self.constants) - 1
+                    slots += (SLOT_NUMBER, REGISTERS - 1 - k, _HEAD + 2 * k)
+                    self.numbers += key.ljust(8, b"\0")
             operands.append(i)
         res = self.ctx.new(shape, dtype)
-        results[id(res.st)] = len(values)
-        self.ops.append((code, len(values), operands[0], operands[-1]))
-        values.append((SLOT_MEMORY, res.st))
+        r = results[id(res.st)] = len(slots) // 3
+        slots += (SLOT_MEMORY, res.addr, 0)
+        self.stores.append(res.st)
+        self.outputs.append(r)
+        self.ops.append((code, r, operands[0], operands[-1]))
         return res
 
     def export(self, st):
@@ -132,14 +145,12 @@ class Chain:
         """Run the pending ops (one kernel call), writing the results something outside the chain holds."""
         if not self.ops:
             return
-        ops, values, results, n, dtype = self.ops, self.values, self.results, self.n, self.dtype
+        ops, slots, stores, outputs = self.ops, self.slots, self.stores, self.outputs
+        numbers, n_numbers, n, dtype = self.numbers, len(self.constants), self.n, self.dtype
         self._reset()
-        held = [v[1] for v in values]
-        counts = _refcounts(held)
-        del held
         # a result reaches memory when something outside the chain holds its Storage (a View: its Tensor, a view of
         # it); the others live in registers, and run only when a result that reaches memory depends on them
-        outside = {i for i in results.values() if counts[i] > _UNHELD + 1}  # (+1: its entry in ``values``)
+        outside = {r for r, count in zip(outputs, _refcounts(stores)) if count > _UNHELD}
         needed = set(outside)
         kept = []
         for op in reversed(ops):
@@ -149,32 +160,24 @@ class Chain:
         if not kept:
             return
         kept.reverse()
-        head = 2 + 3 * len(values) + 4 * len(kept)
-        head += head & 1  # the numbers' bytes 8-byte aligned
-        slots, numbers, free = [], b"", list(range(REGISTERS))
-        for kind, v in values:
-            if kind == SLOT_NUMBER:
-                slots.append([SLOT_NUMBER, free.pop(), head + len(numbers) // 4])
-                numbers += v.ljust(8, b"\0")
-            else:
-                slots.append([SLOT_MEMORY, v.addr, 0])
+        free = list(range(REGISTERS - n_numbers))  # (the numbers' registers are the last ones)
         last = {}
         for k, op in enumerate(kept):
             last[op[2]] = last[op[3]] = k
         for k, (_, r, a, b) in enumerate(kept):
             if r not in outside and free:  # (else its own Storage, held until the run, serves)
-                slots[r] = [SLOT_REGISTER, free.pop(), 0]
-            for v in {a, b}:  # registers free after their last read (not for this op's result: in place would
-                if last[v] == k and slots[v][0] == SLOT_REGISTER:  # not vectorize)
-                    free.append(slots[v][1])
-        words = [len(values), len(kept)]
-        for s in slots:
-            words.extend(s)
+                slots[3 * r:3 * r + 2] = SLOT_REGISTER, free.pop()
+            for v in (a, b) if a != b else (a,):  # a register is free after its last read (not for this op's
+                if last[v] == k and slots[3 * v] == SLOT_REGISTER:  # result: in place would not vectorize)
+                    free.append(slots[3 * v + 1])
+        words = [n_numbers, len(slots) // 3, len(kept), 0]
+        words += slots
         for op in kept:
-            words.extend(op)
-        words.extend([0] * (head - len(words)))
+            words += op
+        program = struct.pack("<4i", *words[:4]) + numbers + struct.pack(f"<{len(words) - 4}i", *words[4:])
         ctx = self.ctx
-        ctx.rt.fn(f"ew_chain_{dtype.name}")(ctx.place(struct.pack(f"<{head}i", *words) + numbers), n)
+        ctx.rt.fn(f"ew_chain_{dtype.name}")(ctx.place(program), n)  # (``stores`` dies after it: the blocks of
+        # results that never reached memory are free again)
 
 
 def elementwise(ctx, op, args, dtype, out=None):
