@@ -265,8 +265,9 @@ def chain_kernel(ct):
     int32_t m = n - base < {BLOCK} ? n - base : {BLOCK};
     for (int32_t k = 0; k < n_ops; k++) {{
       const int32_t *o = ops + 4 * k;
-      {t} *D = PTR(o[1]);
-      const {t} *A = PTR(o[2]), *B = PTR(o[3]);
+      // never one another's memory (chain.py: a result's register or Storage is none of its operands'), so restrict
+      {t} *restrict D = PTR(o[1]);
+      const {t} *restrict A = PTR(o[2]), *restrict B = PTR(o[3]);
       switch (o[0]) {{
 {cases}
       }}

@@ -1,6 +1,6 @@
 """Fused elementwise chains on the wasm backend: the ``elementwise`` primitive records, the others materialise.
 
-An elementwise op on C-contiguous operands of one shape and of its compute dtype (float32, float64, int32, int64;
+An elementwise op on C-contiguous operands of one shape and of its compute dtype (float32, float64, int64;
 Python numbers beside them) of at least ``MIN_BYTES`` does not run: its result is allocated and the op is
 recorded into the backend's pending chain. Every other primitive (WasmBackend.bind), an op that does not qualify, and
 a chain that is full or changes element count or dtype, first runs the chain: one ``ew_chain_<ct>`` kernel
@@ -34,7 +34,7 @@ MAX_OPS = 64
 # in cache -- 1.0 at 128K, 1.0-1.4 at 256K, 1.4 at 1M)
 MIN_BYTES = 1 << 20
 SLOT_MEMORY, SLOT_REGISTER, SLOT_NUMBER = 0, 1, 2
-CHAIN_TYPES = ("float32", "float64", "int32", "int64")
+CHAIN_TYPES = ("float32", "float64", "int64")  # (int32 chains are rare on "cpu": every kernel ships)
 
 _NUMBERS = frozenset((float, int, bool))
 
