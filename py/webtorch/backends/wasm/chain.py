@@ -80,11 +80,7 @@ class Chain:
 
     def record(self, op, args, dtype):
         """The pending result of op (a fresh View), or None when the call does not qualify."""
-        code = self.opcodes.get((op, dtype))
-        if code is None:
-            return None
-        shape = None
-        for a in args:
+        for a in args:  # (the size first: most calls are small, and leave here)
             if type(a) is View:
                 shape = a.shape
                 break
@@ -92,6 +88,9 @@ class Chain:
             return None
         n, strides = self.ctx.layout(shape)
         if n * dtype.itemsize < self.min_bytes:
+            return None
+        code = self.opcodes.get((op, dtype))
+        if code is None:
             return None
         results, exported = self.results, self.exported
         for a in args:
