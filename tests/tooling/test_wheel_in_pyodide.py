@@ -36,9 +36,11 @@ RUNTIME = ROOT / "py" / "webtorch"
 # device "cpu"'s worker threads and faster elementwise paths (kernels.wasm 1150 KiB, 165 deflated, built without
 # binaryen's wasm-opt on every machine); block splits of every webgpu family past one binding; the cuda alias;
 # 900 -> 905: the webgpu limits and adapter features as per-device objects (901 KiB).
-# 905 -> 913: sparse COO tensors, embedding(sparse=True) gradients, SparseAdam and the sparse paths of SGD/Adagrad,
-# torch.layout and torch.sparse (912 KiB).
-WHEEL_BUDGET_KIB = 913
+# 905 -> 922: sparse COO tensors, embedding(sparse=True) gradients, SparseAdam and the sparse paths of SGD/Adagrad,
+# torch.layout and torch.sparse (+8 KiB); device "cpu"'s fused elementwise chains: the ew_chain_<ct> kernels
+# (kernels.wasm +28 KiB, +6 KiB deflated: float32, float64, int64 -- vectorized loops; -Os would halve them and lose
+# the SIMD) and chain.py (+8 KiB).
+WHEEL_BUDGET_KIB = 922
 
 PROBE = """
 import importlib, json, os, sys, traceback

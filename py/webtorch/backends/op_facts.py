@@ -38,6 +38,10 @@ BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "log
 # on integers, a zero divisor raises PyTorch's ZeroDivisionError (a float divisor gives inf/nan)
 INT_DIVISIONS = frozenset(("floor_divide", "remainder", "fmod"))
 
+# the ops a fused elementwise chain may hold (the wasm backend's ew_chain_<ct> kernels take them as opcodes, in this
+# order): one or two operands and a result of the compute type (no comparisons, no where/clamp)
+CHAIN_OPS = tuple(op for op, n in ELEMENTWISE_OPS.items() if n <= 2 and op not in BOOL_RESULT)
+
 REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
 
 # ops whose input check runs through the ``require_all`` primitive (backends/contract.py; webgpu checks on the

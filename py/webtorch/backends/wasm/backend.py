@@ -2,12 +2,15 @@
 
 The class names the family module of each contract family (``families``); every primitive is the plain function of
 that name there, called with the backend's KernelContext (context.py: runtime, heap, constants arena) first
-(``context = "ctx"``; base.py binds them). The handle metadata and ``as_strided`` are written here. Eager: each
-primitive runs its kernels before it returns.
+(``context = "ctx"``; base.py binds them). The handle metadata and ``as_strided`` are written here. Eager as
+PyTorch's CPU, but for elementwise chains: ``elementwise`` records into the pending chain where fusing pays, and
+every other primitive runs that chain first (chain.py).
 """
+import functools
+
 from ..base import Backend
-from . import (convolution, creation, elementwise, embedding, indexing, linalg, matmul, nn, optim, padding, pooling,
-               reduction, rng, sorting, transfer)
+from . import (chain, convolution, creation, elementwise, embedding, indexing, linalg, matmul, nn, optim, padding,
+               pooling, reduction, rng, sorting, transfer)
 from .context import KernelContext
 from .views import View
 
@@ -22,8 +25,17 @@ class WasmBackend(Backend):
 
     def __init__(self, runtime):
         ctx = self._ctx = KernelContext(runtime)
+        ctx.chain = chain.Chain(ctx)
         self.rt, self.heap = runtime, ctx.heap
         self.bind(ctx)
+
+    def bind(self, ctx):
+        super().bind(ctx)
+        pending = ctx.chain
+        for name in self.wiring:
+            if name != "elementwise":
+                setattr(self, name, _after_chain(pending, getattr(self, name)))
+        self.elementwise = functools.partial(chain.elementwise, ctx)
 
     # ---- the handle family: metadata and the view primitive ----------------------------------------------------
     def shape(self, h):
@@ -46,3 +58,12 @@ class WasmBackend(Backend):
 
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
+
+
+def _after_chain(pending, primitive):
+    """primitive, running the pending elementwise chain first (the bytes it reads or writes are then there)."""
+    def run(*args, **kwargs):
+        if pending.ops:
+            pending.flush()
+        return primitive(*args, **kwargs)
+    return run

@@ -70,6 +70,7 @@ class KernelContext:
         rt.fn("thread_init")(self._thread_block)
         rt.start_threads(self.heap)
         self._fn = rt.fn
+        self.chain = None  # the pending elementwise chain (chain.py), made by WasmBackend
 
     def call(self, name, *args):
         return self._fn(name)(*args)
@@ -77,15 +78,20 @@ class KernelContext:
     def has(self, name):
         return self.rt.has(name)
 
-    def new(self, shape, dtype):
-        """A fresh contiguous View (uninitialized)."""
-        shape = tuple(shape)
+    def layout(self, shape):
+        """(numel, C-contiguous strides) of the tuple shape."""
         known = self._contiguous.get(shape)
         if known is None:
             if len(self._contiguous) > 4096:
                 self._contiguous.clear()
             known = self._contiguous[shape] = (numel(shape), contiguous_strides(shape))
-        return View(Storage(self.heap, known[0], dtype), shape, known[1], 0)
+        return known
+
+    def new(self, shape, dtype):
+        """A fresh contiguous View (uninitialized)."""
+        shape = tuple(shape)
+        n, strides = self.layout(shape)
+        return View(Storage(self.heap, n, dtype), shape, strides, 0)
 
     def geom(self, shape, *strides):
         """Address of the geometry block of an index space ``shape`` walked by operands with ``strides``."""
@@ -101,7 +107,7 @@ class KernelContext:
             words = [len(cs), *cs]
             for st in cst:
                 words.extend(st)
-            addr = self._geoms[key] = self._place(struct.pack(f"<{len(words)}i", *words))
+            addr = self._geoms[key] = self.place(struct.pack(f"<{len(words)}i", *words))
         return addr
 
     def scalar(self, value, dtype):
@@ -114,14 +120,14 @@ class KernelContext:
             data = pack_value(value, dtype)
             addr = self._scalars.get(data)
             if addr is None:
-                addr = self._scalars[data] = self._place(data)
+                addr = self._scalars[data] = self.place(data)
             if value and value == value:
                 if len(self._scalars) > 4096:  # many values of one packing (doubles rounding to one float32)
                     self._scalars.clear()
                 self._scalars[key] = addr
         return addr
 
-    def _place(self, data):
+    def place(self, data):
         """Copy data into the constants arena (8-byte aligned); when it is full, forget every cached block and
         start over (kernels run one at a time; the few blocks of one call that straddle a reset sit at the arena's
         end and at its start, apart)."""

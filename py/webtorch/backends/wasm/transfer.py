@@ -56,6 +56,7 @@ def to_numpy(ctx, h):
         return np.frombuffer(to_bytes(ctx, h), nd).reshape(h.shape)
     if not h.numel:
         return np.empty(h.shape, nd)
+    ctx.chain.export(h.st)
     return np.ndarray(h.shape, nd, buf, h.offset * isz, tuple(s * isz for s in h.strides))
 
 
