@@ -78,15 +78,15 @@ def _as_view_of_base(view, base, geom):
 
 
 def overlapping_elements(view):
-    """The elements of ``view`` (of a base that may require grad), copied into a fresh tensor whose gradient goes
-    to the base as PyTorch's CopySlices sends the self gradient of an op that writes through an internally
-    overlapping view: copied into the view's region in order (``OverlapCopyBackward``), not accumulated."""
+    """``(OverlapCopyBackward, base, *geometry)``: applied (graph.apply_op), the elements of ``view`` (of a base
+    that may require grad) copied into a fresh tensor whose gradient goes to the base as PyTorch's CopySlices sends
+    the self gradient of an op that writes through an internally overlapping view: copied into the view's region
+    in order, not accumulated."""
     base = view._base
     if not base.is_contiguous():
         raise RuntimeError("in-place autograd through a view of a non-contiguous base is not supported; "
                            "call .contiguous() on the base first")
-    from .graph import apply_op
-    return apply_op(OverlapCopyBackward, base, *_geometry_in(view, base))
+    return (OverlapCopyBackward, base, *_geometry_in(view, base))
 
 
 class CopySlices(Node):

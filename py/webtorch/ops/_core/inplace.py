@@ -162,7 +162,7 @@ def _overlapping_write(self, op, write):
     (view_history.overlapping_elements), and self takes that history as PyTorch's one write (CopySlices)."""
     # the history first: what it saves of the operands (the view itself, in v.mul_(v)) is at their versions
     # before the write, so backward refuses them as PyTorch does
-    result = op(overlapping_elements(self))
+    result = op(apply_op(*overlapping_elements(self)))
     with no_grad():
         write()
     node = result.grad_fn
