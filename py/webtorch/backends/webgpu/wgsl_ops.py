@@ -20,16 +20,27 @@ HELPERS = {
     "wt_isnan": "fn wt_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }",
     "wt_isinf": "fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
     "wt_signbit": "fn wt_signbit(x: f32) -> bool { return (bitcast<u32>(x) >> 31u) != 0u; }",
+    # C's pow edge values (PyTorch's): pow(x, 0) = pow(1, y) = 1 even for NaN, pow(+-1, +-inf) = 1, and a -inf
+    # base gives +-0 or +-inf (the sign from an odd integer exponent) where exp2(b * log2|a|) gives NaN
     "wt_pow": """fn wt_pow(a: f32, b: f32) -> f32 {
-  if (b == 0.0) { return 1.0; }
+  if (b == 0.0 || a == 1.0) { return 1.0; }
   if (b == 1.0) { return a; }
   if (b == 2.0) { return a * a; }
+  if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
+  let odd = trunc(b) == b && (abs(b) % 2.0) == 1.0;
+  if (wt_isinf(b)) {
+    if (abs(a) == 1.0) { return 1.0; }
+    return select(0.0, wt_f32_bits(0x7f800000u), (abs(a) > 1.0) == (b > 0.0));
+  }
+  if (a == 0.0 || (wt_isinf(a) && a < 0.0)) {
+    let m = select(0.0, wt_f32_bits(0x7f800000u), (b > 0.0) == (a != 0.0));
+    return select(m, -m, odd && wt_signbit(a));
+  }
   if (b == 0.5) { return sqrt(a); }
-  if (a == 0.0) { return select(wt_f32_bits(0x7f800000u), 0.0, b > 0.0); }
   let r = exp2(b * log2(abs(a)));
   if (a > 0.0) { return r; }
   if (trunc(b) != b) { return wt_f32_bits(0x7fc00000u); }
-  return select(r, -r, (abs(b) % 2.0) == 1.0);
+  return select(r, -r, odd);
 }""",
     "wt_ipow": """fn wt_ipow(a: i32, b: i32) -> i32 {
   var r = 1; var x = a; var e = b;
@@ -127,6 +138,51 @@ HELPERS = {
   if (!(x >= 0.0)) { return wt_f32_bits(0x7fc00000u); }
   return log2(x);
 }""",
+    # C's fmod: a finite dividend over an infinite divisor is the dividend (a - b * trunc(a / b) gives NaN there)
+    "wt_fmod": """fn wt_fmod(a: f32, b: f32) -> f32 {
+  if (wt_isinf(b) && !wt_isinf(a) && !wt_isnan(a)) { return a; }
+  return a - b * trunc(a / b);
+}""",
+    # PyTorch's floor division of floats (c10 div_floor_floating): from fmod, so inf // x is NaN and a
+    # finite x // -inf is -1 where floor(a / b) would give inf and -0
+    "wt_floordiv": """fn wt_floordiv(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return a / b; }
+  let md = wt_fmod(a, b);
+  var q = (a - md) / b;
+  if (md != 0.0 && (b < 0.0) != (md < 0.0)) { q = q - 1.0; }
+  if (q == 0.0) { return select(0.0, -0.0, wt_signbit(a) != wt_signbit(b)); }
+  let f = floor(q);
+  return select(f, f + 1.0, q - f > 0.5);
+}""",
+    # PyTorch's remainder of floats: fmod's result moved to the divisor's sign
+    "wt_remainder": """fn wt_remainder(a: f32, b: f32) -> f32 {
+  let md = wt_fmod(a, b);
+  return select(md, md + b, md != 0.0 && (b < 0.0) != (md < 0.0));
+}""",
+    # atan2 with C's values where WGSL leaves them to the adapter: NaN in, NaN out; the infinities; +-0 over +-0
+    "wt_atan2": """fn wt_atan2(a: f32, b: f32) -> f32 {
+  if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
+  let pi = 3.14159265358979;
+  if (wt_isinf(a)) {
+    var q = 0.5 * pi;
+    if (wt_isinf(b)) { q = select(0.75 * pi, 0.25 * pi, b > 0.0); }
+    return select(q, -q, a < 0.0);
+  }
+  if (wt_isinf(b) || (a == 0.0 && b == 0.0)) {
+    let z = select(abs(a) * 0.0, pi, wt_signbit(b));
+    return select(z, -z, wt_signbit(a));
+  }
+  return atan2(a, b);
+}""",
+    # asin/acos through atan2 of the exact complement: some adapters' builtins are 4e-4 off (lavapipe)
+    "wt_asin": """fn wt_asin(x: f32) -> f32 {
+  if (!(abs(x) <= 1.0)) { return wt_f32_bits(0x7fc00000u); }
+  return atan2(x, sqrt((1.0 - x) * (1.0 + x)));
+}""",
+    "wt_acos": """fn wt_acos(x: f32) -> f32 {
+  if (!(abs(x) <= 1.0)) { return wt_f32_bits(0x7fc00000u); }
+  return atan2(sqrt((1.0 - x) * (1.0 + x)), x);
+}""",
     "wt_log": """fn wt_log(x: f32) -> f32 {
   if (x == 0.0) { return wt_f32_bits(0xff800000u); }
   if (!(x >= 0.0)) { return wt_f32_bits(0x7fc00000u); }
@@ -135,10 +191,12 @@ HELPERS = {
 }
 
 # helpers that call other helpers
-_DEPS = {"wt_pow": ("wt_f32_bits",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
+_DEPS = {"wt_pow": ("wt_f32_bits", "wt_isnan", "wt_isinf", "wt_signbit"), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
          "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
          "wt_logaddexp": ("wt_log1p",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
-         "wt_log": ("wt_f32_bits",), **wgsl_int64.DEPS}
+         "wt_log": ("wt_f32_bits",), "wt_fmod": ("wt_isinf", "wt_isnan"), "wt_floordiv": ("wt_fmod", "wt_signbit"),
+         "wt_remainder": ("wt_fmod",), "wt_atan2": ("wt_isnan", "wt_isinf", "wt_signbit"),
+         "wt_asin": ("wt_f32_bits",), "wt_acos": ("wt_f32_bits",), **wgsl_int64.DEPS}
 HELPERS.update(wgsl_int64.HELPERS)
 
 
@@ -160,7 +218,6 @@ def helper_sources(names):
 
 
 F32, I32, U32, BOOL = "f32", "i32", "u32", "bool"
-_ATAN2_ZERO = "select(abs({a}) * 0.0, 3.14159265358979, wt_signbit({b}))"
 _NAN_EITHER = "wt_isnan({a}) || wt_isnan({b})"
 
 # op -> WGSL expression template over the operands {a}, {b} (WGSL expressions in the compute type {ct}) and
@@ -173,9 +230,9 @@ OPS = {
     "sub": "({a} - {b})",
     "mul": {BOOL: "({a} && {b})", "*": "({a} * {b})"},
     "div": "({a} / {b})",
-    "floor_divide": {F32: "floor({a} / {b})", I32: "wt_ifloordiv({a}, {b})", "*": "({a} / {b})"},
-    "remainder": {F32: "({a} - {b} * floor({a} / {b}))", I32: "wt_irem({a}, {b})", "*": "({a} % {b})"},
-    "fmod": {F32: "({a} - {b} * trunc({a} / {b}))", "*": "({a} % {b})"},
+    "floor_divide": {F32: "wt_floordiv({a}, {b})", I32: "wt_ifloordiv({a}, {b})", "*": "({a} / {b})"},
+    "remainder": {F32: "wt_remainder({a}, {b})", I32: "wt_irem({a}, {b})", "*": "({a} % {b})"},
+    "fmod": {F32: "wt_fmod({a}, {b})", "*": "({a} % {b})"},
     # bool: 0 ** 0 = 1 ** x = 1
     "pow": {BOOL: "({a} || !{b})", F32: "wt_pow({a}, {b})", I32: "wt_ipow({a}, {b})",
             "*": "u32(wt_ipow(i32({a}), i32({b})))"},
@@ -183,14 +240,13 @@ OPS = {
                 "*": "max({a}, {b})"},
     "minimum": {BOOL: "({a} && {b})", F32: f"select(min({{a}}, {{b}}), {{a}} + {{b}}, {_NAN_EITHER})",
                 "*": "min({a}, {b})"},
-    # atan2(+-0, +-0) is left to the adapter in WGSL (lavapipe: 3 pi / 4); C's is +-0 or +-pi
-    "atan2": "select(atan2({a}, {b}), select(ZERO, -ZERO, wt_signbit({a})), {a} == 0.0 && {b} == 0.0)".replace(
-        "ZERO", _ATAN2_ZERO),
+    "atan2": "wt_atan2({a}, {b})",
     "copysign": "select(abs({a}), -abs({a}), wt_signbit({b}))",
-    "hypot": "sqrt({a} * {a} + {b} * {b})",
+    "hypot": "select(sqrt({a} * {a} + {b} * {b}), wt_f32_bits(0x7f800000u), wt_isinf({a}) || wt_isinf({b}))",
     "logaddexp": "wt_logaddexp({a}, {b})",
     "eq": "({a} == {b})",
-    "ne": "({a} != {b})",
+    # WGSL's float != may be an ordered compare (false for NaN: naga on lavapipe); PyTorch's NaN != x is true
+    "ne": {F32: f"(({{a}} != {{b}}) || {_NAN_EITHER})", "*": "({a} != {b})"},
     # WGSL orders no bools: compare them as 0/1
     "lt": {BOOL: "(u32({a}) < u32({b}))", "*": "({a} < {b})"},
     "le": {BOOL: "(u32({a}) <= u32({b}))", "*": "({a} <= {b})"},
@@ -229,9 +285,14 @@ OPS = {
     "tanh": "select(tanh({a}), sign({a}), abs({a}) > 10.0)",
     "frac": "({a} - trunc({a}))",
     **{op: f"wt_{op}({{a}})" for op in ("expm1", "log1p", "erf", "erfc", "erfinv")},
-    **{op: f"{op}({{a}})" for op in ("exp", "exp2", "sqrt", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "atan": "select(atan({a}), {a}, wt_isnan({a}))",
+    "asin": "wt_asin({a})",
+    "acos": "wt_acos({a})",
+    **{op: f"{op}({{a}})" for op in ("exp", "exp2", "sqrt", "tan", "sinh", "cosh", "asinh",
                                      "acosh", "atanh", "floor", "ceil", "round", "trunc")},
 }
+# an operand's truth value; a float's from its bits, so NaN is true (an ordered x != 0.0 gives false for NaN)
+_TRUTH = {BOOL: lambda x: x, F32: lambda x: f"((bitcast<u32>({x}) & 0x7fffffffu) != 0u)"}
 _HELPER_CALL = re.compile(r"\b(wt_\w+)\(")
 # (op, compute type) -> (template, the helpers it calls), filled on first use
 _ROWS = {}
@@ -272,5 +333,5 @@ def expr(op, args, ct, need):
         need(name)
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
-    truth = (lambda x: x) if ct == BOOL else (lambda x: f"({x} != {ct}(0))")
+    truth = _TRUTH.get(ct) or (lambda x: f"({x} != {ct}(0))")
     return template.format(a=a, b=b, ct=ct, ta=None if a is None else truth(a), tb=None if b is None else truth(b))
