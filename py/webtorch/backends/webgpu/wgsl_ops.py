@@ -102,11 +102,13 @@ HELPERS = {
 }""",
     "wt_log1p": """fn wt_log1p(x: f32) -> f32 {
   if (!(x < 3.4e38)) { return x; }  // inf (and NaN) would meet inf / inf below
+  if (x < -1.0) { return wt_f32_bits(0x7fc00000u); }  // SwiftShader's log(-inf) is 88.7
   let u = 1.0 + x;
   if (u == 1.0) { return x; }
-  return log(u) * x / (u - 1.0);
+  return wt_log(u) * x / (u - 1.0);
 }""",
     "wt_logaddexp": """fn wt_logaddexp(a: f32, b: f32) -> f32 {
+  if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
   if (a == b) { return a + 0.6931471805599453; }
   let m = max(a, b);
   return m + wt_log1p(exp(-abs(a - b)));
@@ -159,7 +161,8 @@ HELPERS = {
   let md = wt_fmod(a, b);
   return select(md, md + b, md != 0.0 && (b < 0.0) != (md < 0.0));
 }""",
-    # atan2 with C's values where WGSL leaves them to the adapter: NaN in, NaN out; the infinities; +-0 over +-0
+    # atan2 with C's values where WGSL leaves them to the adapter: NaN in, NaN out; the infinities; a +-0 numerator
+    # (SwiftShader's atan2(-0, 1) is pi)
     "wt_atan2": """fn wt_atan2(a: f32, b: f32) -> f32 {
   if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
   let pi = 3.14159265358979;
@@ -168,7 +171,7 @@ HELPERS = {
     if (wt_isinf(b)) { q = select(0.75 * pi, 0.25 * pi, b > 0.0); }
     return select(q, -q, a < 0.0);
   }
-  if (wt_isinf(b) || (a == 0.0 && b == 0.0)) {
+  if (wt_isinf(b) || a == 0.0) {
     let z = select(abs(a) * 0.0, pi, wt_signbit(b));
     return select(z, -z, wt_signbit(a));
   }
@@ -177,11 +180,27 @@ HELPERS = {
     # asin/acos through atan2 of the exact complement: some adapters' builtins are 4e-4 off (lavapipe)
     "wt_asin": """fn wt_asin(x: f32) -> f32 {
   if (!(abs(x) <= 1.0)) { return wt_f32_bits(0x7fc00000u); }
-  return atan2(x, sqrt((1.0 - x) * (1.0 + x)));
+  return wt_atan2(x, sqrt((1.0 - x) * (1.0 + x)));
 }""",
     "wt_acos": """fn wt_acos(x: f32) -> f32 {
   if (!(abs(x) <= 1.0)) { return wt_f32_bits(0x7fc00000u); }
-  return atan2(sqrt((1.0 - x) * (1.0 + x)), x);
+  return wt_atan2(sqrt((1.0 - x) * (1.0 + x)), x);
+}""",
+    # the inverse hyperbolics at their domain edges, which WGSL leaves to the adapter (SwiftShader: asinh(-inf) and
+    # acosh(0.5) are 89.1, atanh(inf) 44.6)
+    "wt_asinh": """fn wt_asinh(x: f32) -> f32 {
+  if (wt_isinf(x)) { return x; }
+  return asinh(x);
+}""",
+    "wt_acosh": """fn wt_acosh(x: f32) -> f32 {
+  if (x < 1.0) { return wt_f32_bits(0x7fc00000u); }
+  if (wt_isinf(x)) { return x; }
+  return acosh(x);
+}""",
+    "wt_atanh": """fn wt_atanh(x: f32) -> f32 {
+  if (abs(x) > 1.0) { return wt_f32_bits(0x7fc00000u); }
+  if (abs(x) == 1.0) { return x * wt_f32_bits(0x7f800000u); }
+  return atanh(x);
 }""",
     "wt_log": """fn wt_log(x: f32) -> f32 {
   if (x == 0.0) { return wt_f32_bits(0xff800000u); }
@@ -193,10 +212,11 @@ HELPERS = {
 # helpers that call other helpers
 _DEPS = {"wt_pow": ("wt_f32_bits", "wt_isnan", "wt_isinf", "wt_signbit"), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
          "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
-         "wt_logaddexp": ("wt_log1p",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
+         "wt_logaddexp": ("wt_log1p", "wt_isnan"), "wt_log1p": ("wt_f32_bits", "wt_log"), "wt_asinh": ("wt_isinf",),
+         "wt_acosh": ("wt_f32_bits", "wt_isinf"), "wt_atanh": ("wt_f32_bits",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
          "wt_log": ("wt_f32_bits",), "wt_fmod": ("wt_isinf", "wt_isnan"), "wt_floordiv": ("wt_fmod", "wt_signbit"),
          "wt_remainder": ("wt_fmod",), "wt_atan2": ("wt_isnan", "wt_isinf", "wt_signbit"),
-         "wt_asin": ("wt_f32_bits",), "wt_acos": ("wt_f32_bits",), **wgsl_int64.DEPS}
+         "wt_asin": ("wt_f32_bits", "wt_atan2"), "wt_acos": ("wt_f32_bits", "wt_atan2"), **wgsl_int64.DEPS}
 HELPERS.update(wgsl_int64.HELPERS)
 
 
@@ -219,6 +239,13 @@ def helper_sources(names):
 
 F32, I32, U32, BOOL = "f32", "i32", "u32", "bool"
 _NAN_EITHER = "wt_isnan({a}) || wt_isnan({b})"
+
+
+def _keep_nan(template):
+    """A unary float template whose NaN input gives NaN: some adapters' builtins do not (SwiftShader: exp(NaN) is
+    inf, asinh(NaN) 89.1)."""
+    return {F32: f"select({template}, {{a}}, wt_isnan({{a}}))", "*": template}
+
 
 # op -> WGSL expression template over the operands {a}, {b} (WGSL expressions in the compute type {ct}) and
 # their truth values {ta}, {tb}: one template for every compute type, or {compute type: template} with "*" for
@@ -274,7 +301,7 @@ OPS = {
     "reciprocal": "(1.0 / {a})",
     "square": "({a} * {a})",
     "relu": "select({a}, {ct}(0), {a} < {ct}(0))",
-    "sigmoid": "(1.0 / (1.0 + exp(-{a})))",
+    "sigmoid": _keep_nan("(1.0 / (1.0 + exp(-{a})))"),
     "rsqrt": "(1.0 / sqrt({a}))",
     "log": "wt_log({a})",
     "log2": "wt_log2({a})",
@@ -284,12 +311,14 @@ OPS = {
     # |x| > 10 rounds to +-1 in f32; some adapters' tanh overflows to NaN there (SwiftShader)
     "tanh": "select(tanh({a}), sign({a}), abs({a}) > 10.0)",
     "frac": "({a} - trunc({a}))",
-    **{op: f"wt_{op}({{a}})" for op in ("expm1", "log1p", "erf", "erfc", "erfinv")},
+    "expm1": _keep_nan("wt_expm1({a})"),
+    **{op: f"wt_{op}({{a}})" for op in ("log1p", "erf", "erfc", "erfinv")},
     "atan": "select(atan({a}), {a}, wt_isnan({a}))",
     "asin": "wt_asin({a})",
     "acos": "wt_acos({a})",
-    **{op: f"{op}({{a}})" for op in ("exp", "exp2", "sqrt", "tan", "sinh", "cosh", "asinh",
-                                     "acosh", "atanh", "floor", "ceil", "round", "trunc")},
+    **{op: _keep_nan(f"{op}({{a}})") for op in ("exp", "exp2", "sqrt", "tan", "sinh", "cosh")},
+    **{op: _keep_nan(f"wt_{op}({{a}})") for op in ("asinh", "acosh", "atanh")},
+    **{op: f"{op}({{a}})" for op in ("floor", "ceil", "round", "trunc")},
 }
 # an operand's truth value; a float's from its bits, so NaN is true (an ordered x != 0.0 gives false for NaN)
 _TRUTH = {BOOL: lambda x: x, F32: lambda x: f"((bitcast<u32>({x}) & 0x7fffffffu) != 0u)"}
