@@ -2,13 +2,15 @@
 //
 // Computes, for every i < n (values contiguous, m per row): OUT[i] = the number of elements of
 // SEQ[row] (row = i / m, or 0 when one sequence serves all values) that are < VALUES[i] (RIGHT: <=),
-// by binary search over the row's len elements (SEQ contiguous, rows len apart).
+// by binary search over the row's len elements (SEQ contiguous, rows len apart). Floats compare as PyTorch's
+// search does (!(s >= v), RIGHT: !(s > v)): a NaN value goes past every element.
 // Launch: workgroup_size 256; grid (ceil(n / 256), 1, 1) (y > 1 past 65535 workgroups).
-// Specialization: T = the element type (f32, i32, u32); RIGHT. For int64 (T = vec2<u32>) the value function
+// Specialization: T = the element type (f32, i32, u32); FLOAT (T is f32); RIGHT. For int64 (T = vec2<u32>) the value function
 // between @values-begin and @values-end is replaced by a 64-bit one.
 // Parameters P: [0] = (n, m or 0 (one shared row), len, -); [1] = (SEQ offset, VALUES offset, -, -).
 
 alias T = f32;
+const FLOAT: bool = true;
 const RIGHT: bool = false;
 
 @group(0) @binding(0) var<storage, read> SEQ: array<T>;
@@ -17,8 +19,17 @@ const RIGHT: bool = false;
 @group(0) @binding(3) var<uniform> P: array<vec4<u32>, 2>;
 
 // @values-begin
-fn less(a: T, b: T) -> bool {
-  return a < b;
+// NaN test on the bits: compilers may fold v != v to false
+fn is_nan(v: T) -> bool {
+  return FLOAT && (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// whether the search moves past element s for value v
+fn past(s: T, v: T) -> bool {
+  if (is_nan(s) || is_nan(v)) {
+    return true;
+  }
+  return select(s < v, !(v < s), RIGHT);
 }
 // @values-end
 
@@ -42,7 +53,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let mid = (lo + hi) / 2u;
     let s = SEQ[base + mid];
-    if (select(less(s, v), !less(v, s), RIGHT)) {
+    if (past(s, v)) {
       lo = mid + 1u;
     } else {
       hi = mid;

@@ -11,7 +11,7 @@ import torch
 
 import webtorch
 from bad_calls import compare, outcome
-from sweep import cases, shard
+from sweep import cases, expected, shard
 from sweep_known import KNOWN
 
 SHARDS = 8
@@ -52,7 +52,8 @@ def test_sweep_agrees_with_torch(part, device):
         for cls, code in labelled:
             if _known(device, entry, cls):
                 listed.add((entry, cls))
-            verdict, detail = compare(_torch_outcome(code), outcome(webtorch, code, device))
+            verdict, detail = compare(expected(_torch_outcome(code), entry, cls, code, device),
+                                      outcome(webtorch, code, device))
             if verdict != "ok":
                 disagree.setdefault((entry, cls), f"{verdict}: {code!r}  ({detail})")
     new = [f"{entry} [{cls}] {d}" for (entry, cls), d in disagree.items() if (entry, cls) not in listed]

@@ -9,7 +9,7 @@ import math
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from .._tensor import Tensor
-from ._core.dispatch import float_result
+from ._core.dispatch import check_same_device, float_result
 from ._core.elementwise import (NUMBERS, OPERAND_TYPES, ew, ew2, binary_result_type, not_for_bool, is_bool,
                           not_differentiable, write_out, checked_kernel, make_binary, binary_fn, keep_original_self,
                           inplace_method, operator_method, reflected_method)
@@ -314,6 +314,9 @@ fmod = binary_fn("fmod", (_FmodT, _FmodS, _FmodT))
 
 
 def float_power(input, exponent, *, out=None):
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor) and min(input.dim(), exponent.dim()) > 0:
+        check_same_device(input, exponent)  # before the float64 cast, which a webgpu operand refuses
+
     def up(x):
         return x.to(D.float64) if isinstance(x, Tensor) else float(x)
     return pow(up(input), up(exponent), out=out)

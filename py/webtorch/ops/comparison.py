@@ -4,7 +4,7 @@ isfinite/signbit, equal, isclose/allclose, bitwise_left_shift/bitwise_right_shif
 """
 from .. import _dtype as D
 from .._tensor import Tensor
-from ._core.dispatch import float_result
+from ._core.dispatch import check_same_device, float_result
 from ._core.elementwise import ew, write_out, inplace_method, operator_method, reflected_method
 from .._dtype import scalar_type_name
 
@@ -88,6 +88,7 @@ def signbit(input):
 
 
 def equal(input, other):
+    check_same_device(input, other)
     return tuple(input.shape) == tuple(other.shape) and bool(eq(input, other).all().item())
 
 

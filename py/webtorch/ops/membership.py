@@ -2,6 +2,7 @@
 (O(n log m), no host round trip)."""
 from .. import _dtype as D
 from .._tensor import Tensor
+from ._core.dispatch import check_same_device
 from .creation import tensor
 from .sorting import searchsorted
 
@@ -10,6 +11,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() expects a Tensor for elements or test_elements")
     ref = elements if isinstance(elements, Tensor) else test_elements
+    if isinstance(elements, Tensor) and isinstance(test_elements, Tensor):
+        check_same_device(elements, test_elements)
     e = elements if isinstance(elements, Tensor) else tensor(elements, device=ref.device)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=ref.device)
     dt = D.promote_types(e.dtype, t.dtype)

@@ -9,7 +9,7 @@ so that second derivatives see their dependence on x.
 from .. import _dtype as D
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state, no_grad
-from ._core.dispatch import wrap, broadcast_shapes
+from ._core.dispatch import wrap, broadcast_shapes, check_same_device
 from ._core.inplace import commit, require_float
 from .norms import norm
 
@@ -104,6 +104,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     shape = _shape_list(normalized_shape)
     _check_normalized_shape(input, shape, weight, bias)
     require_float(input, "LayerNormKernelImpl")
+    check_same_device(input, weight, bias)
     return apply_op(NativeLayerNormBackward0, input, weight, bias, len(shape), eps)
 
 
@@ -242,6 +243,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     ("bias", bias)):
         _check_channels(name, t, c)
     require_float(input, "batch_norm")
+    check_same_device(input, weight, bias, running_mean, running_var)
     return apply_op(NativeBatchNormBackward0, input, weight, bias, running_mean, running_var, training,
                     momentum, eps)
 

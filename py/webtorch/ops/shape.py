@@ -298,6 +298,10 @@ def tensor_split(input, indices_or_sections, dim=0):
     n = input.shape[dim]
     ios = indices_or_sections
     if isinstance(ios, Tensor):
+        # PyTorch reads the indices on the cpu; indices on the input's own device are read here too (one readback)
+        if ios._device.type not in ("cpu", input._device.type):
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
+                               f"{ios._device} (move it with .cpu())")
         if ios.dtype is not D.int64:
             raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
                                f"{ios.dtype}")

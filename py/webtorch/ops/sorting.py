@@ -5,7 +5,7 @@ from .. import _dtype as D
 from ..autograd.graph import Node, apply_op
 from .._tensor import Tensor
 from ._core import return_types
-from ._core.dispatch import norm_dim, wrap, wrap_view
+from ._core.dispatch import check_same_device, norm_dim, wrap, wrap_view
 from .extrema import selection_backward, ties_mask
 from .._dtype import scalar_type_name
 from ._core.out_arg import SAME, Rule, same, takes_out
@@ -211,6 +211,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "while right was True")
         right = side == "right"
     seq = sorted_sequence
+    check_same_device(seq, input if isinstance(input, Tensor) else None, sorter)
     if sorter is not None:
         seq = seq.gather(-1, sorter)
     scalar = not isinstance(input, Tensor)

@@ -38,7 +38,8 @@ fn combine(l: T, r: T) -> T {
 }""", ("wt_i64_lt", "wt_i64_add", "wt_i64_mul")),
     "sort_bitonic": ("fn is_nan(v: T) -> bool { return false; }\nfn less(a: T, b: T) -> bool { return wt_i64_lt(a, b); }",
                      ("wt_i64_lt",)),
-    "sort_searchsorted": ("fn less(a: T, b: T) -> bool { return wt_i64_lt(a, b); }", ("wt_i64_lt",)),
+    "sort_searchsorted": ("fn past(s: T, v: T) -> bool { return select(wt_i64_lt(s, v), !wt_i64_lt(v, s), RIGHT); }",
+                          ("wt_i64_lt",)),
 }
 _SOURCES = {}
 
@@ -270,7 +271,8 @@ def searchsorted(rec, seq, values, right, out_int32):
         length = seq.shape[-1]
         m = 0 if len(seq.shape) == 1 else (values.shape[-1] if values.shape else 1)
         words = (n, m, length, 0, seq.offset, values.offset, 0, 0)
-        src = kernel_source("sort_searchsorted", T=SCAN_TYPES[seq.dtype], RIGHT=bool(right))
+        t = SCAN_TYPES[seq.dtype]
+        src = kernel_source("sort_searchsorted", T=t, FLOAT=t == "f32", RIGHT=bool(right))
         rec.record_kernel("sort_searchsorted", src, struct.pack("<8I", *words), codegen.grid(-(-n // 256), rec.limits),
                           [seq.st.buf, values.st.buf, out.st.buf], [seq.st.buf, values.st.buf], [out.st.buf])
         keep_bounds(out, (0, length))  # insertion points: index checks on them need no readback

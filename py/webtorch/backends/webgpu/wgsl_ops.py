@@ -20,16 +20,27 @@ HELPERS = {
     "wt_isnan": "fn wt_isnan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }",
     "wt_isinf": "fn wt_isinf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }",
     "wt_signbit": "fn wt_signbit(x: f32) -> bool { return (bitcast<u32>(x) >> 31u) != 0u; }",
+    # C's pow edge values (PyTorch's): pow(x, 0) = pow(1, y) = 1 even for NaN, pow(+-1, +-inf) = 1, and a -inf
+    # base gives +-0 or +-inf (the sign from an odd integer exponent) where exp2(b * log2|a|) gives NaN
     "wt_pow": """fn wt_pow(a: f32, b: f32) -> f32 {
-  if (b == 0.0) { return 1.0; }
+  if (b == 0.0 || a == 1.0) { return 1.0; }
   if (b == 1.0) { return a; }
   if (b == 2.0) { return a * a; }
+  if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
+  let odd = trunc(b) == b && (abs(b) % 2.0) == 1.0;
+  if (wt_isinf(b)) {
+    if (abs(a) == 1.0) { return 1.0; }
+    return select(0.0, wt_f32_bits(0x7f800000u), (abs(a) > 1.0) == (b > 0.0));
+  }
+  if (a == 0.0 || (wt_isinf(a) && a < 0.0)) {
+    let m = select(0.0, wt_f32_bits(0x7f800000u), (b > 0.0) == (a != 0.0));
+    return select(m, -m, odd && wt_signbit(a));
+  }
   if (b == 0.5) { return sqrt(a); }
-  if (a == 0.0) { return select(wt_f32_bits(0x7f800000u), 0.0, b > 0.0); }
   let r = exp2(b * log2(abs(a)));
   if (a > 0.0) { return r; }
   if (trunc(b) != b) { return wt_f32_bits(0x7fc00000u); }
-  return select(r, -r, (abs(b) % 2.0) == 1.0);
+  return select(r, -r, odd);
 }""",
     "wt_ipow": """fn wt_ipow(a: i32, b: i32) -> i32 {
   var r = 1; var x = a; var e = b;
@@ -95,11 +106,13 @@ HELPERS = {
 }""",
     "wt_log1p": """fn wt_log1p(x: f32) -> f32 {
   if (!(x < 3.4e38)) { return x; }  // inf (and NaN) would meet inf / inf below
+  if (x < -1.0) { return wt_f32_bits(0x7fc00000u); }  // SwiftShader's log(-inf) is 88.7
   let u = 1.0 + x;
   if (u == 1.0) { return x; }
-  return log(u) * x / (u - 1.0);
+  return wt_log(u) * x / (u - 1.0);
 }""",
     "wt_logaddexp": """fn wt_logaddexp(a: f32, b: f32) -> f32 {
+  if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
   if (a == b) { return a + 0.6931471805599453; }
   let m = max(a, b);
   return m + wt_log1p(exp(-abs(a - b)));
@@ -131,6 +144,68 @@ HELPERS = {
   if (!(x >= 0.0)) { return wt_f32_bits(0x7fc00000u); }
   return log2(x);
 }""",
+    # C's fmod: a finite dividend over an infinite divisor is the dividend (a - b * trunc(a / b) gives NaN there)
+    "wt_fmod": """fn wt_fmod(a: f32, b: f32) -> f32 {
+  if (wt_isinf(b) && !wt_isinf(a) && !wt_isnan(a)) { return a; }
+  return a - b * trunc(a / b);
+}""",
+    # PyTorch's floor division of floats (c10 div_floor_floating): from fmod, so inf // x is NaN and a
+    # finite x // -inf is -1 where floor(a / b) would give inf and -0
+    "wt_floordiv": """fn wt_floordiv(a: f32, b: f32) -> f32 {
+  if (b == 0.0) { return a / b; }
+  let md = wt_fmod(a, b);
+  var q = (a - md) / b;
+  if (md != 0.0 && (b < 0.0) != (md < 0.0)) { q = q - 1.0; }
+  if (q == 0.0) { return select(0.0, -0.0, wt_signbit(a) != wt_signbit(b)); }
+  let f = floor(q);
+  return select(f, f + 1.0, q - f > 0.5);
+}""",
+    # PyTorch's remainder of floats: fmod's result moved to the divisor's sign
+    "wt_remainder": """fn wt_remainder(a: f32, b: f32) -> f32 {
+  let md = wt_fmod(a, b);
+  return select(md, md + b, md != 0.0 && (b < 0.0) != (md < 0.0));
+}""",
+    # atan2 with C's values where WGSL leaves them to the adapter: NaN in, NaN out; the infinities; a +-0 numerator
+    # (SwiftShader's atan2(-0, 1) is pi)
+    "wt_atan2": """fn wt_atan2(a: f32, b: f32) -> f32 {
+  if (wt_isnan(a) || wt_isnan(b)) { return a + b; }
+  let pi = 3.14159265358979;
+  if (wt_isinf(a)) {
+    var q = 0.5 * pi;
+    if (wt_isinf(b)) { q = select(0.75 * pi, 0.25 * pi, b > 0.0); }
+    return select(q, -q, a < 0.0);
+  }
+  if (wt_isinf(b) || a == 0.0) {
+    let z = select(abs(a) * 0.0, pi, wt_signbit(b));
+    return select(z, -z, wt_signbit(a));
+  }
+  return atan2(a, b);
+}""",
+    # asin/acos through atan2 of the exact complement: some adapters' builtins are 4e-4 off (lavapipe)
+    "wt_asin": """fn wt_asin(x: f32) -> f32 {
+  if (!(abs(x) <= 1.0)) { return wt_f32_bits(0x7fc00000u); }
+  return wt_atan2(x, sqrt((1.0 - x) * (1.0 + x)));
+}""",
+    "wt_acos": """fn wt_acos(x: f32) -> f32 {
+  if (!(abs(x) <= 1.0)) { return wt_f32_bits(0x7fc00000u); }
+  return wt_atan2(sqrt((1.0 - x) * (1.0 + x)), x);
+}""",
+    # the inverse hyperbolics at their domain edges, which WGSL leaves to the adapter (SwiftShader: asinh(-inf) and
+    # acosh(0.5) are 89.1, atanh(inf) 44.6)
+    "wt_asinh": """fn wt_asinh(x: f32) -> f32 {
+  if (wt_isinf(x)) { return x; }
+  return asinh(x);
+}""",
+    "wt_acosh": """fn wt_acosh(x: f32) -> f32 {
+  if (x < 1.0) { return wt_f32_bits(0x7fc00000u); }
+  if (wt_isinf(x)) { return x; }
+  return acosh(x);
+}""",
+    "wt_atanh": """fn wt_atanh(x: f32) -> f32 {
+  if (abs(x) > 1.0) { return wt_f32_bits(0x7fc00000u); }
+  if (abs(x) == 1.0) { return x * wt_f32_bits(0x7f800000u); }
+  return atanh(x);
+}""",
     "wt_log": """fn wt_log(x: f32) -> f32 {
   if (x == 0.0) { return wt_f32_bits(0xff800000u); }
   if (!(x >= 0.0)) { return wt_f32_bits(0x7fc00000u); }
@@ -139,10 +214,14 @@ HELPERS = {
 }
 
 # helpers that call other helpers
-_DEPS = {"wt_pow": ("wt_f32_bits",), "wt_irem": ("wt_itrem",), "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
+_DEPS = {"wt_pow": ("wt_f32_bits", "wt_isnan", "wt_isinf", "wt_signbit"), "wt_irem": ("wt_itrem",),
+         "wt_erfinv": ("wt_erf", "wt_erfc_pos", "wt_f32_bits"),
          "wt_erf": ("wt_erfc_pos",), "wt_erfc": ("wt_erf", "wt_erfc_pos"),
-         "wt_logaddexp": ("wt_log1p",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
-         "wt_log": ("wt_f32_bits",), **wgsl_int64.DEPS}
+         "wt_logaddexp": ("wt_log1p", "wt_isnan"), "wt_log1p": ("wt_f32_bits", "wt_log"), "wt_asinh": ("wt_isinf",),
+         "wt_acosh": ("wt_f32_bits", "wt_isinf"), "wt_atanh": ("wt_f32_bits",), "wt_trig": ("wt_f32_bits",), "wt_log2": ("wt_f32_bits",),
+         "wt_log": ("wt_f32_bits",), "wt_fmod": ("wt_isinf", "wt_isnan"), "wt_floordiv": ("wt_fmod", "wt_signbit"),
+         "wt_remainder": ("wt_fmod",), "wt_atan2": ("wt_isnan", "wt_isinf", "wt_signbit"),
+         "wt_asin": ("wt_f32_bits", "wt_atan2"), "wt_acos": ("wt_f32_bits", "wt_atan2"), **wgsl_int64.DEPS}
 HELPERS.update(wgsl_int64.HELPERS)
 
 
@@ -164,8 +243,14 @@ def helper_sources(names):
 
 
 F32, I32, U32, BOOL = "f32", "i32", "u32", "bool"
-_ATAN2_ZERO = "select(abs({a}) * 0.0, 3.14159265358979, wt_signbit({b}))"
 _NAN_EITHER = "wt_isnan({a}) || wt_isnan({b})"
+
+
+def _keep_nan(template):
+    """A unary float template whose NaN input gives NaN: some adapters' builtins do not (SwiftShader: exp(NaN) is
+    inf, asinh(NaN) 89.1)."""
+    return {F32: f"select({template}, {{a}}, wt_isnan({{a}}))", "*": template}
+
 
 # op -> WGSL expression template over the operands {a}, {b} (WGSL expressions in the compute type {ct}) and
 # their truth values {ta}, {tb}: one template for every compute type, or {compute type: template} with "*" for
@@ -177,9 +262,9 @@ OPS = {
     "sub": "({a} - {b})",
     "mul": {BOOL: "({a} && {b})", "*": "({a} * {b})"},
     "div": "({a} / {b})",
-    "floor_divide": {F32: "floor({a} / {b})", I32: "wt_ifloordiv({a}, {b})", "*": "({a} / {b})"},
-    "remainder": {F32: "({a} - {b} * floor({a} / {b}))", I32: "wt_irem({a}, {b})", "*": "({a} % {b})"},
-    "fmod": {F32: "({a} - {b} * trunc({a} / {b}))", I32: "wt_itrem({a}, {b})", "*": "({a} % {b})"},
+    "floor_divide": {F32: "wt_floordiv({a}, {b})", I32: "wt_ifloordiv({a}, {b})", "*": "({a} / {b})"},
+    "remainder": {F32: "wt_remainder({a}, {b})", I32: "wt_irem({a}, {b})", "*": "({a} % {b})"},
+    "fmod": {F32: "wt_fmod({a}, {b})", I32: "wt_itrem({a}, {b})", "*": "({a} % {b})"},
     # bool: 0 ** 0 = 1 ** x = 1
     "pow": {BOOL: "({a} || !{b})", F32: "wt_pow({a}, {b})", I32: "wt_ipow({a}, {b})",
             "*": "u32(wt_ipow(i32({a}), i32({b})))"},
@@ -187,19 +272,20 @@ OPS = {
                 "*": "max({a}, {b})"},
     "minimum": {BOOL: "({a} && {b})", F32: f"select(min({{a}}, {{b}}), {{a}} + {{b}}, {_NAN_EITHER})",
                 "*": "min({a}, {b})"},
-    # atan2(+-0, +-0) is left to the adapter in WGSL (lavapipe: 3 pi / 4); C's is +-0 or +-pi
-    "atan2": "select(atan2({a}, {b}), select(ZERO, -ZERO, wt_signbit({a})), {a} == 0.0 && {b} == 0.0)".replace(
-        "ZERO", _ATAN2_ZERO),
+    "atan2": "wt_atan2({a}, {b})",
     "copysign": "select(abs({a}), -abs({a}), wt_signbit({b}))",
-    "hypot": "sqrt({a} * {a} + {b} * {b})",
+    "hypot": "select(sqrt({a} * {a} + {b} * {b}), wt_f32_bits(0x7f800000u), wt_isinf({a}) || wt_isinf({b}))",
     "logaddexp": "wt_logaddexp({a}, {b})",
-    "eq": "({a} == {b})",
-    "ne": "({a} != {b})",
+    # ordered comparisons false, != true, with a NaN operand, tested on the bits: NVIDIA's Vulkan driver (H200)
+    # assumes no NaN in float compares, so relu(NaN) came out 0 there
+    "eq": {F32: f"(({{a}} == {{b}}) && !({_NAN_EITHER}))", "*": "({a} == {b})"},
+    # WGSL's float != may be an ordered compare (false for NaN: naga on lavapipe); PyTorch's NaN != x is true
+    "ne": {F32: f"(({{a}} != {{b}}) || {_NAN_EITHER})", "*": "({a} != {b})"},
     # WGSL orders no bools: compare them as 0/1
-    "lt": {BOOL: "(u32({a}) < u32({b}))", "*": "({a} < {b})"},
-    "le": {BOOL: "(u32({a}) <= u32({b}))", "*": "({a} <= {b})"},
-    "gt": {BOOL: "(u32({a}) > u32({b}))", "*": "({a} > {b})"},
-    "ge": {BOOL: "(u32({a}) >= u32({b}))", "*": "({a} >= {b})"},
+    "lt": {BOOL: "(u32({a}) < u32({b}))", F32: f"(({{a}} < {{b}}) && !({_NAN_EITHER}))", "*": "({a} < {b})"},
+    "le": {BOOL: "(u32({a}) <= u32({b}))", F32: f"(({{a}} <= {{b}}) && !({_NAN_EITHER}))", "*": "({a} <= {b})"},
+    "gt": {BOOL: "(u32({a}) > u32({b}))", F32: f"(({{a}} > {{b}}) && !({_NAN_EITHER}))", "*": "({a} > {b})"},
+    "ge": {BOOL: "(u32({a}) >= u32({b}))", F32: f"(({{a}} >= {{b}}) && !({_NAN_EITHER}))", "*": "({a} >= {b})"},
     "logical_and": "({ta} && {tb})",
     "logical_or": "({ta} || {tb})",
     "logical_xor": "({ta} != {tb})",
@@ -221,8 +307,10 @@ OPS = {
     "sign": {U32: "min({a}, 1u)", "*": "sign({a})"},
     "reciprocal": "(1.0 / {a})",
     "square": "({a} * {a})",
-    "relu": "select({a}, {ct}(0), {a} < {ct}(0))",
-    "sigmoid": "(1.0 / (1.0 + exp(-{a})))",
+    # f32: negative by the bits (sign set, not -0, not NaN), so NaN and -0 pass through as PyTorch's
+    "relu": {F32: "select({a}, 0.0, bitcast<u32>({a}) > 0x80000000u && bitcast<u32>({a}) <= 0xff800000u)",
+             "*": "select({a}, {ct}(0), {a} < {ct}(0))"},
+    "sigmoid": _keep_nan("(1.0 / (1.0 + exp(-{a})))"),
     "rsqrt": "(1.0 / sqrt({a}))",
     "log": "wt_log({a})",
     "log2": "wt_log2({a})",
@@ -232,10 +320,17 @@ OPS = {
     # |x| > 10 rounds to +-1 in f32; some adapters' tanh overflows to NaN there (SwiftShader)
     "tanh": "select(tanh({a}), sign({a}), abs({a}) > 10.0)",
     "frac": "({a} - trunc({a}))",
-    **{op: f"wt_{op}({{a}})" for op in ("expm1", "log1p", "erf", "erfc", "erfinv")},
-    **{op: f"{op}({{a}})" for op in ("exp", "exp2", "sqrt", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
-                                     "acosh", "atanh", "floor", "ceil", "round", "trunc")},
+    "expm1": _keep_nan("wt_expm1({a})"),
+    **{op: f"wt_{op}({{a}})" for op in ("log1p", "erf", "erfc", "erfinv")},
+    "atan": "select(atan({a}), {a}, wt_isnan({a}))",
+    "asin": "wt_asin({a})",
+    "acos": "wt_acos({a})",
+    **{op: _keep_nan(f"{op}({{a}})") for op in ("exp", "exp2", "sqrt", "tan", "sinh", "cosh")},
+    **{op: _keep_nan(f"wt_{op}({{a}})") for op in ("asinh", "acosh", "atanh")},
+    **{op: f"{op}({{a}})" for op in ("floor", "ceil", "round", "trunc")},
 }
+# an operand's truth value; a float's from its bits, so NaN is true (an ordered x != 0.0 gives false for NaN)
+_TRUTH = {BOOL: lambda x: x, F32: lambda x: f"((bitcast<u32>({x}) & 0x7fffffffu) != 0u)"}
 _HELPER_CALL = re.compile(r"\b(wt_\w+)\(")
 # (op, compute type) -> (template, the helpers it calls), filled on first use
 _ROWS = {}
@@ -276,5 +371,5 @@ def expr(op, args, ct, need):
         need(name)
     a = args[0] if args else None
     b = args[1] if len(args) > 1 else None
-    truth = (lambda x: x) if ct == BOOL else (lambda x: f"({x} != {ct}(0))")
+    truth = _TRUTH.get(ct) or (lambda x: f"({x} != {ct}(0))")
     return template.format(a=a, b=b, ct=ct, ta=None if a is None else truth(a), tb=None if b is None else truth(b))
