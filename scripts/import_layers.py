@@ -10,7 +10,7 @@ Layers (README, "Architecture"), from the bottom up; a file may import its own l
   1 browser   browser/ (Pyodide-only helpers: NumPy on demand, the script runner)
   2 backends  backends/ (base.py, the NumPy backend, backends/webgpu/); not the torch.backends flag modules
   3 autograd  autograd/ (its __init__.py, the torch.autograd namespace, and variable.py, Variable, are api)
-  4 tensor    _tensor.py, ops/, _device.py, _cuda_alias.py, _print.py, _numpy_interop.py
+  4 tensor    _tensor.py, ops/, _device.py, _cuda_alias.py, _print.py, _numpy_interop.py, _torch_function.py
   5 api       nn/, optim/, distributions/, utils/, serialization/, legacy/, the torch namespaces beside them
               (linalg.py, special.py, random.py, amp/, cuda/, ...) and the torch.backends flag modules
   6 root      __init__.py (the package root) and compat.py (``import torch``)
@@ -29,7 +29,7 @@ PKG = Path(__file__).resolve().parent.parent / "py" / "webtorch"
 
 _FACTS = {"_dtype.py", "_broadcast.py", "_geometry.py", "_memory_format.py", "_layout.py", "_lru.py", "version.py",
           "_bytecode_archive.py"}
-_TENSOR = {"_tensor.py", "_device.py", "_cuda_alias.py", "_print.py", "_numpy_interop.py"}
+_TENSOR = {"_tensor.py", "_device.py", "_cuda_alias.py", "_print.py", "_numpy_interop.py", "_torch_function.py"}
 _ROOT = {"__init__.py", "compat.py"}
 _BACKEND_FLAGS = {"__init__.py", "cudnn.py", "cuda.py", "mps.py", "mkldnn.py", "mkl.py", "openmp.py"}
 LAYERS = ("facts", "browser", "backends", "autograd", "tensor", "api", "root")

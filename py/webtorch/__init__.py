@@ -132,6 +132,7 @@ from . import optim  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
 from . import accelerator, amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
+from . import overrides, _C  # noqa: E402,F401
 from ._settings import (  # noqa: E402,F401
     set_float32_matmul_precision, get_float32_matmul_precision, use_deterministic_algorithms,
     are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, set_num_threads,

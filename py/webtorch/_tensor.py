@@ -8,6 +8,7 @@ methods; this file holds only metadata, conversions and the autograd entry point
 from . import _dtype as D
 from . import _geometry as G
 from . import _memory_format as _MF
+from . import _torch_function as _TF
 from ._layout import strided as _strided
 from ._device import device as _device_cls, backend_for, get_default_device
 from ._numpy_interop import require_numpy
@@ -46,6 +47,13 @@ class Tensor(TensorBase):
     __hash__ = object.__hash__
     _inference = False  # set (in the instance dict) on tensors created inside inference_mode
     __array_priority__ = 1000
+
+    # ops on a subclass go through its __torch_function__ (this default gives results the subclass's type)
+    __torch_function__ = classmethod(_TF.default_torch_function)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _TF.install_on_subclass(cls)
 
     # -- metadata ----------------------------------------------------------------------------------
     # The geometry (Size shape, strides, storage offset; elements) is plain data on the Tensor, given with the
@@ -450,7 +458,15 @@ class Tensor(TensorBase):
         return self.to(other.dtype)
 
     def as_subclass(self, cls):
-        return _as_subclass(self, cls)
+        """This tensor's data as an instance of ``cls``; it stays in the autograd graph (a view of ``self``, as
+        PyTorch's alias) when ``self`` requires grad."""
+        if not self.requires_grad:
+            return _as_subclass(self, cls)
+        with _TF.DisableTorchFunction():
+            return _as_subclass(self.view(self.shape), cls)
+
+
+_TF.set_tensor_class(Tensor)
 
 
 class _StorageRef:

@@ -16,19 +16,10 @@ PUBLIC_MODULES = ["torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.
                   "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations", "torch.optim",
                   "torch.optim.lr_scheduler", "torch.utils.data"]
 
-_FP8 = "float8 scaled/grouped GEMMs: no float8 dtypes in webtorch"
-_DATAPIPES = ("torchdata's deprecated DataPipes (their typing, single-iterator hooks and built-in pipes are "
-              "about 6,000 lines of PyTorch)")
+_FP8 = "float8 scaled GEMMs and their scaling/swizzle enums: no float8 dtypes in webtorch yet"
 NOT_YET = {
     "torch.nn.functional.ScalingType": _FP8, "torch.nn.functional.SwizzleType": _FP8,
     "torch.nn.functional.scaled_mm": _FP8, "torch.nn.functional.scaled_grouped_mm": _FP8,
-    "torch.nn.functional.grouped_mm": _FP8,
-    "torch.overrides.handle_torch_function": "__torch_function__ overrides are not supported",
-    **{f"torch.utils.data.datapipes._decorator.{n}": _DATAPIPES
-       for n in ("argument_validation", "functional_datapipe", "guaranteed_datapipes_determinism", "non_deterministic",
-                 "runtime_validation", "runtime_validation_disabled")},
-    **{f"torch.utils.data.datapipes.datapipe.{n}": _DATAPIPES
-       for n in ("DFIterDataPipe", "DataChunk", "IterDataPipe", "MapDataPipe")},
 }
 
 

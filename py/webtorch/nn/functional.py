@@ -5,10 +5,12 @@ PyTorch's F names and signatures.
 """
 import functools
 
+from .._torch_function import public as _public
 from ..ops.unary_math import relu as _relu  # noqa: F401
 from ..ops.linalg import matmul as _matmul  # noqa: F401
 
 
+@_public
 def relu(input, inplace=False):
     return input.relu_() if inplace else _relu(input)
 
@@ -77,8 +79,10 @@ from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 
 # ---- linear layers (nn engineer) ------------------------------------------------------------------------------
 from ..ops.linalg import addmm as _addmm, linear  # noqa: E402,F401
+from ..ops.grouped_mm import grouped_mm  # noqa: E402,F401
 
 
+@_public
 def bilinear(input1, input2, weight, bias=None):
     """y_k = input1^T weight_k input2 + bias_k over the last dims; leading dims are batch dims."""
     in1, in2 = weight.shape[1], weight.shape[2]
@@ -108,3 +112,15 @@ def bilinear(input1, input2, weight, bias=None):
 
 # ---- multi-head attention (nn/multi_head_attention.py) ---------------------------------------------------------
 from .multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
+
+
+# the functions gathered here from no ops table (FUNCTIONAL entries are public already) honour __torch_function__
+(adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, affine_grid,
+ avg_pool2d, avg_pool3d, embedding, embedding_bag, fold, grid_sample, gumbel_softmax, interpolate, linear, log_softmax,
+ lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d, multi_head_attention_forward, one_hot,
+ pad, softmax, softmin, unfold, upsample, upsample_bilinear, upsample_nearest) = map(_public, (
+    adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
+    affine_grid, avg_pool2d, avg_pool3d, embedding, embedding_bag, fold, grid_sample, gumbel_softmax, interpolate,
+    linear, log_softmax, lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
+    multi_head_attention_forward, one_hot, pad, softmax, softmin, unfold, upsample, upsample_bilinear,
+    upsample_nearest))

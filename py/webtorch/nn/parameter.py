@@ -1,6 +1,7 @@
 """torch.nn.Parameter and torch.nn.Buffer: the tensors a Module registers when they are assigned to it; the
 uninitialized ones of lazy modules."""
 from .._tensor import Tensor, _as_subclass
+from .._torch_function import _disabled_torch_function_impl
 from ..autograd.grad_mode import no_grad
 
 
@@ -18,6 +19,7 @@ class Parameter(Tensor):
         Parameter containing:
         tensor([0., 0.], requires_grad=True)
     """
+    __torch_function__ = _disabled_torch_function_impl  # ops on parameters give plain Tensors
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -73,6 +75,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         data (Tensor): the buffer's values (shared, not copied).
         persistent (bool): whether the buffer is part of the module's state_dict. Default: True.
     """
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:

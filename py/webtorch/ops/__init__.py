@@ -11,8 +11,11 @@ To add an op family: write a module here with those dicts, list it in MODULES, g
 its FUNCTIONS in webtorch/__init__.py (tests/tooling/test_api_namespace.py fails until the root has them all).
 """
 import importlib
+import pkgutil
+from types import FunctionType
 
 from .._tensor import Tensor
+from .._torch_function import public
 
 MODULES = [
     "creation",
@@ -198,6 +201,27 @@ def _install():
                 attached[k] = name
                 fn = defined[k]
                 setattr(Tensor, k, property(fn) if kind == "PROPERTIES" else fn)
+    _make_public()
+
+
+def _make_public():
+    """Each FUNCTIONS / FUNCTIONAL entry (torch.<name>, torch.nn.functional.<name>) becomes its public form, which
+    honours ``__torch_function__``, in its table and under every name an ops module binds it to, so the root's and
+    nn.functional's imports get the public one. Tensor methods keep the plain functions (their dispatch is
+    installed per subclass: _torch_function.py)."""
+    mods = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
+            if not m.name.startswith("_")]
+    made = {}
+    for mod in mods:
+        for kind, prefix in (("FUNCTIONS", "torch."), ("FUNCTIONAL", "torch.nn.functional.")):
+            table = getattr(mod, kind, {})
+            for k, fn in table.items():
+                if type(fn) is FunctionType:  # torch.<name> is PyTorch's C++ (its failure words), F.<name> Python
+                    table[k] = made[fn] = made.get(fn) or public(fn, prefix + k, native=kind == "FUNCTIONS")
+    for mod in mods:
+        for attr, value in list(vars(mod).items()):
+            if type(value) is FunctionType and value in made:
+                setattr(mod, attr, made[value])
 
 
 _install()

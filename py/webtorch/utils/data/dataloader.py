@@ -1,9 +1,13 @@
 """DataLoader: batches from a dataset in the main process (no worker processes in the browser)."""
 import warnings
 
+from ..._dtype import int64
+from ...ops.creation import Generator, empty
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info  # noqa: F401  (PyTorch's dataloader module names it too)
 from .dataset import IterableDataset
+from .datapipes.datapipe import IterDataPipe
+from .graph_settings import apply_random_seed, apply_shuffle_settings
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -27,7 +31,9 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self._iterable = isinstance(dataset, IterableDataset)
-        if self._iterable:
+        if isinstance(dataset, IterDataPipe):  # a DataPipe graph shuffles by its Shufflers
+            self.dataset = dataset = apply_shuffle_settings(dataset, shuffle=shuffle)
+        elif self._iterable:
             if shuffle not in (False, None):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
                                  f"shuffle={shuffle}")
@@ -78,6 +84,10 @@ class DataLoader:
         return self.collate_fn(getitems(indices) if callable(getitems) else [self.dataset[i] for i in indices])
 
     def _iter_iterable(self):
+        if isinstance(self.dataset, IterDataPipe):  # each epoch reseeds the graph's Shufflers from the loader's
+            # generator, as PyTorch's loader iterator does
+            shared = int(empty((), dtype=int64).random_(generator=self.generator).item())
+            apply_random_seed(self.dataset, Generator().manual_seed(shared))
         if self.batch_size is None:
             for item in self.dataset:
                 yield self.collate_fn(item)

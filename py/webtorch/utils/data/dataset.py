@@ -2,12 +2,18 @@
 import bisect
 import math
 import warnings
+from typing import Generic, TypeVar
+
 from ..._dtype import int64
 from ...ops.creation import randperm, tensor
 
 
-class Dataset:
-    """A map-style dataset: implement __getitem__ (and usually __len__)."""
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
+    """A map-style dataset: implement __getitem__ (and usually __len__). Subscriptable as PyTorch's
+    (``Dataset[int]``, ``IterDataPipe[int]``)."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -16,7 +22,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """A dataset that yields samples from __iter__."""
 
     def __iter__(self):
