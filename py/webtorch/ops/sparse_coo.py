@@ -9,6 +9,7 @@ computed as if the tensor were dense.
 from .. import _dtype as D
 from .._layout import sparse_coo
 from .._tensor import Size, Tensor, _parse_to
+from .._torch_function import _disabled_torch_function_impl
 from ..autograd.grad_mode import state as _grad_state
 from ._core.dispatch import check_same_device
 from .shape import cat, stack
@@ -32,6 +33,8 @@ class SparseCOOTensor(Tensor):
 
     # the dense storage every other Tensor has: an op written for dense tensors that reaches it fails clearly
     _data = property(_refused("this operation"))
+    # a layout, not a subclass in PyTorch's sense: ops take part as a plain tensor does (no __torch_function__)
+    __torch_function__ = _disabled_torch_function_impl
 
     # -- layout and metadata -------------------------------------------------------------------------
     @property
