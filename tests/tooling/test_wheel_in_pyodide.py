@@ -4,6 +4,8 @@ traceback though docstrings and column ranges were compiled out and the modules 
 (webtorch_devtools/bytecode.py, webtorch/_bytecode_archive.py), ``import webtorch`` leaves the large modules it
 does not need unimported, and the wheel stays within its size budget."""
 import ast
+import gzip
+import inspect
 import json
 import os
 import subprocess
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import webtorch
 from webtorch_devtools.bytecode import pyodide_dir
+from webtorch_devtools.docstrings import docstring_table, docstrings_path
 from webtorch_devtools.wheel import build_wheel
 
 from lazy_modules import NOT_AT_IMPORT  # and "numbers", which CPython imports at start-up itself
@@ -55,6 +58,23 @@ json.dumps({"frames": frames, "columns": [c for _, _, c, _ in code.co_positions(
 """
 
 
+# help() on a class loaded before the docstrings arrive and on one imported after (webtorch/_bytecode_archive.py's
+# loader sets those), from the table beside the wheel (webtorch_devtools/docstrings.py; the page fetches it:
+# webtorch/browser/docstrings.py). Only these modules' rows travel in the probe (a command line has a size limit).
+DOC_MODULES = ("webtorch", "webtorch.nn.modules.linear", "webtorch.nn.modules.module", "webtorch.optim.adam")
+DOC_PROBE = """
+import inspect, json, pydoc
+import webtorch
+from webtorch import _docstrings
+before = webtorch.nn.Linear.__doc__
+_docstrings.attach(json.loads(%r))
+from webtorch.optim import adam
+json.dumps({"before": before, "package": webtorch.__doc__, "linear": inspect.getdoc(webtorch.nn.Linear),
+            "forward": inspect.getdoc(webtorch.nn.Linear.forward), "adam": inspect.getdoc(adam.Adam),
+            "help": pydoc.render_doc(webtorch.nn.Linear, renderer=pydoc.plaintext)})
+"""
+
+
 def _host_frames():
     try:
         webtorch.device("nonsense")
@@ -93,3 +113,21 @@ def test_wheel_within_budget():
     kib = build_wheel().stat().st_size / 1024
     assert kib <= WHEEL_BUDGET_KIB, (f"the runtime wheel is {kib:.0f} KiB, over its budget of {WHEEL_BUDGET_KIB} "
                                      "KiB (tests/tooling/test_wheel_in_pyodide.py says when to raise it)")
+
+
+def test_docstrings_beside_the_wheel_set_on_demand():
+    table = docstring_table(RUNTIME)
+    wheel = build_wheel()
+    assert json.loads(gzip.decompress(docstrings_path(wheel).read_bytes())) == table
+    rows = {m: table[m] for m in DOC_MODULES}
+    r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
+                        str(pyodide_dir(ROOT)), str(wheel), DOC_PROBE % json.dumps(rows)],
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout)
+    from webtorch.nn import Linear
+    from webtorch.optim.adam import Adam
+    assert got["before"] is None  # compiled out of the wheel
+    assert got["package"] == webtorch.__doc__ and got["linear"] == inspect.getdoc(Linear), got
+    assert got["forward"] == inspect.getdoc(Linear.forward) and got["adam"] == inspect.getdoc(Adam), got
+    assert inspect.getdoc(Linear).splitlines()[0] in got["help"], got["help"]
