@@ -60,5 +60,6 @@ def write_docstrings(package_dir, wheel):
     data = json.dumps(docstring_table(package_dir), sort_keys=True, separators=(",", ":")).encode()
     with tempfile.NamedTemporaryFile(dir=out.parent, delete=False) as f:  # concurrent builders: one whole file
         f.write(gzip.compress(data, compresslevel=9, mtime=0))
+    os.chmod(f.name, 0o644)  # as the wheel beside it (a temporary file is private)
     os.replace(f.name, out)
     return out
