@@ -117,7 +117,10 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   mark("wasmAwaited")();
   // the site-packages finder forgets its listing (the wheels were written after it was made); only that finder:
   // importlib.invalidate_caches() also imports importlib.metadata, 0.1 s in Pyodide
-  pyodide.runPython(`import sys
+  // webtorch's docstrings are beside the wheel, fetched the first time help() asks (webtorch/browser/docstrings.py)
+  const docstringsURL = new URL(wheelURL, index).href.replace(/\.whl$/, ".docstrings.json.gz");
+  pyodide.runPython(`import os, sys
+os.environ["WEBTORCH_DOCSTRINGS_URL"] = ${JSON.stringify(docstringsURL)}
 finder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})
 if finder is not None:
     finder.invalidate_caches()

@@ -7,8 +7,9 @@ about 40% smaller (webtorch_devtools/bytecode.py packs it and gives the figures)
 package's ``__init__`` stay plain .pyc files; importing this module puts a finder first on ``sys.meta_path``
 that answers for every other ``webtorch.*`` module from the archive. Each module keeps the file name it would
 have had (``__file__``, tracebacks, the package's data files beside it), so nothing else can tell the
-difference; the kernels' one reader (backends/webgpu/wgsl_loader.py) asks ``finder.files`` first. From a source
-checkout there is no archive and ``finder`` is None.
+difference but the docstrings, compiled out (webtorch/_docstrings.py sets them once help() asks, on the modules
+this loader runs after that too); the kernels' one reader (backends/webgpu/wgsl_loader.py) asks ``finder.files``
+first. From a source checkout there is no archive and ``finder`` is None.
 """
 import importlib.machinery
 import importlib.util
@@ -28,6 +29,12 @@ class ArchiveLoader(importlib.machinery.SourcelessFileLoader):
 
     def get_code(self, fullname):
         return marshal.loads(self._code)
+
+    def exec_module(self, module):
+        super().exec_module(module)
+        docstrings = sys.modules.get("webtorch._docstrings")
+        if docstrings is not None and docstrings.loaded():  # help() has asked for them: this module's too
+            docstrings.attach_module(module)
 
 
 class ArchiveFinder:

@@ -7,8 +7,9 @@ The wheel ships the bytecode sourceless (x.pyc in place of x.py): with the sourc
 ~1.7 MiB for no faster import. Two things are compiled out, each measured on the wheel's size (KiB, deflated):
 - column ranges (PYTHONNODEBUGRANGES): 1399 -> ~1100. They only place the ^^^ markers under a traceback's source
   line, and a sourceless module has no source line to mark; tracebacks still name each file and line.
-- docstrings (optimize=2): -> 984. ``help()`` on webtorch's objects has no text in Pyodide; nothing in the
-  runtime reads a docstring, and it has no assert statement (optimize's other effect).
+- docstrings (optimize=2): -> 984. Nothing in the runtime reads a docstring, and it has no assert statement
+  (optimize's other effect); ``help()``/``obj?`` get them from a file beside the wheel, fetched the first time they
+  ask (docstrings.py).
 Then the modules go into one archive, ``webtorch/_bytecode.zst`` ({module name: marshalled code}, Zstandard),
 which webtorch/_bytecode_archive.py serves: deflated one by one, as a wheel stores its files, the 335 .pyc took
 1014 KiB plus ~65 KiB of zip entries and RECORD lines; compressed together 635 KiB (deflate over the whole, zlib -9:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .docstrings import docstrings_path
 from .lite_wheels import cache_dir as user_wheels_dir, user_wheels
 from .server import ISOLATION_HEADERS, Server, pyodide_dir, web_dir
 from .wheel import build_wheel, repo_root
@@ -187,6 +188,7 @@ def build_site(dest, packages_url=None):
     wheel = build_wheel()
     (dest / "wheel").mkdir()
     shutil.copyfile(wheel, dest / "wheel" / wheel.name)
+    shutil.copyfile(docstrings_path(wheel), dest / "wheel" / docstrings_path(wheel).name)  # fetched by help()
     (dest / "wheels").mkdir()
     for path in user_wheels():
         shutil.copyfile(path, dest / "wheels" / path.name)

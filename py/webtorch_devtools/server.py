@@ -1,8 +1,8 @@
 """The local HTTP server a browser run loads everything from (WebGPU needs a secure context:
 http://127.0.0.1, never file://). Nothing comes from a CDN.
 
-Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel>,
-/wheels/* (extra pure-Python wheels, e.g. pytest for in-browser test runs), /files/<name>.zip (folders
+Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel> (and
+/wheel/<its name>.docstrings.json.gz beside it), /wheels/* (extra pure-Python wheels, e.g. pytest for in-browser test runs), /files/<name>.zip (folders
 handed to a run, zipped on request); more folders through ``roots`` (name -> folder, served as /name/*; the
 name "" is the root folder: every path no other route claims). Without a ``wheel`` it is a static site: only
 ``roots`` (``Server(roots={"": site_dir})``). A path naming a folder serves its index.html.
@@ -19,12 +19,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .docstrings import docstrings_path
 from .wheel import repo_root
 
 _TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
           ".json": "application/json", ".html": "text/html", ".zip": "application/zip",
           ".whl": "application/zip", ".map": "application/json", ".ipynb": "application/json",
-          ".svg": "image/svg+xml", ".css": "text/css"}
+          ".svg": "image/svg+xml", ".css": "text/css", ".gz": "application/gzip"}
 _SKIP = {"__pycache__", "node_modules", ".venv", ".git", ".cache", ".pytest_cache"}
 MAX_ARCHIVE_BYTES = 256 << 20
 # Everything is served from this one origin, so same-origin resources load under require-corp.
@@ -89,8 +90,10 @@ class Server:
         if wheels_dir:
             self.roots["wheels"] = Path(wheels_dir)
         self.wheel = Path(wheel) if wheel else None
-        # read now: the wheel cache prunes old builds while other sessions (other checkouts' edits) build new ones
-        self._wheel_bytes = self.wheel.read_bytes() if wheel else None
+        # read now: the wheel cache prunes old builds while other sessions (other checkouts' edits) build new ones;
+        # the wheel's docstrings beside it (help() fetches them) when the build wrote them
+        docstrings = docstrings_path(wheel) if wheel else None
+        self._wheel_files = {p.name: p.read_bytes() for p in (self.wheel, docstrings) if p and p.is_file()}
         self.folders = dict(folders or {})  # name -> folder, served as /files/<name>.zip
         self._zips = {}
         self._lock = threading.Lock()
@@ -160,8 +163,8 @@ class Server:
         if any(p in ("..", ".") for p in parts):
             return None, None
         head, rest = (parts[0], parts[1:]) if parts else ("", [])
-        if head == "wheel" and self.wheel and rest == [self.wheel.name]:
-            return self._wheel_bytes, _TYPES[".whl"]
+        if head == "wheel" and len(rest) == 1 and rest[0] in self._wheel_files:
+            return self._wheel_files[rest[0]], _TYPES[Path(rest[0]).suffix]
         if head == "files" and len(rest) == 1 and rest[0].endswith(".zip") and rest[0][:-4] in self.folders:
             name = rest[0][:-4]
             with self._lock:

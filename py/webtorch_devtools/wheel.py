@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from .bytecode import PYODIDE_ENV, pyodide_dir
+from .docstrings import write_docstrings
 
 KEEP_BUILDS = 3  # cached wheels kept (the one just built included)
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.egg-info")
@@ -44,7 +45,8 @@ def _sources(root):
 def build_wheel(root=None, cache_dir=None):
     """Path of webtorch-<version>-py3-none-any.whl built from ``root`` (default: this checkout).
 
-    Cached under ``<root>/.cache/wheels/<content hash>/``: rebuilt only when a file the build reads changes.
+    Cached under ``<root>/.cache/wheels/<content hash>/``: rebuilt only when a file the build reads changes. The
+    wheel's docstrings are beside it (webtorch_devtools/docstrings.py: ``docstrings_path(wheel)``).
     """
     root = Path(root) if root else repo_root()
     if root is None:
@@ -75,6 +77,7 @@ def build_wheel(root=None, cache_dir=None):
                                f"{r.stderr[-3000:]}")
         folder.mkdir(exist_ok=True)
         final = folder / wheels[0].name
+        write_docstrings(src / "py" / "webtorch", final)  # first: a wheel in the cache has its docstrings beside it
         os.replace(wheels[0], final)  # same file system: concurrent builders of one hash end with one whole file
     _prune(cache, keep=folder)
     return final

@@ -4,6 +4,8 @@ traceback though docstrings and column ranges were compiled out and the modules 
 (webtorch_devtools/bytecode.py, webtorch/_bytecode_archive.py), ``import webtorch`` leaves the large modules it
 does not need unimported, and the wheel stays within its size budget."""
 import ast
+import gzip
+import inspect
 import json
 import os
 import subprocess
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import webtorch
 from webtorch_devtools.bytecode import pyodide_dir
+from webtorch_devtools.docstrings import docstring_table, docstrings_path
 from webtorch_devtools.wheel import build_wheel
 
 from lazy_modules import NOT_AT_IMPORT  # and "numbers", which CPython imports at start-up itself
@@ -36,10 +39,12 @@ RUNTIME = ROOT / "py" / "webtorch"
 # device "cpu"'s worker threads and faster elementwise paths (kernels.wasm 1150 KiB, 165 deflated, built without
 # binaryen's wasm-opt on every machine); block splits of every webgpu family past one binding; the cuda alias;
 # 900 -> 905: the webgpu limits and adapter features as per-device objects (901 KiB).
-# 905 -> 922: sparse COO tensors, embedding(sparse=True) gradients, SparseAdam and the sparse paths of SGD/Adagrad,
-# torch.layout and torch.sparse (+8 KiB); device "cpu"'s fused elementwise chains: the ew_chain_<ct> kernels
-# (kernels.wasm +28 KiB, +6 KiB deflated: float32, float64, int64 -- vectorized loops; -Os would halve them and lose
-# the SIMD) and chain.py (+8 KiB).
+# 905 -> 895: kernels.wasm's families no training step runs built without unrolling (-10 KiB; the docstrings'
+# loader is in, their table beside the wheel, not in it). Where the rest goes: bench/bench_wheel_size.py.
+# 895 -> BUDGET: sparse COO tensors, embedding(sparse=True) gradients, SparseAdam and the sparse paths of
+# SGD/Adagrad, torch.layout and torch.sparse (+8 KiB); device "cpu"'s fused elementwise chains: the ew_chain_<ct>
+# kernels (kernels.wasm +28 KiB, +6 KiB deflated: float32, float64, int64 -- vectorized loops; -Os would halve
+# them and lose the SIMD) and chain.py (+3 KiB); DataPipes, __torch_function__ overrides, grouped_mm.
 WHEEL_BUDGET_KIB = 922
 
 PROBE = """
@@ -56,6 +61,23 @@ json.dumps({"frames": frames, "columns": [c for _, _, c, _ in code.co_positions(
             "archived": webtorch._bytecode_archive.finder.names(), "file": webtorch.nn.functional.__file__,
             "shaders": (lambda w: {n: w.template(n) for n in w.names()})(  # imported after "imported" is taken
                 importlib.import_module("webtorch.backends.webgpu.wgsl_loader"))})
+"""
+
+
+# help() on a class loaded before the docstrings arrive and on one imported after (webtorch/_bytecode_archive.py's
+# loader sets those), from the table beside the wheel (webtorch_devtools/docstrings.py; the page fetches it:
+# webtorch/browser/docstrings.py). Only these modules' rows travel in the probe (a command line has a size limit).
+DOC_MODULES = ("webtorch", "webtorch.nn.modules.linear", "webtorch.nn.modules.module", "webtorch.optim.adam")
+DOC_PROBE = """
+import inspect, json, pydoc
+import webtorch
+from webtorch import _docstrings
+before = webtorch.nn.Linear.__doc__
+_docstrings.attach(json.loads(%r))
+from webtorch.optim import adam
+json.dumps({"before": before, "package": webtorch.__doc__, "linear": inspect.getdoc(webtorch.nn.Linear),
+            "forward": inspect.getdoc(webtorch.nn.Linear.forward), "adam": inspect.getdoc(adam.Adam),
+            "help": pydoc.render_doc(webtorch.nn.Linear, renderer=pydoc.plaintext)})
 """
 
 
@@ -97,3 +119,21 @@ def test_wheel_within_budget():
     kib = build_wheel().stat().st_size / 1024
     assert kib <= WHEEL_BUDGET_KIB, (f"the runtime wheel is {kib:.0f} KiB, over its budget of {WHEEL_BUDGET_KIB} "
                                      "KiB (tests/tooling/test_wheel_in_pyodide.py says when to raise it)")
+
+
+def test_docstrings_beside_the_wheel_set_on_demand():
+    table = docstring_table(RUNTIME)
+    wheel = build_wheel()
+    assert json.loads(gzip.decompress(docstrings_path(wheel).read_bytes())) == table
+    rows = {m: table[m] for m in DOC_MODULES}
+    r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
+                        str(pyodide_dir(ROOT)), str(wheel), DOC_PROBE % json.dumps(rows)],
+                       capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout)
+    from webtorch.nn import Linear
+    from webtorch.optim.adam import Adam
+    assert got["before"] is None  # compiled out of the wheel
+    assert got["package"] == webtorch.__doc__ and got["linear"] == inspect.getdoc(Linear), got
+    assert got["forward"] == inspect.getdoc(Linear.forward) and got["adam"] == inspect.getdoc(Adam), got
+    assert inspect.getdoc(Linear).splitlines()[0] in got["help"], got["help"]

@@ -163,6 +163,13 @@ async def _run(code, ns):
     return value
 
 
+def _asks_for_help(tree):
+    """Whether the cell calls help() or has ``name?`` lines (introspect.pinfo calls once parsed)."""
+    return any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "help"
+                                            or isinstance(n.func, ast.Attribute) and n.func.attr == "pinfo")
+               for n in ast.walk(tree))
+
+
 async def _load_imports(source):
     """Load the Pyodide packages the cell imports (webtorch.browser.packages; none outside a page)."""
     from ..browser import packages
@@ -187,6 +194,9 @@ async def run_cell(source, count):
     try:
         tree = _parse(source, filename)
         await _load_imports(ast.unparse(tree))  # the cell as parsed (help lines answered, not imported)
+        if _asks_for_help(tree):  # the wheel's bytecode has no docstrings: fetched beside it the first time
+            from ..browser import docstrings
+            await docstrings.load()
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         if tree.body:
