@@ -29,16 +29,6 @@ KNOWN = {
         ('webgpu', 'F.adaptive_max_pool2d(m.arange(2 * 3 * 5 * 5, dtype=m.float32, device=d).reshape(2, 3, 5, 5) / 50, (3, -1))'),
         ('webgpu', 'F.unfold(m.arange(2 * 3 * 5 * 5, dtype=m.float32, device=d).reshape(2, 3, 5, 5) / 50, 2, stride=0)'),
     ],
-    "losses/norms on integer tensors: torch's CPU kernels accept some integer inputs that webtorch refuses (or refuse with another type)": [
-        ('cpu', 'F.binary_cross_entropy(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('cpu', 'F.huber_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('cpu', 'F.smooth_l1_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('cpu', 'F.mse_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('webgpu', 'F.binary_cross_entropy(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('webgpu', 'F.huber_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('webgpu', 'F.smooth_l1_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-        ('webgpu', 'F.mse_loss(m.tensor([[0.2, 0.7], [0.9, 0.4]], device=d).to(m.int64), m.tensor([[0.0, 1.0], [1.0, 0.0]], device=d).to(m.int64))'),
-    ],
     'layer_norm with an int normalized_shape: torch asks for a tuple of ints, webtorch accepts the int': [
         ('cpu', 'F.layer_norm(m.arange(6., device=d).reshape(2, 3), 3)'),
         ('webgpu', 'F.layer_norm(m.arange(6., device=d).reshape(2, 3), 3)'),

@@ -3,12 +3,11 @@
 Each forward writes straight into self's storage (their backward needs no old value of self) and goes
 through inplace.write_inplace, so version counters, views and CopySlices behave as for every in-place op.
 """
-from .._broadcast import broadcast_shapes
 from .._dtype import fit_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
 from ._core.dispatch import new_size_arg, wrap, wrap_target
-from ._core.inplace import resize_storage, write_inplace
+from ._core.inplace import check_inplace_broadcast, resize_storage, write_inplace
 
 
 def _target(x, inplace):
@@ -102,10 +101,8 @@ class CopyBackwards(Node):
 def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' must be Tensor, not {type(src).__name__}")
-    shape = tuple(self.shape)
-    if tuple(src.shape) != shape and broadcast_shapes(shape, tuple(src.shape)) != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(broadcast_shapes(shape, tuple(src.shape)))}")
+    if tuple(src.shape) != tuple(self.shape):
+        check_inplace_broadcast(self, src)
     return write_inplace(self, CopyBackwards, src, inputs=(src,))
 
 

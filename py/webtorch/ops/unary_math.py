@@ -68,7 +68,8 @@ _REFUSES = {op: (lambda dt: dt is D.bool_, f"{op}_vml_cpu") for op in ("floor", 
 _REFUSES.update(abs=(lambda dt: dt is D.bool_, "abs_cpu"), frac=(lambda dt: not dt.is_floating_point, "frac_cpu"))
 
 
-def _check_dtype(op, dt):
+def check_unary_dtype(op, dt):
+    """Refuse dtype dt for the unary op ``op`` as PyTorch 2.13 refuses it (a bool negation, a bool floor, ...)."""
     if dt is D.bool_ and op == "neg":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
@@ -110,7 +111,7 @@ def _make_unary(op, node_name, kind, bwd):
                                      "_operands": (0,)})
 
     def fn(input, *, out=None):
-        _check_dtype(op, input.dtype)
+        check_unary_dtype(op, input.dtype)
         # rounding an integer is the identity (a copy, as PyTorch)
         r = input.clone() if rounding and not input.dtype.is_floating_point else apply_op(node, input)
         return r if out is None else write_out(r, out, (input,), op)
