@@ -6,6 +6,7 @@ through inplace.write_inplace, so version counters, views and CopySlices behave 
 from .._dtype import fit_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from .creation import tensor
 from ._core.dispatch import new_size_arg, wrap, wrap_target
 from ._core.inplace import check_inplace_broadcast, resize_storage, write_inplace
 
@@ -99,6 +100,8 @@ class CopyBackwards(Node):
 
 
 def copy_(self, src, non_blocking=False):
+    if isinstance(src, (bool, int, float)):   # PyTorch takes a Python number as a 0-dim tensor of it
+        src = tensor(src, device=self.device)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' must be Tensor, not {type(src).__name__}")
     if tuple(src.shape) != tuple(self.shape):

@@ -337,14 +337,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
     if input.numel() == 0:
         return input
-    c = input.shape[1]
-    from .creation import arange
-    i = arange(c, device=input.device).unsqueeze(1)
-    j = arange(c, device=input.device).unsqueeze(0)
-    # band[j, i] = 1/size when channel j lies in channel i's zero-padded window [i - size//2, i + (size-1)//2]
-    band = ((j - i <= size // 2) & (i - j <= (size - 1) // 2)).to(input.dtype) / size
-    sq = (input * input).movedim(1, -1)
-    div = sq.matmul(band).movedim(-1, 1)
+    # composed as PyTorch composes it (the window mean an average pool over the zero-padded channels, so NaN/inf
+    # stay in their windows and the dtype rules are avg_pool's: int64 pools, other integers are refused)
+    from .padding import pad
+    from .pooling import avg_pool2d, avg_pool3d
+    div = input * input
+    if dim == 3:
+        div = avg_pool2d(pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2)), (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = avg_pool3d(pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2)), (size, 1, 1), stride=1).squeeze(1)
+        div = div.reshape(sizes)
     return input / (div * alpha + k).pow(beta)
 
 

@@ -220,8 +220,8 @@ _Sgn = _make_unary_composite("SgnBackward0", lambda x, dt: ew("sign", (x,), dt),
 
 
 def _logit_fwd(x, dt, eps):
-    if eps is not None:
-        x = ew("clamp", (x, eps, 1 - eps), dt)
+    if eps is not None:   # PyTorch's bounds test in this order: with eps > 0.5 (lo > hi) x < eps wins
+        x = ew("where", (ew("lt", (x, eps), dt), eps, ew("where", (ew("gt", (x, 1 - eps), dt), 1 - eps, x), dt)), dt)
     return ew("log", (ew("div", (x, ew("sub", (1, x), dt)), dt),), dt)
 
 
@@ -268,6 +268,8 @@ def sgn(input, *, out=None):
 
 
 def logit(input, eps=None, *, out=None):
+    if eps is not None and eps < 0:   # PyTorch: a negative eps is no eps
+        eps = None
     return write_out(apply_op(_Logit, input, eps), out, (input,), "logit")
 
 
