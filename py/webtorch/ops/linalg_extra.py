@@ -305,6 +305,8 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 def cross(input, other, dim=None, *, out=None):
+    if D.bool_ in (input.dtype, other.dtype):
+        raise not_implemented_for("cross", D.bool_)
     if dim is None:  # PyTorch's deprecated default: the first dim of size 3
         dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
         if dim is None:

@@ -475,6 +475,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"{list(target.shape)}")
     c = input.shape[-1] if input.dim() else 1
     require_float(input, "multi_margin_loss_cpu_kernel")
+    if target.dtype is not int64:
+        raise RuntimeError(f"expected scalar type Long but found {scalar_type_name(target.dtype)} (multi_margin_loss "
+                           "takes class indices as int64: target.long())")
     try:
         target = _check_target_range(target, c, op="multi_margin_loss")
     except IndexError:
@@ -568,6 +571,11 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return _margin_ranking(input1, input2, target, margin, red)
+
+
+def _margin_ranking(input1, input2, target, margin, red):
+    """ATen's margin_ranking_loss (F's rank check aside: the three broadcast)."""
     return reduce_loss((-target * (input1 - input2) + margin).clamp_min(0.0), red)
 
 
@@ -625,7 +633,7 @@ def _torch_cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
 
 
 def _torch_margin_ranking(input1, input2, target, margin=0.0, reduction=0):
-    return margin_ranking_loss(input1, input2, target, margin, reduction=reduction_name(reduction))
+    return _margin_ranking(input1, input2, target, margin, reduction_name(reduction))
 
 
 def _torch_hinge_embedding(input, target, margin=1.0, reduction=0):

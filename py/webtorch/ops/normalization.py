@@ -365,9 +365,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cos of the angle along dim; each input is divided by its own norm first (PyTorch 2.x's stable form;
-    the eps clamp is not differentiated through)."""
+    the eps clamp is not differentiated through). Computed in the promoted dtype, which must be floating point."""
+    common = D.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{D.scalar_type_name(common)}")
     shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
-    x1, x2 = x1.expand(shape), x2.expand(shape)
+    x1, x2 = x1.to(common).expand(shape), x2.to(common).expand(shape)
     n1 = norm(x1, 2, dim, keepdim=True).clone()
     n2 = norm(x2, 2, dim, keepdim=True).clone()
     with no_grad():

@@ -84,6 +84,7 @@ def _make_unary(op, node_name, kind, bwd):
     to_float = kind == "float"
     rounding = op in ("floor", "ceil", "round", "trunc")
     saves_result = op in _SAVES_RESULT
+    square = op == "square"
 
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
@@ -112,8 +113,11 @@ def _make_unary(op, node_name, kind, bwd):
 
     def fn(input, *, out=None):
         check_unary_dtype(op, input.dtype)
-        # rounding an integer is the identity (a copy, as PyTorch)
-        r = input.clone() if rounding and not input.dtype.is_floating_point else apply_op(node, input)
+        if square and input.dtype is D.bool_:   # PyTorch squares as pow(x, 2): a bool promotes to int64
+            input = input.to(D.int64)
+        # rounding an integer is the identity (a copy, as PyTorch), and so is the sign of a bool
+        identity = (rounding and not input.dtype.is_floating_point) or (op == "sign" and input.dtype is D.bool_)
+        r = input.clone() if identity else apply_op(node, input)
         return r if out is None else write_out(r, out, (input,), op)
 
     fn.__name__ = op
@@ -264,7 +268,8 @@ def rad2deg(input, *, out=None):
 
 
 def sgn(input, *, out=None):
-    return write_out(apply_op(_Sgn, input), out, (input,), "sgn")
+    r = input.clone() if input.dtype is D.bool_ else apply_op(_Sgn, input)   # a bool is its own sign
+    return write_out(r, out, (input,), "sgn")
 
 
 def logit(input, eps=None, *, out=None):
