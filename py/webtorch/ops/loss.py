@@ -357,8 +357,6 @@ class NllLossBackward0(Node):
 
 
 def _check_nll_shapes(input, target, weight):
-    if target.dtype not in (int64, uint8):   # class indices: PyTorch's kernels take Long or Byte, nothing else
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     if input.dim() < 1:
         raise ValueError("Expected input to have at least 1 dimension (got 0)")
     if input.dim() == 1:
@@ -374,6 +372,8 @@ def _check_nll_shapes(input, target, weight):
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got weight "
                            f"tensor of shape: {list(weight.shape)}")
+    if target.dtype not in (int64, uint8):   # class indices: PyTorch's kernels take Long or Byte, nothing else
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     return c
 
 

@@ -111,6 +111,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """F.rms_norm: x * rsqrt(mean(x^2) + eps) * weight; eps defaults to finfo(input.dtype).eps."""
     shape = _shape_list(normalized_shape)
     n = len(shape)
+    if shape and input.dim() < n:
+        raise ValueError(f"Input tensor must have at least {n} dimensions, but got {input.dim()}")
     if input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
         raise RuntimeError(f"Given normalized_shape={_fmt(shape)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in shape)}], but got input of size{_fmt(input.shape)}")
