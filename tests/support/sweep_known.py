@@ -101,14 +101,12 @@ KNOWN = {
         ('webgpu', 'module:UpsamplingBilinear2d', 'nan/inf'),
         ('webgpu', 'module:UpsamplingNearest2d', 'nan/inf'),
     ],
-    "an integer or bool input into a float op: PyTorch's CPU kernel refuses that dtype (NotImplementedError/RuntimeError, per op and per dtype), webtorch computes it": [
-        ('cpu:wasm', 'module:Unfold', 'int'),
-    ],
     'a zero-size input: PyTorch refuses the empty dim, webtorch returns an empty result': [
         ('cpu', 'module:ConvTranspose3d', 'zero-size'),
         ('webgpu', 'module:ConvTranspose3d', 'zero-size'),
     ],
     "an integer or bool input: PyTorch's CPU kernel computes it, webtorch refuses the dtype": [
+        ('cpu:wasm', 'module:Unfold', 'int'),
         ('cpu', 'fn:randint_like', 'int'),
         ('webgpu', 'fn:empty_like', 'int'),
         ('webgpu', 'fn:float_power', 'int'),
