@@ -144,3 +144,10 @@ def test_errors(device):
 def test_inplace_on_leaf_raises(device):
     check_error(lambda m, x: m.nn.functional.elu(x.requires_grad_(), inplace=True), rand(3), device=device,
                 match="a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def test_prelu_dtype_rules(device):
+    check_error(lambda m, x, w: m.nn.functional.prelu(x, w.double() if x.device.type == "cpu" else w.int()),
+                rand(2, 3), rand(3), device=device, match="Type promoting not supported")
+    check_error(lambda m, x: m.nn.functional.prelu(x.long(), x[0].long()), rand(2, 3), device=device,
+                match="prelu_cpu")

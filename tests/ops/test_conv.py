@@ -186,3 +186,12 @@ def test_unfold_fold(device):
 ])
 def test_fold_errors(device, fn, args, match):
     check_error(fn, *args, device=device, match=match)
+
+
+def test_unfold_fold_dtypes_and_rank(device):
+    for dt in ("int64", "int32", "uint8"):
+        check_error(lambda m, x: m.nn.functional.unfold(x.to(getattr(m, dt)), 2), rand(2, 3, 4, 4), device=device,
+                    match="im2col_out_cpu")
+        check_error(lambda m, x: m.nn.functional.fold(x.to(getattr(m, dt)), (4, 4), 2), rand(1, 4, 9), device=device,
+                    match="col2im_out_cpu")
+    check_error(lambda m, x: m.nn.functional.unfold(x, 2), rand(3), device=device, match="Dimension out of range")

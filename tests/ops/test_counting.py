@@ -66,3 +66,11 @@ def test_bincount_errors(device):
     check_error(lambda m, t: m.bincount(t), np.array([[1]]), device=device, match="non-negative integral")
     check_error(lambda m, t, w: m.bincount(t, w), np.array([1, 2]), rand(3), device=device, match="same length")
     check_error(lambda m, t: m.bincount(t, minlength=-1), np.array([1, 2]), device=device, match=">= 0")
+
+
+def test_histogram_default_bins_empty_and_non_finite(device):
+    check(lambda m, x: m.histogram(x), rand(3, 4), device=device, grad=False)
+    check(lambda m, x: m.histogram(x, 4), rand(0), device=device, grad=False)   # no data: range [0, 1]
+    check_error(lambda m, x: m.histogram(x, 3), np.array([0.5, np.nan, 1.0], np.float32), device=device,
+                match="range [nan, nan] is not finite")
+    check_error(lambda m, x: m.histogram(x, 3, range=(0.0, float("inf"))), rand(4), device=device, match="not finite")

@@ -42,3 +42,12 @@ def test_trapezoid(device):
     check(lambda m, t: m.cumulative_trapezoid(t), y, device=device)
     check(lambda m, t: m.cumulative_trapezoid(t, dx=0.3, dim=0), y, device=device)
     check(lambda m, t, x: m.cumulative_trapezoid(t, x), y, np.sort(rand(6)), device=device)
+
+
+def test_gradient_of_two_elements_and_dtypes(device):
+    check(lambda m, x: m.gradient(x), rand(2, 3), device=device)
+    check(lambda m, x: m.gradient(x, spacing=[m.tensor([0.0, 1.5], device=x.device), m.tensor([0.0, 1.0, 3.0], device=x.device)]),
+          rand(2, 3), device=device)
+    check_error(lambda m, x: m.gradient(x), randint(0, 9, 2, 3).astype(np.uint8), device=device,
+                match="does not support uint8")
+    check_error(lambda m, x: m.gradient(x > 0.5), rand(2, 3), device=device, match="with two bool tensors")

@@ -118,3 +118,11 @@ def test_inv_det_solve(device):
         check_error(lambda m, A: m.linalg.inv(A), np.zeros((2, 2), np.float32), device=device)
         check_error(lambda m, A: m.linalg.inv(A), rand(2, 3), device=device,
                     match="linalg.inv: A must be batches of square matrices")
+
+
+def test_einsum_sublist_form_and_zero_size(device):
+    # torch.einsum(op, sublist, ..., [output]): labels 0-51, a tensor of labels too
+    check(lambda m, a, b: m.einsum(a, [0, 1], b, [1, 2], [0, 2]), rand(2, 3), rand(3, 4), device=device)
+    check(lambda m, a: m.einsum(a, m.tensor([1, 0])), rand(2, 3), device=device)
+    check(lambda m, a, b: m.einsum("ij,jk->ik", a, b), rand(0, 3), rand(3, 4), device=device)
+    check_error(lambda m, a: m.einsum(a, [0, 52]), rand(2, 3), device=device, match="valid range [0, 52)")

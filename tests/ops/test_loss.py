@@ -301,3 +301,44 @@ def test_embedding_loss_errors(device):
                 match="anchor 2D, positive 2D, and negative 1D inputs")
     check_error(lambda m, x: F(m).triplet_margin_loss(x, x, x, margin=0.0), rand(3, 5), device=device,
                 match="margin must be greater than 0, got 0.0")
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+@pytest.mark.parametrize("red", REDUCTIONS)
+def test_weighted_regression_losses(name, red, device):
+    # PyTorch 2.13's weighted 'mean' divides mse and l1 by the sum of the weights, huber by the element count
+    w = rand(3, 4, low=0.1, high=2.0)
+    check(lambda m, x, t: getattr(F(m), name)(x, t, reduction=red, weight=m.tensor(w, device=x.device)),
+          rand(3, 4, low=-2, high=2), rand(3, 4, low=-2, high=2), device=device)
+    check_error(lambda m, x, t: getattr(F(m), name)(x, t, weight=m.ones(4, device=x.device)), rand(3, 4), rand(3, 4),
+                device=device, match="Weights and input must have the same size")
+
+
+# the loss kernels' dtype rules: (call, the dtype pairs (input, target) to try)
+_DTYPES = ["float32", "int64", "int32", "uint8", "bool"]
+_DTYPE_RULE_CALLS = {
+    "mse_loss": lambda m, x, t: F(m).mse_loss(x, t), "smooth_l1_loss": lambda m, x, t: F(m).smooth_l1_loss(x, t),
+    "huber_loss": lambda m, x, t: F(m).huber_loss(x, t), "soft_margin_loss": lambda m, x, t: F(m).soft_margin_loss(x, t),
+    "binary_cross_entropy": lambda m, x, t: F(m).binary_cross_entropy(x, t),
+    "binary_cross_entropy_with_logits": lambda m, x, t: F(m).binary_cross_entropy_with_logits(x, t),
+    "torch.binary_cross_entropy_with_logits": lambda m, x, t: m.binary_cross_entropy_with_logits(x, t),
+    "hinge_embedding_loss": lambda m, x, t: m.hinge_embedding_loss(x, t, 1.5),
+}
+
+
+@pytest.mark.parametrize("name", list(_DTYPE_RULE_CALLS))
+def test_loss_dtype_rules(name, device):
+    # an integer or bool input or target: PyTorch's result dtype, or its exception (a float result cast into an
+    # integer loss, a kernel without an integer version, a target of another dtype)
+    import torch
+    fn = _DTYPE_RULE_CALLS[name]
+    x = rand(2, 3, low=0.05, high=0.95)
+    for dx in _DTYPES:
+        for dt in _DTYPES:
+            a, b = (x > 0.5) if dx == "bool" else x.astype(dx), (x > 0.5) if dt == "bool" else x.astype(dt)
+            try:
+                fn(torch, torch.tensor(a), torch.tensor(b))
+            except Exception:  # noqa: BLE001 (PyTorch's refusal is what webtorch must match)
+                check_error(fn, a, b, device=device)
+                continue
+            check(fn, a, b, device=device, grad=False)

@@ -378,3 +378,16 @@ def test_promotion_zero_dim_vs_dim():
         r = webtorch.tensor(a) + webtorch.tensor(b)
         assert str(r.dtype) == expect == str((torch.tensor(a) + torch.tensor(b)).dtype)
     assert math.isclose((webtorch.tensor([1], dtype=webtorch.uint8) + 1.5).item(), 2.5)
+
+
+@pytest.mark.parametrize("eps", [None, -0.1, 0.0, 0.2, 0.5, 0.7, 1.0, 1.5])
+def test_logit_eps_bounds(eps, device):
+    # PyTorch tests x < eps before x > 1 - eps (eps > 0.5 maps everything below eps to eps); a negative eps is none
+    x = np.array([0.0, 0.1, 0.5, 0.9, 1.0, np.nan, 2.0, -1.0, np.inf], np.float32)
+    check(lambda m, x: m.logit(x, eps), x, device=device)
+
+
+def test_copy_from_a_number(device):
+    for dt in ("float32", "int32", "uint8", "bool"):
+        check(lambda m, x: x.to(getattr(m, dt)).clone().copy_(3), rand(2, 3), device=device, grad=False)
+        check(lambda m, x: x.to(getattr(m, dt)).clone().copy_(2.5), rand(2, 3), device=device, grad=False)

@@ -215,3 +215,25 @@ def test_upsample_aliases_and_grad_fn(device):
 ])
 def test_pooling_errors(device, fn, args, match):
     check_error(fn, *args, device=device, match=match)
+
+
+@pytest.mark.parametrize("mode,n", [("nearest", 1), ("nearest", 2), ("linear", 1), ("bilinear", 2), ("bicubic", 2),
+                                    ("trilinear", 3)])
+def test_interpolate_dtype_and_empty_rules(mode, n, device):
+    x = rand(*((1, 2) + (4,) * n))
+    for dt in ("int64", "int32", "bool") + (("uint8",) if mode in ("linear", "trilinear") else ()):
+        check_error(lambda m, x: F(m).interpolate(x.to(getattr(m, dt)), size=(3,) * n, mode=mode), x, device=device,
+                    match="not implemented for")
+    if mode == "nearest":
+        check(lambda m, x: F(m).interpolate((x * 255).to(m.uint8), size=(7,) * n), x, device=device, grad=False)
+    for shape, match in (((1, 0) + (4,) * n, "Non-empty"), ((1, 2, 0) + (4,) * (n - 1), "greater than 0")):
+        check_error(lambda m, x: F(m).interpolate(x, size=(3,) * n, mode=mode), rand(*shape), device=device,
+                    match=match)
+    check(lambda m, x: F(m).interpolate(x, size=(3,) * n, mode=mode), rand(*((0, 2) + (4,) * n)), device=device)
+
+
+def test_interpolate_refuses_uint8_bilinear(device):
+    import webtorch
+    x = webtorch.zeros(1, 1, 4, 4, dtype=webtorch.uint8, device=device)
+    with pytest.raises(NotImplementedError, match=r"interpolate x.float\(\)"):
+        F(webtorch).interpolate(x, size=(7, 7), mode="bilinear")

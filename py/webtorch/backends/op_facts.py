@@ -49,6 +49,8 @@ REDUCE_OPS = ("sum", "prod", "amax", "amin", "all", "any", "mean")
 VALUE_CHECKS = {
     "binary_cross_entropy": "all elements of input should be between 0 and 1 (apply sigmoid first, or use "
                             "binary_cross_entropy_with_logits on the raw scores)",
+    "binary_cross_entropy_target": "all elements of target should be between 0 and 1 (binary_cross_entropy takes "
+                                   "probabilities as targets)",
     "normal": "normal expects all elements of std >= 0.0",
     "histc": "torch.histc: range of [min, max] is not finite (remove NaN and inf values from the input, or pass "
              "finite min= and max=)",

@@ -6,6 +6,7 @@ place and ``commit``; they keep a private copy of the input because commit overw
 """
 import math
 
+from .._dtype import scalar_type_name
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state
 from ._core.dispatch import norm_dim
@@ -360,6 +361,10 @@ def prelu(input, weight):
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {channels}.")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {scalar_type_name(input.dtype)} and "
+                           f"{scalar_type_name(weight.dtype)} (give the weight the input's dtype)")
+    require_float(input, "prelu_cpu")
     return apply_op(PreluKernelBackward0, input, weight)
 
 

@@ -37,7 +37,8 @@ class AddBackward0(Node):
         return g, ((g * alpha if alpha != 1 else g) if ctx.needs_input_grad[1] else None)
 
 
-def _check_sub(a, b):
+def check_sub(a, b):
+    """PyTorch's refusal of a bool operand (Tensor or Python bool) to subtraction."""
     if is_bool(a) and is_bool(b):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
@@ -59,7 +60,7 @@ class SubBackward0(Node):
     @staticmethod
     def forward(ctx, a, b, alpha=1):
         if is_bool(a) or is_bool(b):
-            _check_sub(a, b)
+            check_sub(a, b)
         if alpha != 1:
             ctx.alpha = alpha
         return _sub(a, b, binary_result_type(a, b), alpha)
@@ -77,7 +78,7 @@ class RsubBackward0(Node):
 
     @staticmethod
     def forward(ctx, x, other, alpha=1):
-        _check_sub(other, x)
+        check_sub(other, x)
         if alpha != 1:
             ctx.alpha = alpha
         return _sub(other, x, binary_result_type(other, x), alpha)

@@ -7,6 +7,7 @@ from .._tensor import Tensor
 from ._core.dispatch import check_same_device, float_result
 from ._core.elementwise import ew, write_out, inplace_method, operator_method, reflected_method
 from .._dtype import scalar_type_name
+from ._core.inplace import not_implemented_for
 
 
 def _cmp(op):
@@ -67,8 +68,14 @@ def logical_not(input):
 
 def bitwise_not(input):
     if input.dtype.is_floating_point:
-        raise TypeError("~ (bitwise_not) is only supported for integer and boolean tensors")
+        raise not_implemented_for("bitwise_not_cpu", input.dtype)
     return ew("bitwise_not", (input,), input.dtype)
+
+
+def _invert(input):
+    if input.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(input)
 
 
 def isnan(input):
@@ -132,7 +139,7 @@ for _name in ("logical_and", "logical_or", "logical_xor", "logical_not", "bitwis
     METHODS[_name + "_"] = inplace_method(FUNCTIONS[_name])
 
 DUNDERS = {
-    "__invert__": bitwise_not,
+    "__invert__": _invert,
     "__and__": operator_method(bitwise_and), "__rand__": reflected_method(bitwise_and),
     "__or__": operator_method(bitwise_or), "__ror__": reflected_method(bitwise_or),
     "__xor__": operator_method(bitwise_xor), "__rxor__": reflected_method(bitwise_xor),

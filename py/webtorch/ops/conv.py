@@ -8,9 +8,9 @@ backward works).
 from ..autograd.graph import Node, apply_op
 from .._geometry import numel
 from ..backends.window_geometry import out_size
-from ._core.dispatch import wrap, check_same_device
+from ._core.dispatch import wrap, check_same_device, norm_dim
 from ._core.inplace import not_implemented_for
-from .._dtype import scalar_type_name
+from .._dtype import bool_, scalar_type_name
 
 
 def ntuple(value, n, name, fn=None):
@@ -330,9 +330,16 @@ def _blocks(size, kernel, dilation, padding, stride):
                                                                                     stride))
 
 
+def _require_fold_dtype(x, kernel):
+    """PyTorch's im2col/col2im kernels take floating point and bool, no other integer dtype."""
+    if not (x.dtype.is_floating_point or x.dtype is bool_):
+        raise not_implemented_for(kernel, x.dtype)
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """F.unfold: sliding local blocks of a (N, C, H, W) or (C, H, W) tensor as columns (N, C*kh*kw, L)."""
     kernel, dilation, padding, stride = _fold_args(kernel_size, dilation, padding, stride)
+    norm_dim(1, input.dim())   # PyTorch reads the channel dim first: IndexError below 2 dims
     if input.dim() not in (3, 4) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
@@ -342,6 +349,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Given input with spatial size {tuple(x.shape[2:])}, kernel_size={kernel}, "
                            f"dilation={dilation}, padding={padding}, calculated shape of the array of sliding blocks "
                            f"as {blocks}, but its components must be at least one.")
+    _require_fold_dtype(x, "im2col_out_cpu")
     y = apply_op(Im2ColBackward0, x, kernel, dilation, padding, stride)
     return y if input.dim() == 4 else y.squeeze(0)
 
@@ -364,6 +372,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"stride={stride}, expected size of input's dimension 2 to match the calculated number of "
                            f"sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
                            f"input.size(2)={x.shape[2]}.")
+    _require_fold_dtype(x, "col2im_out_cpu")
     y = apply_op(Col2ImBackward0, x, size, kernel, dilation, padding, stride)
     return y if input.dim() == 3 else y.squeeze(0)
 

@@ -74,7 +74,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return r
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     require_float(input, "histogramdd")
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise RuntimeError("torch.histogramdd(): if weight tensor is provided it should have the same shape as "
@@ -85,10 +85,13 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         if range is not None:
             lo, hi = float(range[0]), float(range[1])
         elif x.numel() == 0:
-            lo, hi = 0.0, 0.0
+            lo, hi = 0.0, 1.0   # PyTorch's range for no data
         else:
             # the edges are values PyTorch computes from the data's extrema on the host: one read of both
             lo, hi = _extrema(x)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo}, {hi}] is not finite (remove NaN and "
+                               "inf values from the input, or pass a finite range=)")
         if lo > hi:
             raise RuntimeError(
                 f"torch.histogramdd(): expected leftmost edge to be less than or equal to rightmost edge for "

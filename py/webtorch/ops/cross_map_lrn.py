@@ -2,7 +2,9 @@
 window sum never drops channel 0, so channel c sums the squares over [c - p + 1, c + p - 1] plus channel 0
 (p = (size - 1) // 2 + 1); its hand-written backward sums over [c - size + (size - 1) // 2, c + (size - 1) // 2],
 so the backward is PyTorch's formula, not the derivative of the forward."""
+from .._dtype import bool_, get_default_dtype, int64
 from ..autograd.graph import Node, apply_op, recording
+from ._core.inplace import check_castable
 from .creation import arange
 
 
@@ -47,4 +49,8 @@ class CrossMapLRN2dBackward(Node):
 def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1):
     if input.dim() != 4:
         raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+    if not input.dtype.is_floating_point:
+        # PyTorch's legacy op works in buffers of input's dtype: the squares of a bool input are int64, the scale of
+        # an integer one is float, and neither is written back into its buffer
+        check_castable(int64 if input.dtype is bool_ else get_default_dtype(), input.dtype)
     return apply_op(CrossMapLRN2dBackward, input, size, alpha, beta, k)

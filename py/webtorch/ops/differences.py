@@ -3,6 +3,7 @@ first- or second-order edges, uniform or coordinate spacing), trapezoid/trapz an
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._core.dispatch import norm_dim
+from .arithmetic import check_sub
 from .shape import cat
 
 
@@ -52,11 +53,14 @@ def _gradient_dim(f, d, spacing, edge_order):
         interior = a * f0 + b * f1 + c * f2
     else:
         interior = (f2 - f0) / (2 * spacing)
-    g0, g1, g2 = _slice(f, d, 0, 1), _slice(f, d, 1, 2), _slice(f, d, 2, 3)
-    l0, l1, l2 = _slice(f, d, n - 1, n), _slice(f, d, n - 2, n - 1), _slice(f, d, n - 3, n - 2)
+    g0, g1 = _slice(f, d, 0, 1), _slice(f, d, 1, 2)
+    l0, l1 = _slice(f, d, n - 1, n), _slice(f, d, n - 2, n - 1)
+    if edge_order == 2:   # (a dim of 2 elements has no third for edge_order=1)
+        g2, l2 = _slice(f, d, 2, 3), _slice(f, d, n - 3, n - 2)
     if isinstance(spacing, Tensor):
-        h0, h1 = _slice(dx, d, 0, 1), _slice(dx, d, 1, 2)
-        hl0, hl1 = _slice(dx, d, n - 2, n - 1), _slice(dx, d, n - 3, n - 2)
+        h0, hl0 = _slice(dx, d, 0, 1), _slice(dx, d, n - 2, n - 1)
+        if edge_order == 2:
+            h1, hl1 = _slice(dx, d, 1, 2), _slice(dx, d, n - 3, n - 2)
     else:
         h0 = h1 = hl0 = hl1 = spacing
     if edge_order == 1:
@@ -89,6 +93,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         spacings = list(spacing)
     else:
         spacings = [spacing] * len(dims)
+    if input.dtype is D.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    check_sub(input, input)   # PyTorch differences the input in its own dtype, which refuses bool
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")

@@ -26,9 +26,9 @@ def _bernoulli(input, keep, shape):
 def _feature_shape(input, batched):
     """Noise shape dropping whole channels: (N, C, 1, ...) batched, (C, 1, ...) without a batch dim."""
     s = tuple(input.shape)
+    if len(s) + (not batched) < 2:   # PyTorch gives an unbatched input its batch dim before this check
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if batched:
-        if len(s) < 2:
-            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         return s[:2] + (1,) * (len(s) - 2)
     return s[:1] + (1,) * (len(s) - 1)
 

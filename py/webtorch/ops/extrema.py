@@ -167,9 +167,9 @@ _SAME_AS_INPUT = Rule(lambda r, o: r is o, "Expected the dtype for input and out
 def _amax_fn(name, node):
     def fn(input, dim=(), keepdim=False):
         dims = norm_dims(dim if dim != () else None, input.dim())
-        _nonempty(name, input, dims)
-        if input.dim() == 0 and input.numel() == 0:
+        if dim == ():   # every dim, not named: PyTorch asks for a dim when there is no element
             _whole_nonempty(name, input)
+        _nonempty(name, input, dims)
         return apply_op(node, input, dims, keepdim)
     fn.__name__ = name
     return takes_out(name, _SAME_AS_INPUT)(fn)

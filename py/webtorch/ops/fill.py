@@ -3,13 +3,13 @@
 Each forward writes straight into self's storage (their backward needs no old value of self) and goes
 through inplace.write_inplace, so version counters, views and CopySlices behave as for every in-place op.
 """
-from .._broadcast import broadcast_shapes
 from .._dtype import fit_scalar
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from .creation import tensor
 from ._core.dispatch import new_size_arg, wrap, wrap_target
-from ._core.inplace import (check_inplace_target, check_overlap, overlaps_itself, resize_storage, write_inplace,
-                           write_sequentially)
+from ._core.inplace import (check_inplace_broadcast, check_inplace_target, check_overlap, overlaps_itself,
+                           resize_storage, write_inplace, write_sequentially)
 
 
 def _target(x, inplace):
@@ -101,12 +101,12 @@ class CopyBackwards(Node):
 
 
 def copy_(self, src, non_blocking=False):
+    if isinstance(src, (bool, int, float)):   # PyTorch takes a Python number as a 0-dim tensor of it
+        src = tensor(src, device=self.device)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' must be Tensor, not {type(src).__name__}")
-    shape = tuple(self.shape)
-    if tuple(src.shape) != shape and broadcast_shapes(shape, tuple(src.shape)) != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(broadcast_shapes(shape, tuple(src.shape)))}")
+    if tuple(src.shape) != tuple(self.shape):
+        check_inplace_broadcast(self, src)
     if self._base is not None and overlaps_itself(self):
         # several view elements on one address: PyTorch's element loop leaves the last one in C order there, a
         # single parallel write whichever a GPU ran last (the H200 did not leave the last): one slice at a time

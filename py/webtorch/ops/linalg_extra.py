@@ -1,6 +1,7 @@
 """More linear algebra: einsum (lowered to permute/reshape/bmm/sum), tril/triu, diag, diag_embed, trace,
 baddbmm, addmv, addbmm, cross, kron, cdist; inv/det/solve where the backend has them (NumPy on cpu)."""
 from .. import _dtype as D
+from .._tensor import Tensor
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import broadcast_shapes, norm_dim, wrap
 from ._core.inplace import not_implemented_for
@@ -94,7 +95,28 @@ def _contract(a, la, b, lb, keep, sizes):
     return r.reshape([sizes[c] for c in batch + a_only + b_only]), "".join(batch + a_only + b_only)
 
 
+def _sublist_label(n):
+    """The equation letter of a label of einsum's sublist form: 0-25 'A'-'Z', 26-51 'a'-'z', Ellipsis '...'."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def _from_sublists(args):
+    """(equation, operands) of einsum's sublist form: op1, sublist1, op2, sublist2, ... [, output sublist]."""
+    equation = ",".join("".join(map(_sublist_label, s)) for s in args[1::2])
+    if len(args) % 2:
+        return equation + "->" + "".join(map(_sublist_label, args[-1])), args[:-1:2]
+    return equation, args[::2]
+
+
 def einsum(equation, *operands):
+    if isinstance(equation, Tensor):
+        equation, operands = _from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     labels, out = _parse_einsum(equation, operands)
@@ -105,7 +127,7 @@ def einsum(equation, *operands):
                 raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped): "
                                    f"subscript '{c}' has size {s} for an operand that does not match the previously "
                                    f"seen size {sizes[c]}")
-            sizes[c] = max(sizes.get(c, 1), s)
+            sizes[c] = s if sizes.get(c, 1) == 1 else sizes[c]   # a size-1 dim broadcasts, a size-0 one does not
     ops = []
     for i, (op, lab) in enumerate(zip(operands, labels)):
         op, lab = _take_diagonals(op, lab)
@@ -283,6 +305,8 @@ def linalg_cross(input, other, *, dim=-1):
 
 
 def cross(input, other, dim=None, *, out=None):
+    if D.bool_ in (input.dtype, other.dtype):
+        raise not_implemented_for("cross", D.bool_)
     if dim is None:  # PyTorch's deprecated default: the first dim of size 3
         dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
         if dim is None:

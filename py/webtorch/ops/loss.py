@@ -8,15 +8,16 @@ arange(C) (elementwise + reduce: no gather kernel, fuses on webgpu).
 import math
 import warnings
 
-from .._dtype import int64, scalar_type_name, uint8
-from ._core.inplace import require_float
+from .._dtype import get_default_dtype, int64, promote_types, scalar_type_name, uint8
+from .arithmetic import check_sub
+from ._core.inplace import check_castable, check_inplace_broadcast, not_implemented_for, require_float
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import no_grad
 from .activation import logsigmoid
 from .creation import arange
 from ._core.dispatch import broadcast_shapes, wrap
 from .normalization import pairwise_distance
-from .unary_math import sigmoid
+from .unary_math import check_unary_dtype, sigmoid
 from .where_clamp import where
 from .softmax import log_softmax
 
@@ -64,6 +65,25 @@ def _warn_size(input, target):
 
 
 # ---- pointwise regression losses -----------------------------------------------------------------------------
+
+def _common_operands(input, target, kernel):
+    """input and target in their promoted dtype, which PyTorch's one-kernel loss ``kernel`` computes in (a bool
+    target counts as 0/1); an integer promoted dtype is refused as that kernel refuses it."""
+    common = promote_types(input.dtype, target.dtype)
+    if not common.is_floating_point:
+        raise not_implemented_for(kernel, common)
+    return input.to(common), target.to(common)
+
+def _weighted(loss, weight, input, red, by_weight_sum):
+    """F's weighted form of a pointwise loss (mse, l1, huber): loss * weight of input's size; 'mean' divides by
+    the sum of the weights (mse, l1: ``by_weight_sum``) or by the element count (huber), as PyTorch 2.13 does."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    out = loss * weight
+    if red == "mean" and by_weight_sum:
+        return out.sum() / weight.sum()
+    return reduce_loss(out, red)
+
 
 def _pointwise_loss(name, loss_fn, grad_fn):
     """Node ``name``: elementwise loss_fn(x, t, *params) then reduction; grad_fn -> (dl/dx, dl/dt)."""
@@ -124,7 +144,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     red = reduction_name(reduction, size_average, reduce)
     if weight is not None:
-        return reduce_loss((input - target) * (input - target) * weight, red)
+        return _weighted(((input - target) * (input - target)), weight, input, red, by_weight_sum=True)
+    input, target = _common_operands(input, target, "mse_cpu")
     return apply_op(MseLossBackward0, input, target, red, ())
 
 
@@ -132,7 +153,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _warn_size(input, target)
     red = reduction_name(reduction, size_average, reduce)
     loss = (input - target).abs()
-    return reduce_loss(loss * weight if weight is not None else loss, red)
+    if weight is not None:
+        return _weighted(loss, weight, input, red, by_weight_sum=True)
+    return reduce_loss(loss, red)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -142,22 +165,34 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
         return l1_loss(input, target, reduction=red)
+    input, target = _common_operands(input, target, "smooth_l1_cpu")
     return apply_op(SmoothL1LossBackward0, input, target, red, (float(beta),))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """PyTorch's kernel writes the promoted result into a loss of input's dtype (a float target with an integer
+    input is refused, a float64 target with a float32 input gives float32)."""
     _warn_size(input, target)
     red = reduction_name(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    check_castable(promote_types(input.dtype, target.dtype), input.dtype)
+    x, t = _common_operands(input, target, "huber_cpu")
     if weight is not None:
-        return reduce_loss(_huber(input, target, delta) * weight, red)
-    return apply_op(HuberLossBackward0, input, target, red, (float(delta),))
+        return _weighted(_huber(x, t, delta).to(input.dtype), weight, input, red, by_weight_sum=False)
+    return apply_op(HuberLossBackward0, x, t, red, (float(delta),)).to(input.dtype)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """log(1 + exp(-target * input)), computed stably."""
-    return apply_op(SoftMarginLossBackward0, input, target, reduction_name(reduction, size_average, reduce), ())
+    """log(1 + exp(-target * input)), computed stably. PyTorch computes it in place in a loss of input's shape and
+    dtype (-input, then * target, exp, log1p), so it refuses what those steps refuse: a bool input, an integer
+    input, a target that broadcasts past input's shape."""
+    red = reduction_name(reduction, size_average, reduce)
+    check_unary_dtype("neg", input.dtype)
+    common = promote_types(input.dtype, target.dtype)
+    check_castable(common if common.is_floating_point else get_default_dtype(), input.dtype)
+    check_inplace_broadcast(input, target)
+    return apply_op(SoftMarginLossBackward0, input, target, red, ()).to(input.dtype)
 
 
 # ---- binary cross entropy ----------------------------------------------------------------------------------
@@ -168,6 +203,7 @@ class BinaryCrossEntropyBackward0(Node):
         # PyTorch checks this on every device (CUDA with a device assert); webgpu checks on the device too and
         # raises at the next read (NaN fails the check as in PyTorch)
         x._be.require_all(((x >= 0) & (x <= 1))._data, "binary_cross_entropy")
+        t._be.require_all(((t >= 0) & (t <= 1))._data, "binary_cross_entropy_target")
         # PyTorch clamps the logs at -100 so that a confident wrong answer costs 100, not inf
         loss = -(t * x.log().clamp_min(-100.0) + (1 - t) * (1 - x).log().clamp_min(-100.0))
         if weight is not None:
@@ -191,13 +227,18 @@ class BinaryCrossEntropyBackward0(Node):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """-(t log x + (1 - t) log(1 - x)) for probabilities x in [0, 1]; logs clamped at -100."""
+    """-(t log x + (1 - t) log(1 - x)) for probabilities x in [0, 1]; logs clamped at -100. PyTorch's kernel takes
+    a target of input's own floating dtype only, and writes the weighted loss in input's dtype."""
     red = reduction_name(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
                          "is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(target.dtype)} but expected {scalar_type_name(input.dtype)}"
+                           f" (give binary_cross_entropy a target of the input's dtype: target.to({input.dtype}))")
+    require_float(input, "binary_cross_entropy")
     if weight is not None:
-        weight = weight.expand(broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
+        weight = weight.to(input.dtype).expand(broadcast_shapes(tuple(target.shape), tuple(weight.shape)))
     return apply_op(BinaryCrossEntropyBackward0, input, target, weight, red)
 
 
@@ -243,8 +284,24 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     red = reduction_name(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _bce_with_logits(input, target, weight, pos_weight, red)
+
+
+def _bce_with_logits(input, target, weight, pos_weight, red):
+    """ATen's binary_cross_entropy_with_logits (no size check): PyTorch computes (1 - target) * input -
+    log_sigmoid(input) in place in a loss of target's shape and dtype, so it refuses what those steps refuse (an
+    integer input, a bool or integer target, an input or weight that broadcasts past target's shape) and returns
+    target's dtype."""
     require_float(input, "log_sigmoid_cpu")
-    return apply_op(BinaryCrossEntropyWithLogitsBackward0, input, target, weight, pos_weight, red)
+    check_sub(1, target)
+    check_castable(promote_types(target.dtype, input.dtype), target.dtype)
+    check_inplace_broadcast(target, input)
+    if weight is not None:
+        check_inplace_broadcast(target, weight)
+    x = input.to(target.dtype)
+    if tuple(x.shape) != tuple(target.shape):
+        x = x.expand(target.shape)
+    return apply_op(BinaryCrossEntropyWithLogitsBackward0, x, target, weight, pos_weight, red)
 
 
 # ---- class-index losses ---------------------------------------------------------------------------------------
@@ -300,8 +357,6 @@ class NllLossBackward0(Node):
 
 
 def _check_nll_shapes(input, target, weight):
-    if target.dtype not in (int64, uint8):   # class indices: PyTorch's kernels take Long or Byte, nothing else
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     if input.dim() < 1:
         raise ValueError("Expected input to have at least 1 dimension (got 0)")
     if input.dim() == 1:
@@ -317,6 +372,8 @@ def _check_nll_shapes(input, target, weight):
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got weight "
                            f"tensor of shape: {list(weight.shape)}")
+    if target.dtype not in (int64, uint8):   # class indices: PyTorch's kernels take Long or Byte, nothing else
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     return c
 
 
@@ -418,6 +475,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"{list(target.shape)}")
     c = input.shape[-1] if input.dim() else 1
     require_float(input, "multi_margin_loss_cpu_kernel")
+    if target.dtype is not int64:
+        raise RuntimeError(f"expected scalar type Long but found {scalar_type_name(target.dtype)} (multi_margin_loss "
+                           "takes class indices as int64: target.long())")
     try:
         target = _check_target_range(target, c, op="multi_margin_loss")
     except IndexError:
@@ -511,12 +571,21 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return _margin_ranking(input1, input2, target, margin, red)
+
+
+def _margin_ranking(input1, input2, target, margin, red):
+    """ATen's margin_ranking_loss (F's rank check aside: the three broadcast)."""
     return reduce_loss((-target * (input1 - input2) + margin).clamp_min(0.0), red)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """PyTorch computes it in input's dtype: an integer input takes the margin truncated to an integer and gives
+    an integer loss (whose 'mean' PyTorch refuses)."""
     red = reduction_name(reduction, size_average, reduce)
-    out = where(target != 1, (margin - input).clamp_min(0.0), 0.0) + where(target != -1, input, 0.0)
+    if not input.dtype.is_floating_point:
+        margin = int(margin)
+    out = where(target != 1, (margin - input).clamp_min(0), 0) + where(target != -1, input, 0)
     return reduce_loss(out, red)
 
 
@@ -552,8 +621,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 # it to 0, no reduction, unlike the nn.functional forms) ---------------------------------------------
 
 def _torch_bce_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    return binary_cross_entropy_with_logits(input, target, weight, reduction=reduction_name(reduction),
-                                            pos_weight=pos_weight)
+    return _bce_with_logits(input, target, weight, pos_weight, reduction_name(reduction))
 
 
 def _torch_kl_div(input, target, reduction=0, log_target=False):
@@ -565,7 +633,7 @@ def _torch_cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
 
 
 def _torch_margin_ranking(input1, input2, target, margin=0.0, reduction=0):
-    return margin_ranking_loss(input1, input2, target, margin, reduction=reduction_name(reduction))
+    return _margin_ranking(input1, input2, target, margin, reduction_name(reduction))
 
 
 def _torch_hinge_embedding(input, target, margin=1.0, reduction=0):

@@ -10,7 +10,7 @@ from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import wrap, wrap_view
 from .._dtype import scalar_type_name
-from ._core.inplace import write_inplace
+from ._core.inplace import check_inplace_broadcast, write_inplace
 from ._core.out_arg import Rule, same, takes_out
 from .scatter_gather import handle_or_number, to_device_of, fill_value
 
@@ -65,16 +65,9 @@ def masked_fill(input, mask, value):
     return apply_op(node, input, mask, value)
 
 
-def _check_inplace_broadcast(self, other):
-    shape = tuple(self.shape)
-    b = broadcast_shapes(shape, tuple(other.shape))
-    if b != shape:
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(b)}")
-
-
 def masked_fill_(self, mask, value):
     node, mask, value = _masked_fill_args(self, mask, value)
-    _check_inplace_broadcast(self, mask)
+    check_inplace_broadcast(self, mask)
     # PyTorch checks the mask only, and lets it be self itself
     return write_inplace(self, node, mask, value, inputs=(mask,))
 
@@ -163,7 +156,7 @@ def masked_scatter(input, mask, source):
 
 def masked_scatter_(self, mask, source):
     mask, source = _masked_scatter_args(self, mask, source)
-    _check_inplace_broadcast(self, mask)
+    check_inplace_broadcast(self, mask)
     return write_inplace(self, MaskedScatterBackward0, mask, source)
 
 

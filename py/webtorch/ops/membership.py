@@ -15,6 +15,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         check_same_device(elements, test_elements)
     e = elements if isinstance(elements, Tensor) else tensor(elements, device=ref.device)
     t = test_elements if isinstance(test_elements, Tensor) else tensor(test_elements, device=ref.device)
+    if D.bool_ in (e.dtype, t.dtype):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     dt = D.promote_types(e.dtype, t.dtype)
     e, t = e.detach().to(dt), t.detach().to(dt).reshape(-1)
     if t.numel() == 0:

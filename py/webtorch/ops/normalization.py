@@ -112,6 +112,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """F.rms_norm: x * rsqrt(mean(x^2) + eps) * weight; eps defaults to finfo(input.dtype).eps."""
     shape = _shape_list(normalized_shape)
     n = len(shape)
+    if shape and input.dim() < n:
+        raise ValueError(f"Input tensor must have at least {n} dimensions, but got {input.dim()}")
     if input.dim() < n or tuple(input.shape[input.dim() - n:]) != shape:
         raise RuntimeError(f"Given normalized_shape={_fmt(shape)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in shape)}], but got input of size{_fmt(input.shape)}")
@@ -339,14 +341,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
     if input.numel() == 0:
         return input
-    c = input.shape[1]
-    from .creation import arange
-    i = arange(c, device=input.device).unsqueeze(1)
-    j = arange(c, device=input.device).unsqueeze(0)
-    # band[j, i] = 1/size when channel j lies in channel i's zero-padded window [i - size//2, i + (size-1)//2]
-    band = ((j - i <= size // 2) & (i - j <= (size - 1) // 2)).to(input.dtype) / size
-    sq = (input * input).movedim(1, -1)
-    div = sq.matmul(band).movedim(-1, 1)
+    # composed as PyTorch composes it (the window mean an average pool over the zero-padded channels, so NaN/inf
+    # stay in their windows and the dtype rules are avg_pool's: int64 pools, other integers are refused)
+    from .padding import pad
+    from .pooling import avg_pool2d, avg_pool3d
+    div = input * input
+    if dim == 3:
+        div = avg_pool2d(pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2)), (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = avg_pool3d(pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2)), (size, 1, 1), stride=1).squeeze(1)
+        div = div.reshape(sizes)
     return input / (div * alpha + k).pow(beta)
 
 
@@ -363,9 +369,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """cos of the angle along dim; each input is divided by its own norm first (PyTorch 2.x's stable form;
-    the eps clamp is not differentiated through)."""
+    the eps clamp is not differentiated through). Computed in the promoted dtype, which must be floating point."""
+    common = D.promote_types(x1.dtype, x2.dtype)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{D.scalar_type_name(common)}")
     shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
-    x1, x2 = x1.expand(shape), x2.expand(shape)
+    x1, x2 = x1.to(common).expand(shape), x2.to(common).expand(shape)
     n1 = norm(x1, 2, dim, keepdim=True).clone()
     n2 = norm(x2, 2, dim, keepdim=True).clone()
     with no_grad():

@@ -8,7 +8,7 @@ import math
 
 from ..autograd.graph import Node, apply_op
 from ..backends.window_geometry import out_size
-from ._core.dispatch import wrap
+from ._core.dispatch import norm_dim, wrap
 from ._core.inplace import not_implemented_for
 from .conv import ntuple
 from .separable_resample import constant_matrix, resample_node
@@ -304,14 +304,19 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
                            "'self' (while checking arguments for avg_pool1d)")
     _check_dtype(input, "avg_pool2d", _floating_or_long)
+    x = input.unsqueeze(-2)   # PyTorch pools it as 2-D, with avg_pool2d's check: only a batch dim may be empty
+    if 0 in tuple(x.shape[x.dim() - 3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(x.shape)}")
     stride = kernel_size if stride is None or stride == () or stride == [] else stride
-    return _avg_pool(input.unsqueeze(-2), 2, (1, ntuple(kernel_size, 1, "kernel_size")[0]),
+    return _avg_pool(x, 2, (1, ntuple(kernel_size, 1, "kernel_size")[0]),
                      (1, ntuple(stride, 1, "stride")[0]), (0, ntuple(padding, 1, "padding")[0]), ceil_mode,
                      count_include_pad, None).squeeze(-2)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
+    norm_dim(-3, input.dim())   # PyTorch's CPU avg_pool2d reads the channel dim first: IndexError below 3 dims
     _check_pool_input(input, 2, "avg_pool2d", "non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_dtype(input, "avg_pool2d", _floating_or_long)
     return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)

@@ -84,6 +84,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 
 def geometric_(self, p, *, generator=None):
+    if self.dtype is D.bool_:
+        raise not_implemented_for("geometric_cpu", self.dtype)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
 

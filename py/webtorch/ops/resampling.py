@@ -7,7 +7,9 @@ dim built with PyTorch's index arithmetic; "area" mode is adaptive average pooli
 import math
 import struct
 
+from .._dtype import uint8
 from ..autograd.graph import Node, apply_op
+from ._core.inplace import not_implemented_for
 from ._core.dispatch import wrap
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .separable_resample import constant_matrix, resample_node
@@ -130,6 +132,12 @@ _NODE_NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "Upsam
                "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
                "trilinear": "UpsampleTrilinear3DBackward0", "bicubic": "UpsampleBicubic2DBackward0"}
 
+# the kernel PyTorch's dtype error names, by mode (and spatial dims where that changes it)
+_UPSAMPLE_KERNELS = {("nearest", 2): "upsample_nearest2d_channels_last", ("nearest-exact", 2):
+                     "upsample_nearest2d_channels_last", "nearest": "compute_indices_weights_nearest",
+                     "nearest-exact": "compute_indices_weights_nearest", "linear": "compute_indices_weights_linear",
+                     "trilinear": "compute_indices_weights_linear", "bilinear": "upsample_bilinear2d_channels_last",
+                     "bicubic": "compute_indices_weights_cubic"}
 _AREA = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d, 3: adaptive_avg_pool3d}  # mode="area", by dims
 
 
@@ -182,6 +190,29 @@ def _interp_entries(mode, L, O, scale, align_corners, single):
     return build
 
 
+def _check_upsample(input, mode, spatial, out):
+    """PyTorch's upsample checks: every spatial size of input and output positive, no empty dim but the batch, and a
+    dtype the CPU kernel has (floating point; uint8 too for nearest, and for bilinear and bicubic, which webtorch
+    refuses: README, deviations)."""
+    n = len(spatial)
+    if any(s <= 0 for s in spatial + out):
+        names = ("D", "H", "W")[3 - n:]
+        def sizes(v):
+            return ", ".join(f"{k}: {s}" for k, s in zip(names, v))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({sizes(spatial)})"
+                           f"{' and' if n == 1 else ''} output ({sizes(out)})")
+    if input.numel() == 0 and 0 in tuple(input.shape[1:]):
+        raise RuntimeError(f"Non-empty {input.dim()}D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
+    dt = input.dtype
+    if not dt.is_floating_point and not (dt is uint8 and mode not in ("linear", "trilinear")):
+        raise not_implemented_for(_UPSAMPLE_KERNELS.get((mode, n)) or _UPSAMPLE_KERNELS[mode], dt)
+    if dt is uint8 and mode in ("bilinear", "bicubic"):
+        # PyTorch's uint8 kernels round with fixed-point weights that webtorch does not reproduce
+        raise NotImplementedError(f"{mode} interpolation of uint8 images is not supported by webtorch; interpolate "
+                                  "x.float() and convert back with .round().clamp(0, 255).to(torch.uint8)")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """F.interpolate for nearest, nearest-exact, (bi/tri)linear, bicubic and area modes."""
@@ -223,9 +254,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = sf
     if mode == "area":
         return _AREA[n](input, tuple(out) if n > 1 else out[0])
-    if any(o <= 0 for o in out):
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({', '.join(map(str, spatial))}) "
-                           f"and output ({', '.join(map(str, out))})")
+    _check_upsample(input, mode, spatial, out)
     single = input.dtype.name != "float64"
     mats = tuple(
         None if (L == O and (align_corners or not sc or sc == 1.0)) else

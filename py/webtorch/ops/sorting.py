@@ -8,6 +8,7 @@ from ._core import return_types
 from ._core.dispatch import check_same_device, norm_dim, wrap, wrap_view
 from .extrema import selection_backward, ties_mask
 from .._dtype import scalar_type_name
+from ._core.inplace import not_implemented_for
 from ._core.out_arg import SAME, Rule, same, takes_out
 
 
@@ -67,6 +68,8 @@ class TopkBackward0(SortBackward0):
 
 @takes_out("topk", None, (SAME, SAME))
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    if input.dtype is D.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
     if not 0 <= k <= n:
@@ -132,6 +135,10 @@ NanmedianBackward1 = _make_select("NanmedianBackward1", lambda x, dim: _median_p
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = _dim(input, dim)
     n = input.shape[d] if input.dim() else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if input.dtype is D.bool_:
+        raise not_implemented_for("kthvalue_cpu", input.dtype)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return return_types.kthvalue(*apply_op(KthvalueBackward0, input, d, keepdim, int(k)))
@@ -170,6 +177,8 @@ _MEDIAN_OUT = (Rule(same, "Expected tensor for 'values' to have the same type as
 
 def _median_fn(name, full_node, dim_node, result):
     def fn(input, dim=None, keepdim=False):
+        if input.dtype is D.bool_:   # PyTorch's median kernels (nanmedian's too) have no bool version
+            raise not_implemented_for("median_cpu" if dim is None else "median_out", input.dtype)
         if dim is None:
             return apply_op(full_node, input)
         d = _dim(input, dim)

@@ -261,6 +261,8 @@ _Mvlgamma = _make_unary_composite("MvlgammaBackward0", _mvlgamma_fwd, _mvlgamma_
 
 
 def mvlgamma(input, p, *, out=None):
+    if input.dtype is D.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return write_out(apply_op(_Mvlgamma, input, int(p)), out, (input,), "mvlgamma")

@@ -68,7 +68,8 @@ _REFUSES = {op: (lambda dt: dt is D.bool_, f"{op}_vml_cpu") for op in ("floor", 
 _REFUSES.update(abs=(lambda dt: dt is D.bool_, "abs_cpu"), frac=(lambda dt: not dt.is_floating_point, "frac_cpu"))
 
 
-def _check_dtype(op, dt):
+def check_unary_dtype(op, dt):
+    """Refuse dtype dt for the unary op ``op`` as PyTorch 2.13 refuses it (a bool negation, a bool floor, ...)."""
     if dt is D.bool_ and op == "neg":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
@@ -83,6 +84,7 @@ def _make_unary(op, node_name, kind, bwd):
     to_float = kind == "float"
     rounding = op in ("floor", "ceil", "round", "trunc")
     saves_result = op in _SAVES_RESULT
+    square = op == "square"
 
     def forward(ctx, x):
         dt = float_result(x.dtype) if to_float else x.dtype
@@ -110,9 +112,12 @@ def _make_unary(op, node_name, kind, bwd):
                                      "_operands": (0,)})
 
     def fn(input, *, out=None):
-        _check_dtype(op, input.dtype)
-        # rounding an integer is the identity (a copy, as PyTorch)
-        r = input.clone() if rounding and not input.dtype.is_floating_point else apply_op(node, input)
+        check_unary_dtype(op, input.dtype)
+        if square and input.dtype is D.bool_:   # PyTorch squares as pow(x, 2): a bool promotes to int64
+            input = input.to(D.int64)
+        # rounding an integer is the identity (a copy, as PyTorch), and so is the sign of a bool
+        identity = (rounding and not input.dtype.is_floating_point) or (op == "sign" and input.dtype is D.bool_)
+        r = input.clone() if identity else apply_op(node, input)
         return r if out is None else write_out(r, out, (input,), op)
 
     fn.__name__ = op
@@ -219,8 +224,8 @@ _Sgn = _make_unary_composite("SgnBackward0", lambda x, dt: ew("sign", (x,), dt),
 
 
 def _logit_fwd(x, dt, eps):
-    if eps is not None:
-        x = ew("clamp", (x, eps, 1 - eps), dt)
+    if eps is not None:   # PyTorch's bounds test in this order: with eps > 0.5 (lo > hi) x < eps wins
+        x = ew("where", (ew("lt", (x, eps), dt), eps, ew("where", (ew("gt", (x, 1 - eps), dt), 1 - eps, x), dt)), dt)
     return ew("log", (ew("div", (x, ew("sub", (1, x), dt)), dt),), dt)
 
 
@@ -263,10 +268,13 @@ def rad2deg(input, *, out=None):
 
 
 def sgn(input, *, out=None):
-    return write_out(apply_op(_Sgn, input), out, (input,), "sgn")
+    r = input.clone() if input.dtype is D.bool_ else apply_op(_Sgn, input)   # a bool is its own sign
+    return write_out(r, out, (input,), "sgn")
 
 
 def logit(input, eps=None, *, out=None):
+    if eps is not None and eps < 0:   # PyTorch: a negative eps is no eps
+        eps = None
     return write_out(apply_op(_Logit, input, eps), out, (input,), "logit")
 
 

@@ -19,7 +19,7 @@ from ..op_facts import VALUE_CHECKS
 # public op -> number in the code (append only: codes are in cached kernel sources)
 OPS = ("floor_divide", "remainder", "fmod", "index", "index_select", "gather", "scatter", "embedding",
        "nll_loss", "index_put_", "embedding_backward", "max_unpool", "gather_plane", "multi_margin_loss",
-       "binary_cross_entropy", "normal", "histc")
+       "binary_cross_entropy", "normal", "histc", "binary_cross_entropy_target")
 _OP_NO = {name: i + 1 for i, name in enumerate(OPS)}
 DIV_ZERO, INDEX, VALUE = 1, 2, 3  # VALUE: an op's input check (value_checks.py), worded by op_facts.VALUE_CHECKS
 

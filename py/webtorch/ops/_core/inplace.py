@@ -5,6 +5,7 @@ An in-place op computes its result out of place (with autograd, ``self`` among t
 self takes the result's grad_fn, or -- when self is a view -- its base gets a CopySlices node and self
 becomes an as_strided view of the base. Every view of the storage sees the write.
 """
+from ..._broadcast import broadcast_shapes
 from ..._dtype import scalar_type_name
 from ...autograd.graph import apply_op
 from ...autograd.view_history import overlapping_elements, rebase_view
@@ -28,6 +29,14 @@ def check_castable(result_dtype, self_dtype):
     if result_dtype.category > self_dtype.category:
         raise RuntimeError(f"result type {scalar_type_name(result_dtype)} can't be cast to the desired output "
                            f"type {scalar_type_name(self_dtype)}")
+
+
+def check_inplace_broadcast(self, other):
+    """PyTorch's check before an op writes its broadcast result into self: other must broadcast to self's shape."""
+    shape = tuple(self.shape)
+    b = broadcast_shapes(shape, tuple(other.shape))
+    if b != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(b)}")
 
 
 def check_inplace_target(self):
