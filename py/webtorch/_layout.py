@@ -1,18 +1,10 @@
 """torch.layout: how a tensor's elements are stored (strided: a dense strided view; sparse_coo: indices and
 values, ops/sparse_coo.py)."""
+from ._named_constant import NamedConstant
 
 
-class layout:
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return self.name  # pickles as the module-level singleton
+class layout(NamedConstant):
+    __slots__ = ()
 
 
 strided = layout("strided")

@@ -2,19 +2,11 @@
 channels_last / channels_last_3d: the channel dim innermost, NHWC / NDHWC in memory; preserve_format: keep the
 input's). The strides and the channels-last test follow PyTorch's c10/core/MemoryFormat.h."""
 from . import _geometry as G
+from ._named_constant import NamedConstant
 
 
-class memory_format:
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return self.name  # pickles as the module-level singleton
+class memory_format(NamedConstant):
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")

@@ -526,6 +526,12 @@ def _wrap(h, be, dev, geom, cls=Tensor, dtype=None):
     t._be = be
     t._device = dev
     t.dtype = be.dtype(h) if dtype is None else dtype
+    return _no_history(t)
+
+
+def _no_history(t):
+    """t with the autograd fields of a fresh tensor: no history, version 0, no base (an inference tensor when made
+    under inference_mode)."""
     t.requires_grad = False
     t._grad = None
     t.grad_fn = None

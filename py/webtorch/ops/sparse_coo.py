@@ -8,7 +8,7 @@ computed as if the tensor were dense.
 """
 from .. import _dtype as D
 from .._layout import sparse_coo
-from .._tensor import Size, Tensor, _parse_to
+from .._tensor import Size, Tensor, _no_history, _parse_to
 from .._torch_function import _disabled_torch_function_impl
 from ..autograd.grad_mode import state as _grad_state
 from ._core.dispatch import check_same_device
@@ -235,17 +235,7 @@ def make_sparse(indices, values, shape, coalesced):
     t._be = values._be
     t._device = values._device
     t.dtype = values.dtype
-    t.requires_grad = False
-    t._grad = None
-    t.grad_fn = None
-    t._out_nr = 0
-    t._version = [0]
-    t._base = None
-    t._accum = None
-    t._retains_grad = False
-    if _grad_state.inference:
-        t._inference = True
-    return t
+    return _no_history(t)
 
 
 def _refuse_dense_methods():
