@@ -184,9 +184,13 @@ def elementwise(ctx, op, args, dtype, out=None):
     (elementwise.py) once the chain has run."""
     chain = ctx.chain
     if out is None and chain.enabled:
-        res = chain.record(op, args, dtype)
-        if res is not None:
-            return res
+        for a in args:  # a storage under the threshold holds no operand record takes: most calls leave here
+            if type(a) is View:
+                if a.st.numel * a.st.dtype.itemsize >= chain.min_bytes:
+                    res = chain.record(op, args, dtype)
+                    if res is not None:
+                        return res
+                break
     if chain.ops:
         chain.flush()
     return per_op(ctx, op, args, dtype, out)
