@@ -18,6 +18,8 @@ from .server import Server
 from .wheel import build_wheel, repo_root
 
 TIMEOUT_STATUS = 124
+CRASH_STATUS = 1
+BOOT_ATTEMPTS = 3  # a page that crashes before the script starts is booted again (nothing of the script ran)
 _POLL_MS = 25
 
 
@@ -103,17 +105,46 @@ class BrowserSession:
         for the whole run (boot included); past it the run is stopped and ``status`` is 124. ``packages_url``:
         where Pyodide packages the script imports are fetched from when the local Pyodide folder lacks them. ``cuda``:
         what "cuda" names in the page, "auto" (webgpu when the adapter is a GPU), "webgpu" or "none" (loader.js).
+        A page that crashes while Pyodide boots (before any line of the script ran) is booted again, up to
+        BOOT_ATTEMPTS times in all; a crash while the script runs ends the run with status 1 and says when.
         """
         script = Path(script).resolve()
         if not script.is_file():
             raise FileNotFoundError(f"no such script: {script}")
         name = f"run{next(self._names)}"
         self.server.folders[name] = script.parent
-        res = RunResult()
+        cfg = {"indexURL": f"{self.server.url}/pyodide/", "wheelURL": f"{self.server.url}/wheel/"
+               f"{self.server.wheel.name}", "wheelURLs": [*self._user_wheel_urls, *wheel_urls], "filesURL":
+               f"{self.server.url}/files/{name}.zip", "dir": f"/home/pyodide/{script.parent.name or 'root'}",
+               "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker),
+               "packagesURL": packages_url, "cuda": cuda}
         t0 = time.perf_counter()
+        deadline = None if timeout is None else t0 + timeout
+        try:
+            for attempt in range(1, BOOT_ATTEMPTS + 1):
+                res, boot_crashed = self._attempt(cfg, deadline, {"stdout": stdout, "stderr": stderr}, on_report,
+                                                  last=attempt == BOOT_ATTEMPTS)
+                if not boot_crashed:
+                    break
+            res.timings["boot_attempts"] = attempt
+        finally:
+            self.server.folders.pop(name, None)
+        res.seconds = time.perf_counter() - t0
+        return res
 
+    @staticmethod
+    def _start(page, cfg):
+        """Start the run in a booted page (web/pages/run_page.js)."""
+        page.evaluate("cfg => window.webtorchStart(cfg)", cfg)
+
+    def _attempt(self, cfg, deadline, sinks, on_report, last):
+        """One page: boot Pyodide, run the script. Returns (RunResult, whether the page crashed before the script
+        started)."""
+        res = RunResult()
         out = {"stdout": [], "stderr": []}
-        sinks = {"stdout": stdout, "stderr": stderr}
+        t0 = time.perf_counter()
+        started = []  # the page sends its timings just before the script's first line runs (web/run.js)
+        crashes = []
 
         def emit(kind, text):
             if kind == "output":  # stdout/stderr pieces in the order the script wrote them (web/run.js)
@@ -123,11 +154,12 @@ class BrowserSession:
                         sinks[stream](piece)
             elif kind == "stderr":  # the page's own messages (crashes, errors outside the script)
                 out["stderr"].append(text)
-                if stderr:
-                    stderr(text)
+                if sinks["stderr"]:
+                    sinks["stderr"](text)
             elif kind == "done":
                 res.status = int(text)
             elif kind == "timing":
+                started.append(True)
                 res.timings.update(json.loads(text))
             else:
                 res.reports.append((kind, text))
@@ -135,8 +167,12 @@ class BrowserSession:
                     on_report(kind, text)
 
         def crashed(*_):
-            emit("stderr", "webtorch: the browser page crashed\n")
-            res.status = 1
+            when = (f"while the script ran, {time.perf_counter() - t0:.1f} s after the page opened" if started else
+                    f"while Pyodide booted, before the script started (booted {BOOT_ATTEMPTS} times)")
+            if started or last:
+                emit("stderr", f"webtorch: the browser page crashed {when}\n")
+            crashes.append(True)
+            res.status = CRASH_STATUS
 
         context = self.browser.new_context()
         try:
@@ -146,13 +182,7 @@ class BrowserSession:
             page.expose_function("webtorchEmit", emit)
             page.goto(f"{self.server.url}/web/pages/run.html")
             page.wait_for_function("window.webtorchReady === true")
-            cfg = {"indexURL": f"{self.server.url}/pyodide/", "wheelURL": f"{self.server.url}/wheel/"
-                   f"{self.server.wheel.name}", "wheelURLs": [*self._user_wheel_urls, *wheel_urls], "filesURL":
-                   f"{self.server.url}/files/{name}.zip", "dir": f"/home/pyodide/{script.parent.name or 'root'}",
-                   "script": script.name, "argv": [str(a) for a in argv], "worker": bool(worker),
-                   "packagesURL": packages_url, "cuda": cuda}
-            page.evaluate("cfg => window.webtorchStart(cfg)", cfg)
-            deadline = None if timeout is None else t0 + timeout
+            self._start(page, cfg)
             while res.status is None:
                 if deadline is not None and time.perf_counter() > deadline:
                     res.timed_out = True
@@ -163,9 +193,10 @@ class BrowserSession:
                 except Exception:  # noqa: BLE001 -- the page closed under us: a crash already set the status
                     if res.status is None:
                         raise
+        except Exception:  # noqa: BLE001 -- a crash during goto/evaluate interrupts them; anything else propagates
+            if not crashes:
+                raise
         finally:
             res.stdout, res.stderr = "".join(out["stdout"]), "".join(out["stderr"])
-            res.seconds = time.perf_counter() - t0
             context.close()
-            self.server.folders.pop(name, None)
-        return res
+        return res, bool(crashes) and not started
