@@ -217,7 +217,8 @@ def test_question_mark_and_help_show_webtorch_docstrings_in_jupyterlite(site):
         lite.wait_output(index, "Docstring:", timeout_s=180)
         text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output_text(o) for o in lite.cell_outputs(index)))
         assert "before None" in text, text  # nothing set them before the `?`
-        assert re.search(r"Init signature:\s+torch\.nn\.Linear\(\s+in_features,\s+out_features,\s+bias=True", text), text
+        signature = r"Init signature:\s+torch\.nn\.Linear\(\s+in_features,\s+out_features,\s+bias=True"
+        assert re.search(signature, text), text
         assert re.search(r"Docstring:\s+y = x A\^T \+ b, with weight \(out_features, in_features\)", text), text
         helped = lite.run_cell("help(torch.nn.ReLU)")
         lite.wait_output(helped, "Help on class ReLU", timeout_s=60)
