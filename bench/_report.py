@@ -36,6 +36,15 @@ def format_table(rows, columns):
     return "\n".join([line([header for _, header, _ in columns])] + [line(r) for r in cells])
 
 
+def markdown_table(rows, columns):
+    """``format_table`` as a Markdown table (numbers right-aligned)."""
+    numeric = [not isinstance(rows[0][key], str) if rows else True for key, _, _ in columns]
+    lines = ["| " + " | ".join(header for _, header, _ in columns) + " |",
+             "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
+    lines += ["| " + " | ".join(format(row[key], spec) for key, _, spec in columns) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def report(name, rows, columns, title=None, path=None, **settings):
     """Print ``rows`` (dicts) as a table of ``columns`` under ``title`` and write ``path`` (default
     results/<name>.json) with ``settings`` (the script's parameters, units, ...). Returns the path written."""

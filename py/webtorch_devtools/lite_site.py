@@ -2,8 +2,8 @@
 
 The site: JupyterLab's UI and the Pyodide kernel (jupyterlite-core + jupyterlite-pyodide-kernel, pinned in
 scripts/requirements-dev.txt), Pyodide from the repo's npm package, every wheel the kernel loads at start-up
-(``lite_wheels``), webtorch preinstalled (Pyodide loads it at boot from the site's copy of pyodide-lock.json)
-and in the piplite index (so ``%pip install webtorch`` also works), and the tutorial notebooks of
+(``lite_wheels``), webtorch preinstalled (Pyodide loads it at boot from the site's copy of pyodide-lock.json;
+its docstrings beside it, fetched by the first ``obj?``/``help()``) and in the piplite index (so ``%pip install webtorch`` also works), and the tutorial notebooks of
 examples/notebooks/ as its contents. Nothing is fetched from outside the site: Pyodide's URL is set
 explicitly and piplite's PyPI fallback is off.
 
@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from . import lite_wheels
+from .docstrings import docstrings_path
 from .warmup import MANIFEST as WARMUP_MANIFEST
 
 PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
@@ -82,6 +83,8 @@ def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels, packages_url):
         shutil.copy2(path, pyo / path.name)
         lock_wheels[name] = path
     shutil.copy2(wheel, pyo / wheel.name)
+    # its docstrings beside it (the wheel's bytecode has none): `obj?` and help() fetch them (webtorch-kernel.mjs)
+    shutil.copy2(docstrings_path(wheel), pyo / docstrings_path(wheel).name)
     patched = lite_wheels.patched_lock(lock, lock_wheels, extra=[("webtorch", wheel, ["webtorch"])])
     (pyo / "pyodide-lock.json").write_text(json.dumps(patched))
     (lite / "jupyter-lite.json").write_text(json.dumps(site_config(packages_url), indent=2))
@@ -145,6 +148,7 @@ def _input_digest(contents, wheel):
     for p in [Path(__file__), Path(lite_wheels.__file__), repo_root() / "web" / "bridge.js", *sorted(ASSETS.iterdir())]:
         h.update(p.read_bytes())
     h.update(Path(wheel).read_bytes())
+    h.update(docstrings_path(wheel).read_bytes())  # a docstring's text may change and leave the bytecode as it was
     for item in contents:
         paths = sorted(p for p in Path(item).rglob("*") if p.is_file()) if Path(item).is_dir() else [Path(item)]
         for p in paths:

@@ -205,3 +205,31 @@ def test_pyodide_packages_load_on_import_in_jupyterlite(site, site_root, tmp_pat
     finally:
         server.close()
         host.close()
+
+
+def test_question_mark_and_help_show_webtorch_docstrings_in_jupyterlite(site):
+    """The wheel's bytecode has no docstrings: the first `obj?` fetches their table from beside the wheel in the
+    site (a synchronous request in the kernel's worker) before IPython's inspector reads one; help() and the
+    inspector's tooltip (the kernel's inspect request: Shift+Tab, the contextual help) show them too."""
+    with lite_page(site, "help") as lite:
+        lite.open(FIXTURE.name)
+        index = lite.run_cell("import webtorch as torch\nprint('before', torch.nn.Linear.__doc__)\ntorch.nn.Linear?")
+        lite.wait_output(index, "Docstring:", timeout_s=180)
+        text = re.sub(r"\x1b\[[0-9;]*m", "", "".join(output_text(o) for o in lite.cell_outputs(index)))
+        assert "before None" in text, text  # nothing set them before the `?`
+        signature = r"Init signature:\s+torch\.nn\.Linear\(\s+in_features,\s+out_features,\s+bias=True"
+        assert re.search(signature, text), text
+        assert re.search(r"Docstring:\s+y = x A\^T \+ b, with weight \(out_features, in_features\)", text), text
+        helped = lite.run_cell("help(torch.nn.ReLU)")
+        lite.wait_output(helped, "Help on class ReLU", timeout_s=60)
+        text = "".join(output_text(o) for o in lite.cell_outputs(helped))
+        assert "The module-specific part of repr" in text, text  # an inherited method's docstring
+        tooltip = lite.page.evaluate("""async () => {
+          const reply = await webtorchLite.kernel().requestInspect({code: 'torch.optim.Adam', cursor_pos: 16,
+                                                                    detail_level: 0});
+          return reply.content.data['text/plain'];
+        }""")
+        tooltip = re.sub(r"\x1b\[[0-9;]*m", "", tooltip)
+        assert re.search(r"Docstring:\s+Implements Adam \(Kingma & Ba\), optionally AMSGrad", tooltip), tooltip
+        lite.wait_done(timeout_s=60)
+        lite.page.locator(".jp-Notebook .jp-Cell").nth(index).scroll_into_view_if_needed()  # for the screenshot

@@ -86,24 +86,3 @@ def test_the_kernel_hides_frames_that_ask_to_be_hidden_in_every_chained_exceptio
     assert files == ['  File "<cell 7>", line 2, in <module>', '  File "<cell 7>", line 4, in <module>'], lines
     assert lines[-1] == "ValueError: outer" and "KeyError: 'inner'" in lines
 
-
-def test_ipython_shows_the_import_error_without_the_hook_frame(monkeypatch, tmp_path, capsys):
-    """In an IPython kernel (JupyterLite) the startup file has IPython show the error from the user's line: IPython
-    itself hides ``__tracebackhide__`` frames except the one that raised, which here is the import hook's."""
-    from IPython.core.interactiveshell import InteractiveShell
-    from webtorch.notebook import tracebacks
-    finder = packages.UnavailableFinder()
-    finder.reasons["no_such_pkg_xyz"] = "No module named 'no_such_pkg_xyz': because"
-    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder])
-    tracebacks.install_ipython_startup(home=tmp_path)
-    startup = (tmp_path / ".ipython" / "profile_default" / "startup").glob("*.py")
-    shell = InteractiveShell.instance(colors="nocolor")
-    try:
-        for path in startup:
-            exec(path.read_text(), {"get_ipython": lambda: shell})
-        shell.run_cell("import json\nimport no_such_pkg_xyz")
-        out = capsys.readouterr().out
-    finally:
-        InteractiveShell.clear_instance()
-    assert "import no_such_pkg_xyz" in out and "No module named 'no_such_pkg_xyz': because" in out, out
-    assert "packages.py" not in out and "find_spec" not in out, out

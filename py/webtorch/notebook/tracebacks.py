@@ -4,13 +4,9 @@ system's frozen frames (no source to show) are dropped.
 
 The app's kernel trims its tracebacks with ``shown_frames``. IPython (the JupyterLite kernel) hides such frames
 itself, except the frame that raised: an import of a package that cannot be loaded would still show the hook's
-frame, so ``install_ipython_startup`` (the lite site's kernel calls it at boot) has IPython show import errors
-through ``shown_frames`` too.
+frame, so ``install_ipython`` (the lite site's kernel calls it at start-up: ipython_startup.py) has IPython show
+import errors through ``shown_frames`` too.
 """
-import os
-from pathlib import Path
-
-_STARTUP = "50-webtorch-tracebacks.py"
 
 
 def shown_frames(tb):
@@ -35,11 +31,3 @@ def install_ipython(shell):
     """Have the IPython ``shell`` show import errors without the machinery's frames."""
     shell.set_custom_exc((ImportError,), _show_import_error)
 
-
-def install_ipython_startup(home=None):
-    """Write an IPython startup file (the default profile's, under ``home``: default ~) that calls
-    ``install_ipython`` on the kernel's shell once it exists."""
-    startup = Path(home or os.path.expanduser("~")) / ".ipython" / "profile_default" / "startup"
-    startup.mkdir(parents=True, exist_ok=True)
-    (startup / _STARTUP).write_text(f"from {__name__} import install_ipython\ninstall_ipython(get_ipython())\n"
-                                    "del install_ipython\n")

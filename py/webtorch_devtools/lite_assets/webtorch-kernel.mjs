@@ -11,7 +11,8 @@
 // looking for Jupyter's widgets (webtorch.notebook.tqdm_hook); a cell's import of a Pyodide package the kernel
 // lacks loads it from this folder, then from loadPyodideOptions.webtorchPackagesURL when the site set one, or
 // says why it cannot (webtorch.browser.packages), IPython showing that error without the import hook's frame
-// (webtorch.notebook.tracebacks).
+// (webtorch.notebook.tracebacks). `obj?`, tooltips and help() fetch webtorch's docstrings (the wheel has none:
+// their table is beside it in this folder) the first time they run (webtorch.notebook.ipython_help).
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
@@ -33,12 +34,16 @@ export async function loadPyodide(options) {
   if (pyodide.loadedPackages.webtorch) {
     const index = JSON.stringify(new URL("./", import.meta.url).href);
     const url = webtorchPackagesURL ? JSON.stringify(new URL(webtorchPackagesURL, location.href).href.replace(/\/?$/, "/")) : "None";
-    pyodide.runPython(`from webtorch.browser import packages as _p
-from webtorch.notebook import progress as _pr, tqdm_hook as _h, tracebacks as _t
+    const wheel = pyodide.lockfile.packages.webtorch.file_name;
+    const docstrings = JSON.stringify(new URL(wheel.replace(/\.whl$/, ".docstrings.json.gz"), import.meta.url).href);
+    pyodide.runPython(`import os as _os
+from webtorch.browser import docstrings as _d, packages as _p
+from webtorch.notebook import ipython_startup as _s, progress as _pr, tqdm_hook as _h
 _h.install()
 _p.configure(${index}, ${url}, on_import=_pr.LoadingLine())
-_t.install_ipython_startup()
-del _p, _pr, _h, _t`);
+_os.environ[_d.URL_VARIABLE] = ${docstrings}
+_s.install_startup()
+del _os, _d, _p, _s, _pr, _h`);
   }
   if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
     const buffer = new Int32Array(new SharedArrayBuffer(4));
