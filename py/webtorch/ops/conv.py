@@ -265,6 +265,9 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
     batched = input.dim() == n + 2
     x = input if batched else input.unsqueeze(0)
     _check_shapes(x, weight, bias, stride, padding, dilation, groups, True)
+    if x.numel() == 0 and x.shape[0] and x.shape[1]:
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{list(x.shape)}")
     out = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, st, p, d, k, op in
                 zip(x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))
     if any(o <= 0 for o in out):
