@@ -377,17 +377,27 @@ def _check_output_size(size, name):
                            f"{{{', '.join(str(s) for s in size)}}}")
 
 
-def _empty_result(x, shape):
-    """An output of no element: an empty view of x (its gradient is zeros), no kernel run."""
-    return x.flatten()[:0].reshape(shape)
-
-
-def _check_nonempty(input, name, first=1):
+def _check_nonempty(input, name, first=1, what="input"):
     """PyTorch refuses an empty dim it has to cut into windows: every non-batch dim, or the dims from ``first``."""
     for i in range(first, input.dim()):
         if input.shape[i] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+            raise RuntimeError(f"{name}(): Expected {what} to have non-zero size for non-batch dimensions, but {what} "
                                f"has sizes {list(input.shape)} with dimension {i} being empty")
+
+
+class EmptyAdaptivePoolBackward(Node):
+    """An adaptive pool's output of no element (no kernel runs). Backward as PyTorch's: a grad_output with an empty
+    non-batch dim is refused; an empty batch gives the input its (empty) zero gradient."""
+    @staticmethod
+    def forward(ctx, x, shape, name):
+        ctx.meta = (tuple(x.shape), name)
+        return wrap(x._be.full(shape, 0, x.dtype), x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, name = ctx.meta
+        _check_nonempty(g, name + "_backward", what="grad_output")
+        return g.new_zeros(shape)
 
 
 def _adaptive_avg(input, output_size, n, name):
@@ -402,7 +412,7 @@ def _adaptive_avg(input, output_size, n, name):
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
     if n == 2 and 0 in x.shape[:2] + size:
-        return _unbatch(input, n, _empty_result(x, x.shape[:2] + size))
+        return apply_op(EmptyAdaptivePoolBackward, input, input.shape[:-n] + size, name)
     _check_dtype(input, name, _floating)
     mats = tuple(None if L == O else constant_matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
                  for L, O in zip(x.shape[2:], size))
@@ -454,8 +464,8 @@ def _adaptive_max(input, output_size, n, return_indices, name):
     size = _adaptive_size(x, output_size, n, name)
     shape = new_size_arg(input.shape[:-n] + size)
     if 0 in shape:
-        return (_empty_result(input, shape), input.new_zeros(shape, dtype=int64)) if return_indices else \
-            _empty_result(input, shape)
+        vals = apply_op(EmptyAdaptivePoolBackward, input, shape, name)
+        return (vals, input.new_zeros(shape, dtype=int64)) if return_indices else vals
     node = AdaptiveMaxPool3DBackward0 if n == 3 else AdaptiveMaxPool2DBackward0
     vals, idx = _unbatch(input, n, *apply_op(node, x, size))
     return (vals, idx) if return_indices else vals
