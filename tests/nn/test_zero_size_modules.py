@@ -29,6 +29,35 @@ def test_zero_size_layer_matches_torch(name, make, shape, train, device):
         assert int(ours.num_batches_tracked) == 2
 
 
+def _attend(layer, q, k, v):
+    return layer(q, k, v)
+
+
+@pytest.mark.parametrize("shapes,kw", [
+    (((0, 2, 4), (0, 2, 4), (0, 2, 4)), {}),
+    (((3, 2, 4), (0, 2, 4), (0, 2, 4)), {}),
+    (((3, 0, 4), (3, 0, 4), (3, 0, 4)), {}),
+    (((2, 0, 4), (2, 0, 4), (2, 0, 4)), {"batch_first": True}),
+    (((0, 2, 4), (3, 2, 4), (3, 2, 4)), {"need_weights": False}),
+], ids=["no-target-no-source", "no-source", "empty-batch", "batch-first-no-target", "no-target-fast-path"])
+def test_multihead_attention_of_an_empty_sequence_or_batch(shapes, kw, device):
+    need = kw.pop("need_weights", True)
+    check_layer(lambda m: m.nn.MultiheadAttention(4, 2, **kw), *[rand(*s) for s in shapes], device=device,
+                call=lambda layer, q, k, v: layer(q, k, v, need_weights=need)[0 if not need else slice(None)])
+
+
+@pytest.mark.parametrize("make,shape", [(lambda m: m.nn.GRU(3, 2), (0, 3)), (lambda m: m.nn.LSTM(3, 2), (0, 1, 3)),
+                                        (lambda m: m.nn.RNN(3, 2, batch_first=True), (2, 0, 3))],
+                         ids=["gru-unbatched", "lstm", "rnn-batch-first"])
+def test_recurrent_layer_refuses_an_empty_sequence(make, shape, device):
+    check_error(lambda m, x: make(m).to(x.device)(x), rand(*shape), device=device,
+                match="Expected sequence length to be larger than 0 in RNN")
+
+
+def test_recurrent_layer_of_an_empty_batch(device):
+    check_layer(lambda m: m.nn.LSTM(3, 2, num_layers=2), rand(4, 0, 3), device=device)
+
+
 # outputs only: PyTorch's backward refuses their empty channel dim (tests/ops/test_zero_size_inputs.py)
 @pytest.mark.parametrize("make,shape", [(lambda m: m.nn.AdaptiveAvgPool1d(3), (2, 0, 4)),
                                         (lambda m: m.nn.AdaptiveAvgPool2d(3), (2, 0, 4, 4))])

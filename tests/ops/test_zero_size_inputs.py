@@ -69,6 +69,15 @@ RESULTS = {
     "cumulative_trapezoid_empty_x": (lambda m, y, x: m.cumulative_trapezoid(y, x), (2, 0), (0,)),
     "diag_embed_empty_batch": (lambda m, x: m.diag_embed(x), (0, 3)),
     "diag_embed_empty_diagonal": (lambda m, x: m.diag_embed(x, 1), (2, 0)),
+    # grid_sample of an empty batch, channel or grid (its window dims must not be empty)
+    "grid_sample_empty_batch": (lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=False),
+                                (0, 3, 4, 4), (0, 2, 2, 2)),
+    "grid_sample_no_channel": (lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=False),
+                               (2, 0, 4, 4), (2, 2, 2, 2)),
+    "grid_sample_empty_grid": (lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=True),
+                               (2, 3, 4, 4), (2, 0, 2, 2)),
+    "grid_sample_3d_empty_batch": (lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=False),
+                                   (0, 3, 4, 4, 4), (0, 2, 2, 2, 3)),
 }
 
 
@@ -153,6 +162,8 @@ ERRORS = {
                                       "Only zero batch or zero channel inputs are supported"),
     "conv_transpose2d_empty_height": (lambda m, x, w: m.nn.functional.conv_transpose2d(x, w), (2, 3, 0, 4),
                                       (3, 3, 2, 2), "but got input shape: [2, 3, 0, 4]"),
+    "conv_transpose2d_weight_below_groups": (lambda m, x, w: m.nn.functional.conv_transpose2d(x, w), (2, 0, 4, 4),
+                                             (0, 2, 2, 2), "expected weight to be at least 1 at dimension 0"),
     "conv_transpose3d_empty_width_padded": (lambda m, x, w: m.nn.functional.conv_transpose3d(x, w, padding=1),
                                             (2, 3, 4, 4, 0), (3, 3, 2, 2, 2), "Only zero batch"),
 }

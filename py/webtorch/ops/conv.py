@@ -156,7 +156,7 @@ def _check_shapes(x, w, bias, stride, padding, dilation, groups, transposed):
     if w.dim() != x.dim():
         raise RuntimeError(f"Expected {w.dim()}-dimensional input for {w.dim()}-dimensional weight {ws}, but got "
                            f"{x.dim()}-dimensional input of size {list(x.shape)} instead")
-    if not transposed and ws[0] < groups:
+    if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {ws} instead")
     if ws[0] % groups:
