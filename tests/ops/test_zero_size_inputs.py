@@ -69,6 +69,14 @@ RESULTS = {
     "cumulative_trapezoid_empty_x": (lambda m, y, x: m.cumulative_trapezoid(y, x), (2, 0), (0,)),
     "diag_embed_empty_batch": (lambda m, x: m.diag_embed(x), (0, 3)),
     "diag_embed_empty_diagonal": (lambda m, x: m.diag_embed(x, 1), (2, 0)),
+    # a convolution of an input with no channel keeps 0 channels (not the weight's out-channels)
+    "conv2d_no_channel": (lambda m, x, w, b: m.nn.functional.conv2d(x, w, b), (2, 0, 4, 4), (5, 0, 2, 2), (5,)),
+    "conv2d_no_channel_groups": (lambda m, x, w: m.nn.functional.conv2d(x, w, groups=2, stride=2, padding=1),
+                                 (2, 0, 4, 4), (4, 0, 2, 2)),
+    "conv2d_no_channel_unbatched": (lambda m, x, w: m.nn.functional.conv2d(x, w), (0, 4, 4), (5, 0, 2, 2)),
+    "conv1d_no_channel_dilated": (lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, dilation=2), (2, 0, 4),
+                                  (5, 0, 2), (5,)),
+    "conv3d_empty_batch": (lambda m, x, w, b: m.nn.functional.conv3d(x, w, b), (0, 3, 3, 3, 3), (2, 3, 2, 2, 2), (2,)),
     # grid_sample of an empty batch, channel or grid (its window dims must not be empty)
     "grid_sample_empty_batch": (lambda m, x, g: m.nn.functional.grid_sample(x, g, align_corners=False),
                                 (0, 3, 4, 4), (0, 2, 2, 2)),
@@ -162,6 +170,8 @@ ERRORS = {
                                       "Only zero batch or zero channel inputs are supported"),
     "conv_transpose2d_empty_height": (lambda m, x, w: m.nn.functional.conv_transpose2d(x, w), (2, 3, 0, 4),
                                       (3, 3, 2, 2), "but got input shape: [2, 3, 0, 4]"),
+    "conv2d_no_channel_kernel_too_big": (lambda m, x, w: m.nn.functional.conv2d(x, w), (2, 0, 1, 1), (5, 0, 2, 2),
+                                         "Kernel size can't be greater than actual input size"),
     "conv_transpose2d_weight_below_groups": (lambda m, x, w: m.nn.functional.conv_transpose2d(x, w), (2, 0, 4, 4),
                                              (0, 2, 2, 2), "expected weight to be at least 1 at dimension 0"),
     "conv_transpose3d_empty_width_padded": (lambda m, x, w: m.nn.functional.conv_transpose3d(x, w, padding=1),

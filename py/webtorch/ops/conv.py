@@ -220,8 +220,19 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
         _check_shapes(x, weight, bias, stride, pad_tuple, dilation, groups, False)
         x, pad_tuple = _same_padding(x, weight, stride, dilation, n)
     _check_shapes(x, weight, bias, stride, pad_tuple, dilation, groups, False)
-    y = conv_nd(x, weight, bias, stride, pad_tuple, dilation, groups)
+    if x.shape[1] == 0:
+        y = _no_channel_conv(x, weight, bias, stride, pad_tuple, dilation)
+    else:
+        y = conv_nd(x, weight, bias, stride, pad_tuple, dilation, groups)
     return y if batched else y.squeeze(0)
+
+
+def _no_channel_conv(x, w, bias, stride, padding, dilation):
+    """PyTorch's convolution of an input with no channel (the weight has none either): (N, 0, *out), not N x C_out
+    zeros. Every operand's sum times 0 is added, so their gradients (zeros) flow as PyTorch's do."""
+    spatial = tuple(out_size(*s) for s in zip(x.shape[2:], w.shape[2:], stride, padding, dilation))
+    terms = x.sum() + w.sum() + (0 if bias is None else bias.sum())
+    return x.new_zeros((x.shape[0], 0) + spatial) + terms * 0
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
