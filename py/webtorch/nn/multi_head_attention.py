@@ -163,7 +163,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)
         out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(1)
@@ -173,11 +173,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
     if attn_mask is not None:
         attn_mask = attn_mask.unsqueeze(0) if attn_mask.shape[0] == 1 else \
-            attn_mask.reshape(bsz, num_heads, -1, src_len)
+            attn_mask.reshape(bsz, num_heads, attn_mask.shape[1], src_len)
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
     return (out if is_batched else out.squeeze(1)), None

@@ -4,7 +4,7 @@ Rows whose every key is masked out give zeros (PyTorch's _safe_softmax), not NaN
 """
 import math
 
-from .creation import arange
+from .creation import arange, zeros
 from .dropout import dropout
 from .where_clamp import where
 from .softmax import softmax
@@ -34,6 +34,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{_dtype_name(query.dtype)} key.dtype: {_dtype_name(key.dtype)} and value.dtype: "
                            f"{_dtype_name(value.dtype)} instead.")
+    if min(query.dim(), key.dim(), value.dim()) < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa and query.dim() >= 3:
@@ -44,9 +47,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             key = _repeat_heads(key, hq // hk)
         if hv != hq:
             value = _repeat_heads(value, hq // hv)
+    if query.shape[-2] == 0 or value.numel() == 0:
+        # PyTorch's shortcut (no query row, or no value): zeros of (..., L, Ev), key's shape unchecked; every
+        # input's sum times 0 is added, so gradients (zeros) reach all three and a NaN/inf anywhere gives NaN
+        out = zeros(tuple(query.shape[:-1]) + (value.shape[-1],), dtype=query.dtype, device=query.device)
+        return out + (query.sum() + key.sum() + value.sum()) * 0
     L, S = query.shape[-2], key.shape[-2]
-    scale_factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = query.matmul(key.transpose(-2, -1)) * scale_factor
+    scores = query.matmul(key.transpose(-2, -1))
+    if query.shape[-1]:  # a zero-width head's scores are the empty dot product, 0, whatever the scale
+        scores = scores * (1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
     if is_causal:
         keep = arange(S, device=query.device).unsqueeze(0) <= arange(L, device=query.device).unsqueeze(1)
         scores = where(keep, scores, -math.inf)

@@ -156,7 +156,7 @@ def _check_shapes(x, w, bias, stride, padding, dilation, groups, transposed):
     if w.dim() != x.dim():
         raise RuntimeError(f"Expected {w.dim()}-dimensional input for {w.dim()}-dimensional weight {ws}, but got "
                            f"{x.dim()}-dimensional input of size {list(x.shape)} instead")
-    if not transposed and ws[0] < groups:
+    if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
                            f"weight of size {ws} instead")
     if ws[0] % groups:
@@ -220,8 +220,19 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, n, name):
         _check_shapes(x, weight, bias, stride, pad_tuple, dilation, groups, False)
         x, pad_tuple = _same_padding(x, weight, stride, dilation, n)
     _check_shapes(x, weight, bias, stride, pad_tuple, dilation, groups, False)
-    y = conv_nd(x, weight, bias, stride, pad_tuple, dilation, groups)
+    if x.shape[1] == 0:
+        y = _no_channel_conv(x, weight, bias, stride, pad_tuple, dilation)
+    else:
+        y = conv_nd(x, weight, bias, stride, pad_tuple, dilation, groups)
     return y if batched else y.squeeze(0)
+
+
+def _no_channel_conv(x, w, bias, stride, padding, dilation):
+    """PyTorch's convolution of an input with no channel (the weight has none either): (N, 0, *out), not N x C_out
+    zeros. Every operand's sum times 0 is added, so their gradients (zeros) flow as PyTorch's do."""
+    spatial = tuple(out_size(*s) for s in zip(x.shape[2:], w.shape[2:], stride, padding, dilation))
+    terms = x.sum() + w.sum() + (0 if bias is None else bias.sum())
+    return x.new_zeros((x.shape[0], 0) + spatial) + terms * 0
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -265,6 +276,9 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
     batched = input.dim() == n + 2
     x = input if batched else input.unsqueeze(0)
     _check_shapes(x, weight, bias, stride, padding, dilation, groups, True)
+    if x.numel() == 0 and x.shape[0] and x.shape[1]:
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{list(x.shape)}")
     out = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, st, p, d, k, op in
                 zip(x.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding))
     if any(o <= 0 for o in out):

@@ -144,10 +144,12 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     d = norm_dim(dim, y.dim())
     _refuse_bool("cumulative_trapezoid", y, x)
     n = y.shape[d]
-    pair = _slice(y, d, 1, n) + _slice(y, d, 0, max(n - 1, 0))
+    pair = _slice(y, d, min(n, 1), n) + _slice(y, d, 0, max(n - 1, 0))
     if isinstance(x, Tensor):
+        if x.dim() == 1 and x.shape[0] != n:
+            raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
         steps = _along(x[1:] - x[:-1], d, y.dim()) if x.dim() == 1 else diff(x, dim=d)
-        return (steps * pair / 2).cumsum(d)
+        return (pair * steps / 2).cumsum(d)
     h = 1 if dx is None else dx
     h = x if x is not None and dx is None else h
     return (pair * (h / 2)).cumsum(d)

@@ -9,6 +9,7 @@ float rounding matches."""
 import itertools
 import warnings
 
+from .._geometry import numel
 from .._tensor import Tensor
 from .creation import linspace, ones
 from .shape import stack
@@ -121,7 +122,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         align_corners = False
     n, c, sizes = input.shape[0], input.shape[1], tuple(input.shape[2:])
     out_spatial = tuple(grid.shape[1:-1])
-    flat = input.reshape(n, c, -1)
+    flat = input.reshape(n, c, numel(sizes))  # explicit sizes: an empty batch or channel dim leaves -1 open
     strides = [1]
     for size in reversed(sizes[1:]):
         strides.append(strides[-1] * size)  # innermost dim first, as the taps
@@ -134,7 +135,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             index = idx.clamp(0, size - 1).long() * stride + index
             if w is not None:
                 weight = w if weight is None else weight * w
-        values = flat.gather(2, index.reshape(n, 1, -1).expand(n, c, -1)).reshape(n, c, *out_spatial)
+        values = flat.gather(2, index.reshape(n, 1, numel(out_spatial)).expand(n, c, -1)).reshape(n, c, *out_spatial)
         mask = inside.unsqueeze(1)
         term = where(mask, values if weight is None else values * weight.unsqueeze(1), 0.0)
         out = term if out is None else out + term

@@ -6,7 +6,10 @@ normalized dims (gh = dL/dxhat). The fused layer_norm primitive computes it in o
 is being built for double backward the same formula runs as Tensor ops, recomputing the statistics from x
 so that second derivatives see their dependence on x.
 """
+import math
+
 from .. import _dtype as D
+from .._geometry import norm_dim, numel
 from ..autograd.graph import Node, apply_op, recording
 from ..autograd.grad_mode import state, no_grad
 from ._core.dispatch import wrap, broadcast_shapes, check_same_device
@@ -150,9 +153,7 @@ class NativeBatchNormBackward0(Node):
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps):
         nd = x.dim()
-        dims = (0,) + tuple(range(2, nd))
-        fused = training and x.numel() > 0
-        if fused:  # one kernel: statistics, running-stat updates and the normalized output
+        if training:  # one kernel: statistics, running-stat updates and the normalized output
             y, mean, rstd = x._be.batch_norm(x._data, _handle(weight), _handle(bias), _handle(running_mean),
                                              _handle(running_var), momentum, eps)
             for r in (running_mean, running_var):
@@ -166,21 +167,12 @@ class NativeBatchNormBackward0(Node):
                 ctx.meta = (training, eps, weight is not None, bias is not None)
                 ctx.n_running = (running_mean is not None) + (running_var is not None)
             return y
-        if training:
-            mean, var = _moments(x, dims)
-            if running_mean is not None or running_var is not None:
-                n = x.numel() // x.shape[1]
-                if running_mean is not None:
-                    commit(running_mean, running_mean * (1 - momentum) + mean.reshape(-1) * momentum)
-                if running_var is not None:
-                    commit(running_var, running_var * (1 - momentum) + var.reshape(-1) * (momentum * n / max(n - 1, 1)))
-        else:
-            mean, var = _channel_view(running_mean, nd), _channel_view(running_var, nd)
+        mean, var = _channel_view(running_mean, nd), _channel_view(running_var, nd)
         rstd = (var + eps).rsqrt()
         y = _affine((x - mean) * rstd, weight, bias)
         if recording(ctx):
             ctx.save_for_backward(x, weight)
-            ctx.stats = (mean, rstd)  # batch or running statistics, not part of any graph
+            ctx.stats = (mean, rstd)  # the running statistics, not part of any graph
             ctx.meta = (training, eps, weight is not None, bias is not None)
             ctx.n_running = (running_mean is not None) + (running_var is not None)
         return y
@@ -221,21 +213,40 @@ def _check_channels(name, t, c):
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
+def _verify_batch_size(size, shown):
+    """F.batch_norm's and F.group_norm's training check: more than one value per channel (``shown``: the size as
+    PyTorch's message writes it)."""
+    count = 1
+    for i, s in enumerate(size):
+        if i != 1:
+            count *= s
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
+
+
+def _empty_batch_norm(input, weight, bias):
+    """PyTorch's batch norm of an input with no element: no statistics, no check of the channel count or dtype; a
+    fresh copy (gradients flow) scaled by weight[0] and shifted by bias[0], as its native op composes it."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     """F.batch_norm: training normalizes with batch statistics and updates the running ones in place
     (unbiased variance, ``momentum``); evaluation normalizes with the running statistics."""
     if training:
-        size = tuple(input.shape)
-        count = 1
-        for i, s in enumerate(size):
-            if i != 1:
-                count *= s
-        if count == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"torch.Size({list(size)})")
+        _verify_batch_size(input.shape, f"torch.Size({list(input.shape)})")
+    if training and eps <= 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:
+        return _empty_batch_norm(input, weight, bias)
     if input.dim() < 2:
         raise RuntimeError(f"batch_norm: expected input with at least 2 dims, got {input.dim()}")
     c = input.shape[1]
@@ -283,11 +294,15 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 # ---- group norm --------------------------------------------------------------------------------------------
 
+def _grouped(x, groups):
+    """x (N, C, *) as (N, groups, C / groups * spatial): explicit sizes, as a batch of N = 0 leaves -1 open."""
+    return x.reshape(x.shape[0], groups, numel(x.shape[1:]) // groups)
+
+
 class NativeGroupNormBackward0(Node):
     @staticmethod
     def forward(ctx, x, weight, bias, groups, eps):
-        n = x.shape[0]
-        xr = x.reshape(n, groups, -1)
+        xr = _grouped(x, groups)
         mean, var = _moments(xr, (2,))
         rstd = (var + eps).rsqrt()
         y = _affine(((xr - mean) * rstd).reshape(x.shape), weight, bias)
@@ -302,17 +317,20 @@ class NativeGroupNormBackward0(Node):
         x, weight = ctx.saved_tensors
         mean, rstd = ctx.stats
         groups, eps, has_w, has_b = ctx.meta
-        nd, n = x.dim(), x.shape[0]
+        nd = x.dim()
         nig = ctx.needs_input_grad
-        xhat, rstd = _normalized(x.reshape(n, groups, -1), (2,), eps, mean, rstd)
+        xhat, rstd = _normalized(_grouped(x, groups), (2,), eps, mean, rstd)
         gx = None
         if nig[0]:
-            gh = (g * _channel_view(weight, nd) if has_w else g).reshape(n, groups, -1)
+            gh = _grouped(g * _channel_view(weight, nd) if has_w else g, groups)
             gx = _input_grad(gh, xhat, rstd, (2,)).reshape(x.shape)
         dims = (0,) + tuple(range(2, nd))
         out = [gx]
         if has_w:
-            out.append((g * xhat.reshape(x.shape)).sum(dims) if nig[1] else None)
+            gw = (g * xhat.reshape(x.shape)).sum(dims) if nig[1] else None
+            if gw is not None and x.shape[0] and not xhat.shape[2]:
+                gw = gw + math.nan  # PyTorch's: a group with no element has NaN statistics, which reach dweight
+            out.append(gw)
         if has_b:
             out.append(g.sum(dims) if nig[1 + has_w] else None)
         return tuple(out)
@@ -322,6 +340,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """F.group_norm: normalize each of ``num_groups`` channel groups per sample, then per-channel affine."""
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    size = [input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:])
+    _verify_batch_size(size, _fmt(size))
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def _group_norm(input, num_groups, weight, bias, eps):
+    """torch.group_norm's checks and op (F.group_norm adds its rank and batch-size checks)."""
     c = input.shape[1]
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
@@ -409,7 +434,11 @@ def torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, 
 
 
 def torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
-    return group_norm(input, num_groups, weight, bias, eps)
+    """torch.group_norm: reads the batch and channel sizes first (PyTorch's IndexError below 2 dims)."""
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    norm_dim(1, input.dim())
+    return _group_norm(input, num_groups, weight, bias, eps)
 
 
 FUNCTIONS = {"layer_norm": torch_layer_norm, "batch_norm": torch_batch_norm, "instance_norm": torch_instance_norm,

@@ -8,7 +8,8 @@ import math
 
 from ..autograd.graph import Node, apply_op
 from ..backends.window_geometry import out_size
-from ._core.dispatch import norm_dim, wrap
+from .._dtype import int64
+from ._core.dispatch import new_size_arg, norm_dim, wrap
 from ._core.inplace import not_implemented_for
 from .conv import ntuple
 from .separable_resample import constant_matrix, resample_node
@@ -369,24 +370,50 @@ def _adaptive_size(x, output_size, n, name):
     return tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(size))
 
 
-def _check_nonempty(input, name):
-    """PyTorch refuses an empty non-batch dim when it has to cut it into windows."""
-    for i in range(1, input.dim()):
+def _check_output_size(size, name):
+    """adaptive average pooling's check of an int output size (None keeps the input's)."""
+    if any(s is not None and s < 0 for s in size):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(str(s) for s in size)}}}")
+
+
+def _check_nonempty(input, name, first=1, what="input"):
+    """PyTorch refuses an empty dim it has to cut into windows: every non-batch dim, or the dims from ``first``."""
+    for i in range(first, input.dim()):
         if input.shape[i] == 0:
-            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+            raise RuntimeError(f"{name}(): Expected {what} to have non-zero size for non-batch dimensions, but {what} "
                                f"has sizes {list(input.shape)} with dimension {i} being empty")
+
+
+class EmptyAdaptivePoolBackward(Node):
+    """An adaptive pool's output of no element (no kernel runs). Backward as PyTorch's: a grad_output with an empty
+    non-batch dim is refused; an empty batch gives the input its (empty) zero gradient."""
+    @staticmethod
+    def forward(ctx, x, shape, name):
+        ctx.meta = (tuple(x.shape), name)
+        return wrap(x._be.full(shape, 0, x.dtype), x, shape)
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, name = ctx.meta
+        _check_nonempty(g, name + "_backward", what="grad_output")
+        return g.new_zeros(shape)
 
 
 def _adaptive_avg(input, output_size, n, name):
     wanted = (output_size,) * n if isinstance(output_size, int) else tuple(output_size or ())
+    _check_output_size(wanted, name)
     if wanted == (1,) * n:   # PyTorch's shortcut: a mean over the last n dims (any rank, empty ones too)
         return input.mean(tuple(range(-n, 0)), keepdim=True)
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
-    _check_dtype(input, name, _floating)
-    _check_nonempty(input, name)
+    # adaptive_avg_pool2d checks only its two window dims, and runs no kernel (checks no dtype) for an empty output
+    _check_nonempty(input, name, input.dim() - 2 if n == 2 else 1)
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
+    if n == 2 and 0 in x.shape[:2] + size:
+        return apply_op(EmptyAdaptivePoolBackward, input, input.shape[:-n] + size, name)
+    _check_dtype(input, name, _floating)
     mats = tuple(None if L == O else constant_matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
                  for L, O in zip(x.shape[2:], size))
     node = resample_node("AdaptiveAvgPool3DBackward0" if n == 3 else "AdaptiveAvgPool2DBackward0")
@@ -435,6 +462,10 @@ def _adaptive_max(input, output_size, n, return_indices, name):
     _check_dtype(input, name + ("_cpu" if n == 3 else ""), _floating)
     x = _batched(input, n)
     size = _adaptive_size(x, output_size, n, name)
+    shape = new_size_arg(input.shape[:-n] + size)
+    if 0 in shape:
+        vals = apply_op(EmptyAdaptivePoolBackward, input, shape, name)
+        return (vals, input.new_zeros(shape, dtype=int64)) if return_indices else vals
     node = AdaptiveMaxPool3DBackward0 if n == 3 else AdaptiveMaxPool2DBackward0
     vals, idx = _unbatch(input, n, *apply_op(node, x, size))
     return (vals, idx) if return_indices else vals

@@ -70,7 +70,7 @@ class NumpyBackend(Backend):
         if offset > storage.nbytes:  # an empty view past the end (PyTorch keeps its offset): no element
             offset = 0
         v = np.ndarray(shape, h.dtype, storage, offset, tuple([s * isz for s in stride]))
-        if 0 in stride and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
+        if 0 in stride and 0 not in shape and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
             v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
         return v
 

@@ -274,6 +274,8 @@ class RNNBase(Module):
         if batched and self.batch_first:
             x = x.transpose(0, 1)
         states = self._prepare_hidden(hx, batched, x)
+        if x.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         x, hidden = self._layers(x, states[0], states[1] if self.mode == "LSTM" else None, self._run_direction)
         output = x.transpose(0, 1) if batched and self.batch_first else x
         if not batched:
