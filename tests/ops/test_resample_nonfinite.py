@@ -111,3 +111,14 @@ def test_resample_grad_fn_names(device):
                                           create_graph=True)[0],
           nonfinite(1, 2, 3, 3), np.random.default_rng(7).uniform(-1, 1, (1, 2, 6, 6)).astype(np.float32),
           device=device)
+
+
+@pytest.mark.parametrize("n,size", [(1, 0), (2, (0, 3)), (3, (2, 0, 2))])
+def test_adaptive_avg_pool_to_empty_output(device, n, size):
+    # an output_size of 0 gives an empty result; its backward raises PyTorch's RuntimeError
+    fn = f"adaptive_avg_pool{n}d"
+    x = np.random.default_rng(8).uniform(-1, 1, (2, 3) + (5,) * n).astype(np.float32)
+    check(lambda m, x: getattr(F(m), fn)(x, size), x, device=device, grad=False)
+    y = getattr(F(webtorch), fn)(webtorch.tensor(x, device=device, requires_grad=True), size)
+    with pytest.raises(RuntimeError, match="Expected grad_output to have non-zero size for non-batch dimensions"):
+        y.sum().backward()

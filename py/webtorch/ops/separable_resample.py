@@ -3,12 +3,14 @@ over the taps PyTorch's CPU kernels read for output o, zero-weight taps included
 inf beside a tap of weight 0 gives NaN, an inf no tap reads stays out). Adaptive average pooling (pooling.py) and
 interpolate (resampling.py) are such maps.
 
-One dim costs one gather of the taps (index primitive, (.., O, K, ..)) and one weighted sum over K; dims are
-resampled last dim first, as PyTorch's nested kernel adds them up. The backward is the transposed map -- for each
+One dim is one call of the backend's resample_taps primitive (a pure gather, the index primitive, for nearest);
+dims are resampled last dim first, as PyTorch's nested kernel adds them up. The backward is the transposed map -- for each
 input position, the outputs that read it -- applied the same way (so double backward is one more transpose). Taps
 are built once per (backend, dtype, key) and cached.
 """
-from .._dtype import bool_, int32
+import re
+
+from .._dtype import int32
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import wrap
 
@@ -16,48 +18,34 @@ _TAPS = {}
 
 
 class Taps:
-    """One dim's map as constant handles: idx (O, K) int32, w (O, K) or None (all ones), mask (O, K) bool or None
-    (every tap real: outputs with fewer taps are padded with masked ones), div (O,) or None (a divisor per output:
-    adaptive average pooling sums its window, then divides, as PyTorch)."""
+    """One dim's map as constant handles for the backend's resample_taps: idx (O, K) int32 (-1 pads an output with
+    fewer taps), w (O, K) or None (all ones), div (O,) or None (adaptive average pooling sums its window, then
+    divides by its size, as PyTorch)."""
 
-    __slots__ = ("be", "dtype", "rows", "divide", "back", "L", "O", "K", "idx", "w", "mask", "div", "_views", "_t")
+    __slots__ = ("be", "dtype", "rows", "divide", "back", "L", "O", "K", "idx", "w", "div", "_t")
 
     def __init__(self, be, dtype, rows, L, divide, back=None):
         self.be, self.dtype, self.rows, self.L, self.divide, self.back = be, dtype, rows, L, divide, back
-        self.O, self.K = len(rows), max(1, max(map(len, rows)))
-        pad = [r + [(r[-1][0] if r else 0, 0.0)] * (self.K - len(r)) for r in rows]
+        self.O, self.K = len(rows), max(1, max(map(len, rows), default=0))
+        pad = [r + [(-1, 0.0)] * (self.K - len(r)) for r in rows]
         shape = (self.O, self.K)
         self.idx = be.from_flat([j for r in pad for j, _ in r], shape, int32)
         self.w = None if divide or all(w == 1.0 for r in rows for _, w in r) else \
             be.from_flat([w for r in pad for _, w in r], shape, dtype)
-        self.mask = None if all(len(r) == self.K for r in rows) else \
-            be.from_flat([k < len(r) for r in rows for k in range(self.K)], shape, bool_)
         self.div = be.from_flat([float(len(r)) for r in rows], (self.O,), dtype) if divide else None
-        self._views, self._t = {}, None
+        self._t = None
 
-    def _view(self, h, trailing):
-        """h (O, K) or (O,) viewed with ``trailing`` size-1 dims appended (to broadcast against the gather)."""
-        key = (id(h), trailing)
-        v = self._views.get(key)
-        if v is None:
-            shape = tuple(self.be.geometry(h)[0]) + (1,) * trailing
-            v = self._views[key] = self.be.reshape_view(h, shape)
-        return v
-
-    def apply(self, h, d, nd):
-        """h (.., L, ..) with L at dim d of nd -> (.., O, ..), a fresh contiguous handle."""
-        be, dt, rest = self.be, self.dtype, nd - d - 1
-        if self.K == 1 and self.w is None and self.mask is None and self.div is None:
+    def apply(self, h, d):
+        """h (.., L, ..) with L at dim d -> (.., O, ..), a fresh contiguous handle."""
+        be = self.be
+        if self.O == 0:   # output_size 0 (adaptive pooling): an empty result
+            shape = list(be.geometry(h)[0])
+            shape[d] = self.O
+            return be.empty(tuple(shape), self.dtype)
+        if self.K == 1 and self.w is None and self.div is None and all(self.rows):
+            # one tap of weight 1 each (nearest): a plain gather, for every dtype nearest takes
             return be.index(h, (None,) * d + (be.reshape_view(self.idx, (self.O,)),))
-        g = be.index(h, (None,) * d + (self.idx,))
-        if self.mask is not None:
-            g = be.elementwise("where", [self._view(self.mask, rest), g, 0.0], dt)
-        if self.w is not None:
-            g = be.elementwise("mul", [g, self._view(self.w, rest)], dt)
-        g = be.reduce("sum", g, (d + 1,), False, dt)
-        if self.div is not None:
-            g = be.elementwise("div", [g, self._view(self.div, rest)], dt)
-        return g
+        return be.resample_taps(h, d, self.idx, self.w, self.div)
 
     def transposed(self):
         """The backward's map: the adjoint of ``back`` (the rows PyTorch's backward kernel reads, where they differ
@@ -85,12 +73,12 @@ def taps(like, key, build, divide=False, back=None):
     return t
 
 
-def _apply_all(be, h, nd, maps, last_first):
+def _apply_all(be, h, maps, last_first):
     dims = [i for i, t in enumerate(maps) if t is not None]
     if not dims:
         return be.contiguous(h)
     for i in (reversed(dims) if last_first else dims):
-        h = maps[i].apply(h, 2 + i, nd)
+        h = maps[i].apply(h, 2 + i)
     return h
 
 
@@ -101,10 +89,16 @@ class _Resample(Node):
     def forward(ctx, x, maps, last_first=True):
         ctx.maps, ctx.last_first = maps, last_first
         shape = tuple(x.shape[:2]) + tuple(s if t is None else t.O for s, t in zip(x.shape[2:], maps))
-        return wrap(_apply_all(x._be, x._data, x.dim(), maps, last_first), x, shape)
+        return wrap(_apply_all(x._be, x._data, maps, last_first), x, shape)
 
     @staticmethod
     def backward(ctx, g):
+        empty = [i for i, s in enumerate(g.shape) if i and not s]
+        if empty:   # PyTorch's backward kernels refuse a gradient with an empty non-batch dim (output_size 0)
+            kernel = re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", type(ctx).__name__[:-len("Backward0")]).lower()
+            raise RuntimeError(f"{kernel}_backward(): Expected grad_output to have non-zero size for non-batch "
+                               f"dimensions, but grad_output has sizes {list(g.shape)} with dimension {empty[0]} "
+                               "being empty")
         return apply_op(resample_node(_adjoint_name(type(ctx).__name__)),
                         g, tuple(None if t is None else t.transposed() for t in ctx.maps), not ctx.last_first)
 
