@@ -3,7 +3,7 @@ over the taps PyTorch's CPU kernels read for output o, zero-weight taps included
 inf beside a tap of weight 0 gives NaN, an inf no tap reads stays out). Adaptive average pooling (pooling.py) and
 interpolate (resampling.py) are such maps.
 
-One dim is one call of the backend's resample_taps primitive (a pure gather, the index primitive, for nearest);
+One dim is one call of the backend's resample_taps primitive (the index primitive for nearest of integer images);
 dims are resampled last dim first, as PyTorch's nested kernel adds them up. The backward is the transposed map -- for each
 input position, the outputs that read it -- applied the same way (so double backward is one more transpose). Taps
 are built once per (backend, dtype, key) and cached.
@@ -42,8 +42,7 @@ class Taps:
             shape = list(be.geometry(h)[0])
             shape[d] = self.O
             return be.empty(tuple(shape), self.dtype)
-        if self.K == 1 and self.w is None and self.div is None and all(self.rows):
-            # one tap of weight 1 each (nearest): a plain gather, for every dtype nearest takes
+        if not self.dtype.is_floating_point:   # nearest of uint8 images: one tap of weight 1 each, a plain gather
             return be.index(h, (None,) * d + (be.reshape_view(self.idx, (self.O,)),))
         return be.resample_taps(h, d, self.idx, self.w, self.div)
 

@@ -218,10 +218,16 @@ def resample_taps(x, dim, index, weight, divisor):
     if x.dtype == np.float16:   # computed in float32 and rounded once, as PyTorch's CPU kernels (and wasm's)
         up = [None if a is None else a.astype(np.float32) for a in (x, weight, divisor)]
         return resample_taps(up[0], dim, index, up[1], up[2]).astype(np.float16)
-    # a finite sum means no inf or NaN to spread (cheaper to learn than isfinite(x).all()): then the same map as one
-    # BLAS matmul, many times faster than gathering the taps
-    if np.isfinite(x.sum()):
-        return _resample_matmul(x, dim, index, weight, divisor)
+    # no inf or NaN to spread: the same map as one BLAS matmul, many times faster than gathering the taps. A finite
+    # sum tells (cheaper than isfinite(x).all()); of the smaller side: a non-finite x makes the whole row of the
+    # matmul's result NaN or inf (a finite x whose result overflows only takes the slower, exact path)
+    if index.shape[0] > x.shape[dim]:
+        if np.isfinite(x.sum()):
+            return _resample_matmul(x, dim, index, weight, divisor)
+    else:
+        y = _resample_matmul(x, dim, index, weight, divisor)
+        if np.isfinite(y.sum()):
+            return y
     bcast = (index.shape[0],) + (1,) * (x.ndim - dim - 1)
     out = None
     for k in range(index.shape[1]):
@@ -249,10 +255,10 @@ def _resample_matmul(x, dim, index, weight, divisor):
     m = np.zeros((L, O), x.dtype)
     np.add.at(m, (index[real], np.broadcast_to(np.arange(O)[:, None], (O, K))[real]), w[real])
     outer, inner = _prod(x.shape[:dim]), _prod(x.shape[dim + 1:])
-    if inner == 1:
-        y = np.matmul(x.reshape(outer, L), m)
-    else:   # (O, L) @ (outer, L, inner): no transposed copy of x
-        y = np.matmul(np.ascontiguousarray(m.T), x.reshape(outer, L, inner))
+    if dim == x.ndim - 1:   # x's stacked rows times m (measured faster than one (outer, L) GEMM for skinny m)
+        return np.matmul(x, m)
+    # (O, L) @ (outer, L, inner): no transposed copy of x
+    y = np.matmul(np.ascontiguousarray(m.T), x.reshape(outer, L, inner))
     return y.reshape(x.shape[:dim] + (O,) + x.shape[dim + 1:])
 
 
