@@ -198,6 +198,25 @@ void EXPORT_T(scatter_plane_add)(const T *src, const int64_t *idx, T *out, int p
  * every weight 1 (no product), no division */
 void EXPORT_T(resample_taps)(const T *x, const int32_t *idx, const T *w, const T *div, T *out, int outer, int L,
                              int inner, int O, int K) {
+    if (inner == 1) {   /* the innermost dim: one accumulator per output (the loop below would run one lane) */
+        for (int a = 0; a < outer; a++) {
+            const T *xa = x + (size_t)a * L;
+            T *oa = out + (size_t)a * O;
+            for (int o = 0; o < O; o++) {
+                const int32_t *io = idx + o * K;
+                T acc = 0;
+                if (w) {
+                    for (int k = 0; k < K; k++)
+                        if (io[k] >= 0) acc += w[o * K + k] * xa[io[k]];
+                } else {
+                    for (int k = 0; k < K; k++)
+                        if (io[k] >= 0) acc += xa[io[k]];
+                }
+                oa[o] = div ? acc / div[o] : acc;
+            }
+        }
+        return;
+    }
     for (int a = 0; a < outer; a++)
         for (int o = 0; o < O; o++) {
             T *op = out + ((size_t)a * O + o) * inner;
