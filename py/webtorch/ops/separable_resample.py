@@ -3,10 +3,10 @@ over the taps PyTorch's CPU kernels read for output o, zero-weight taps included
 inf beside a tap of weight 0 gives NaN, an inf no tap reads stays out). Adaptive average pooling (pooling.py) and
 interpolate (resampling.py) are such maps.
 
-One dim is one call of the backend's resample_taps primitive (the index primitive for nearest of integer images);
-dims are resampled last dim first, as PyTorch's nested kernel adds them up. The backward is the transposed map -- for each
-input position, the outputs that read it -- applied the same way (so double backward is one more transpose). Taps
-are built once per (backend, dtype, key) and cached.
+One dim is one call of the backend's resample_taps primitive (the index primitive for nearest of integer
+images); dims are resampled last dim first, as PyTorch's nested kernel adds them up. The backward is the transposed
+map -- for each input position, the outputs that read it -- applied the same way (so double backward is one more
+transpose). Taps are built once per (backend, dtype, key) and cached.
 """
 import re
 

@@ -131,7 +131,8 @@ def test_resample_taps(dt):
         aw, an = up(a)
         for dim in (1, 2, 3):
             for w, d in ((weight, None), (None, divisor), (weight, divisor)):
-                got = WB.resample_taps(aw, dim, up(index)[0], w if w is None else up(w)[0], d if d is None else up(d)[0])
+                got = WB.resample_taps(aw, dim, up(index)[0], None if w is None else up(w)[0],
+                                       None if d is None else up(d)[0])
                 same(got, NB.resample_taps(an, dim, index, w, d), rtol=1e-3 if dt == np.float16 else 1e-5)
 
 

@@ -216,7 +216,7 @@ def resample_taps(rec, x, dim, index, weight, divisor):
         groups, width = grid256(total, rec.limits)
         params = pack([(total, prod(x.shape[dim + 1:]), O, width), (x.shape[dim], K, xc.offset, 0)])
         reads = [v.st.buf for v in (xc, idx, wc, dc) if v is not None]
-        rec.record_kernel("resample_taps", source("resample_taps", HAS_WEIGHT=wc is not None, HAS_DIVISOR=dc is not None),
-                          params, groups, [xc.st.buf, idx.st.buf, (wc or xc).st.buf, (dc or xc).st.buf, out.st.buf],
-                          reads, [out.st.buf])
+        src = source("resample_taps", HAS_WEIGHT=wc is not None, HAS_DIVISOR=dc is not None)
+        binds = [xc.st.buf, idx.st.buf, (wc or xc).st.buf, (dc or xc).st.buf, out.st.buf]   # absent: never read
+        rec.record_kernel("resample_taps", src, params, groups, binds, reads, [out.st.buf])
     return out
