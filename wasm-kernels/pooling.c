@@ -191,6 +191,53 @@ void EXPORT_T(scatter_plane_add)(const T *src, const int64_t *idx, T *out, int p
         for (int i = 0; i < n; i++) out[p * L + (int)idx[p * n + i]] += src[p * n + i];
 }
 
+#ifndef INTEGER
+/* resample_taps (separable interpolate / adaptive average pooling along one dim): out[a, o, b] = (w[o, 0] *
+ * x[a, idx[o, 0], b] + w[o, 1] * x[a, idx[o, 1], b] + ...) / div[o] for a < outer, b < inner; the taps added in order,
+ * each multiplied even when its weight is 0 (inf * 0 gives NaN, as PyTorch's kernels); idx -1: no tap; w, div 0:
+ * every weight 1 (no product), no division */
+void EXPORT_T(resample_taps)(const T *x, const int32_t *idx, const T *w, const T *div, T *out, int outer, int L,
+                             int inner, int O, int K) {
+    if (inner == 1) {   /* the innermost dim: one accumulator per output (the loop below would run one lane) */
+        for (int a = 0; a < outer; a++) {
+            const T *xa = x + (size_t)a * L;
+            T *oa = out + (size_t)a * O;
+            for (int o = 0; o < O; o++) {
+                const int32_t *io = idx + o * K;
+                T acc = 0;
+                if (w) {
+                    for (int k = 0; k < K; k++)
+                        if (io[k] >= 0) acc += w[o * K + k] * xa[io[k]];
+                } else {
+                    for (int k = 0; k < K; k++)
+                        if (io[k] >= 0) acc += xa[io[k]];
+                }
+                oa[o] = div ? acc / div[o] : acc;
+            }
+        }
+        return;
+    }
+    for (int a = 0; a < outer; a++)
+        for (int o = 0; o < O; o++) {
+            T *op = out + ((size_t)a * O + o) * inner;
+            for (int b = 0; b < inner; b++) op[b] = 0;
+            for (int k = 0; k < K; k++) {
+                int j = idx[o * K + k];
+                if (j < 0) continue;
+                const T *xp = x + ((size_t)a * L + j) * inner;
+                if (w) {
+                    T wk = w[o * K + k];
+                    for (int b = 0; b < inner; b++) op[b] += wk * xp[b];
+                } else {
+                    for (int b = 0; b < inner; b++) op[b] += xp[b];
+                }
+            }
+            if (div)
+                for (int b = 0; b < inner; b++) op[b] /= div[o];
+        }
+}
+#endif
+
 #undef BETTER
 
 #endif

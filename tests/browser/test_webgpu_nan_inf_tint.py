@@ -49,3 +49,49 @@ def test_special_values_match_torch_on_tint(webtorch_browser):
         if len(bad):
             wrong[key] = [(a[i], b[i], t.reshape(-1)[i].item(), got[key][i]) if t.ndim == 1 else i for i in bad[:6]]
     assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
+
+
+# interpolate / adaptive average pooling (resample_taps.wgsl) with NaN and ±inf: (call, input shape)
+RESAMPLE = [("F.interpolate(x, scale_factor=2, mode='bilinear')", (1, 2, 3, 4)),
+            ("F.interpolate(x, size=(3, 4), mode='bilinear', align_corners=True)", (1, 2, 3, 4)),
+            ("F.interpolate(x, size=(5, 7), mode='bicubic')", (1, 2, 3, 4)),
+            ("F.interpolate(x, scale_factor=2.3)", (1, 2, 3, 4)),
+            ("F.adaptive_avg_pool2d(x, (2, 3))", (1, 2, 3, 4))]
+
+
+def test_resample_nan_inf_match_torch_on_tint(webtorch_browser):
+    """Each output reads PyTorch's taps only, an inf beside a tap of weight 0 giving NaN; forward and backward (the
+    upstream gradient holds an inf), with no host fallback."""
+    vals = [float("nan"), 0.5, float("inf"), -1.0, -float("inf"), 0.25, 2.0, -0.75]
+    x = np.array([vals[i % len(vals)] for i in range(24)], np.float32).reshape(1, 2, 3, 4)
+    r = webtorch_browser.run_source(
+        "import json\n"
+        "import webtorch\n"
+        "F = webtorch.nn.functional\n"
+        "out = []\n"
+        f"for call, shape in {RESAMPLE!r}:\n"
+        f"    x = webtorch.tensor(json.loads({_literal(x.tolist())}), device='webgpu', requires_grad=True)\n"
+        "    y = eval(call)\n"
+        "    g = webtorch.ones_like(y)\n"
+        "    g.view(-1)[1] = float('inf')\n"
+        "    y.backward(g)\n"
+        "    out.append([y.flatten().tolist(), x.grad.flatten().tolist()])\n"
+        "print(json.dumps(out))\n"
+        "print(webtorch.webgpu.stats()['host_fallbacks'])\n")
+    assert r.status == 0, f"{r.stdout}\n{r.stderr}"
+    got = json.loads(r.stdout.splitlines()[-2])
+    assert r.stdout.splitlines()[-1] == "0"
+    F = torch.nn.functional
+    wrong = {}
+    for (call, _), (y_got, g_got) in zip(RESAMPLE, got):
+        x_t = torch.tensor(x, requires_grad=True)
+        y = eval(call, {"F": F, "x": x_t})
+        g = torch.ones_like(y)
+        g.view(-1)[1] = float("inf")
+        y.backward(g)
+        for what, t, w in (("forward", y.detach(), y_got), ("backward", x_t.grad, g_got)):
+            t = t.flatten().numpy()
+            bad = mismatches(t, np.array(w, dtype=t.dtype))
+            if len(bad):
+                wrong[f"{call} {what}"] = [(t[i].item(), w[i]) for i in bad[:6]]
+    assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())

@@ -4,7 +4,7 @@ tests/backends/webgpu/ and on Tint by tests/browser/ (the *_tint suites)."""
 # the convolution/pooling/padding/embedding family (tests/backends/webgpu/test_conv.py)
 FAMILY_SHADERS = ("conv_igemm", "conv_unfold", "pool_max", "pool_avg", "pool_scatter_plane", "pool_gather_plane",
                   "pad_nd", "pad_backward", "embedding_gather", "embedding_count", "embedding_backward",
-                  "embedding_renorm")
+                  "embedding_renorm", "resample_taps")
 
 
 def family_variants():
@@ -18,6 +18,7 @@ def family_variants():
     variants += [("pool_scatter_plane", dict(IS_FLOAT=f, ACCUMULATE=a)) for f in (False, True) for a in (False, True)]
     variants += [(n, dict(MODE=f"{m}u")) for n in ("pad_nd", "pad_backward") for m in range(4)]
     variants += [("conv_unfold", dict(FOLD=True)), ("embedding_backward", dict(SCALE_BY_FREQ=True))]
+    variants += [("resample_taps", dict(HAS_WEIGHT=w, HAS_DIVISOR=d)) for w in (False, True) for d in (False, True)]
     return variants
 
 

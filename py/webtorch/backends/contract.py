@@ -311,6 +311,13 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
      'raises RuntimeError("Found an invalid max index: ...").'),
     ("pool", "gather_plane(src, indices)",
      'out[n, c, ...] = src[n, c].flatten()[indices[n, c, ...]]: shape of indices, dtype of src.'),
+    ("pool", "resample_taps(x, dim, index, weight, divisor)",
+     'Separable resampling of a float handle along dim (interpolate, adaptive average pooling): out[.., o, ..] '
+     '= (w[o, 0] * x[.., index[o, 0], ..] + w[o, 1] * x[.., index[o, 1], ..] + ...) / divisor[o], the taps added '
+     'in order k = 0, 1, .. and each multiplied even when its weight is 0 (so inf * 0 gives NaN, as PyTorch\'s '
+     'kernels). index: int32 (O, K) with entries in [0, x.shape[dim]), or -1: no tap (not read, adds nothing); '
+     'weight: (O, K) of x\'s dtype, or None (every weight 1: the input itself, no product); divisor: (O,) of '
+     'x\'s dtype, or None (no division). The result has O in place of x.shape[dim].'),
 
     # ---- pad ---------------------------------------------------------------------------------------------------------
     ("pad", "pad(x, pads, mode, value)",

@@ -1,8 +1,8 @@
 """Pooling: max/avg/lp/adaptive pooling and max_unpool.
 
 1-d variants run the 2-d op on an unsqueezed input, as PyTorch does (same grad_fn chain). Adaptive average
-pooling is a separable linear map (separable_resample.py): one constant (L_in, L_out) matrix per spatial dim
-applied with matmul, so its forward, backward and double backward are GEMMs on every backend.
+pooling is a separable map (separable_resample.py): per spatial dim, each output sums its window (a gather of its
+taps) and divides by the window's size, as PyTorch's kernel; backward and double backward are the same kind of map.
 """
 import math
 
@@ -12,7 +12,7 @@ from .._dtype import int64
 from ._core.dispatch import new_size_arg, norm_dim, wrap
 from ._core.inplace import not_implemented_for
 from .conv import ntuple
-from .separable_resample import constant_matrix, resample_node
+from .separable_resample import resample_node, taps
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -354,12 +354,11 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 # Adaptive pooling
 # ---------------------------------------------------------------------------------------------------
 
-def _adaptive_avg_entries(L, O):
+def _adaptive_windows(L, O):
     def build():
         for i in range(O):
             a, b = (i * L) // O, -(-((i + 1) * L) // O)
-            for j in range(a, b):
-                yield j, i, 1.0 / (b - a)
+            yield [(j, 1.0) for j in range(a, b)]
     return build
 
 
@@ -414,10 +413,10 @@ def _adaptive_avg(input, output_size, n, name):
     if n == 2 and 0 in x.shape[:2] + size:
         return apply_op(EmptyAdaptivePoolBackward, input, input.shape[:-n] + size, name)
     _check_dtype(input, name, _floating)
-    mats = tuple(None if L == O else constant_matrix(x, ("adaptive", L, O), _adaptive_avg_entries(L, O))
+    maps = tuple(None if L == O else taps(x, ("adaptive", L, O), _adaptive_windows(L, O), divide=True)
                  for L, O in zip(x.shape[2:], size))
     node = resample_node("AdaptiveAvgPool3DBackward0" if n == 3 else "AdaptiveAvgPool2DBackward0")
-    return _unbatch(input, n, apply_op(node, x, mats))
+    return _unbatch(input, n, apply_op(node, x, maps))
 
 
 def _type_name(dt):

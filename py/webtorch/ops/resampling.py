@@ -1,8 +1,8 @@
 """Spatial resampling: interpolate / upsample (nearest, nearest-exact, (bi/tri)linear, bicubic, area) and
 pixel_shuffle / pixel_unshuffle / channel_shuffle.
 
-Interpolation is a separable linear map (separable_resample.py): one constant (L_in, L_out) matrix per spatial
-dim built with PyTorch's index arithmetic; "area" mode is adaptive average pooling.
+Interpolation is a separable map (separable_resample.py): per spatial dim, the taps PyTorch's CPU kernel reads for
+each output (its index arithmetic, zero weights included); "area" mode is adaptive average pooling.
 """
 import math
 import struct
@@ -12,7 +12,7 @@ from ..autograd.graph import Node, apply_op
 from ._core.inplace import not_implemented_for
 from ._core.dispatch import wrap
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from .separable_resample import constant_matrix, resample_node
+from .separable_resample import resample_node, taps
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -154,8 +154,11 @@ def _cubic_weights(t, A=-0.75):
     return (far(t + 1), near(t), near(1 - t), far(2 - t))
 
 
-def _interp_entries(mode, L, O, scale, align_corners, single):
-    """(input index, output index, weight) triples of one spatial dim, PyTorch's index arithmetic."""
+def _interp_taps(mode, L, O, scale, align_corners, single, shortcut=False):
+    """build() -> per output index, the (input index, weight) taps PyTorch's CPU kernel reads along one dim, in the
+    order it adds them (its index arithmetic, in float32 for single precision). shortcut: nearest's index rule of
+    PyTorch's 2-d forward and of every nearest backward (equal sizes copy, doubled sizes halve the index, whatever
+    the scale factor)."""
     rnd = (lambda v: v) if not single else _f32
 
     def src_scale():
@@ -166,28 +169,38 @@ def _interp_entries(mode, L, O, scale, align_corners, single):
     def build():
         s = src_scale()
         for o in range(O):
+            if shortcut and O in (L, 2 * L):
+                yield [(o if O == L else o // 2, 1.0)]
+                continue
             if mode in ("nearest", "nearest-exact"):
                 s_n = rnd(1.0 / scale) if scale else rnd(rnd(float(L)) / O)
                 off = 0.5 if mode == "nearest-exact" else 0.0
-                yield min(int(math.floor(rnd((o + off) * s_n))), L - 1), o, 1.0
+                yield [(min(int(math.floor(rnd((o + off) * s_n))), L - 1), 1.0)]
                 continue
-            if align_corners:
-                src = rnd(s * o)
-            else:
-                src = rnd(rnd(s * (o + 0.5)) - 0.5)
-                if mode != "bicubic" and src < 0:
-                    src = 0.0
-            i0 = int(math.floor(src))
+            if mode != "bicubic" and L == O:
+                yield [(o, 1.0), (o, 0.0)]   # PyTorch's copy for equal sizes still adds a tap of weight 0
+                continue
+            # PyTorch's CPU build contracts scale * (o + 0.5) - 0.5 into one fused multiply-add (one rounding)
+            src = rnd(s * o) if align_corners else rnd(s * (o + 0.5) - 0.5)
+            if mode != "bicubic" and src < 0:
+                src = 0.0
+            i0 = min(int(math.floor(src)), L - 1)
+            t = min(max(rnd(src - i0), 0.0), 1.0)
             if mode == "bicubic":
-                t = rnd(src - i0)
-                for k, w in zip(range(i0 - 1, i0 + 3), _cubic_weights(t)):
-                    yield min(max(k, 0), L - 1), o, w
-                continue
-            i1 = i0 + 1 if i0 < L - 1 else i0
-            l1 = rnd(src - i0)
-            yield i0, o, rnd(1.0 - l1)
-            yield i1, o, l1
+                yield [(min(max(k, 0), L - 1), rnd(w)) for k, w in zip(range(i0 - 1, i0 + 3), _cubic_weights(t))]
+            else:
+                yield [(i0, rnd(1.0 - t)), (i0 + 1 if i0 < L - 1 else i0, t)]
     return build
+
+
+def _backward_taps(mode, n, L, O, scale, single, same_size):
+    """The taps of PyTorch's backward kernel where they are not its forward's (None): nearest's backward takes the
+    shortcut rule in every rank, bicubic's copies the gradient when no spatial size changes."""
+    if mode == "nearest" and n != 2:
+        return _interp_taps(mode, L, O, scale, False, single, True)
+    if mode == "bicubic" and same_size:
+        return lambda: ([(o, 1.0)] for o in range(O))
+    return None
 
 
 def _check_upsample(input, mode, spatial, out):
@@ -256,12 +269,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return _AREA[n](input, tuple(out) if n > 1 else out[0])
     _check_upsample(input, mode, spatial, out)
     single = input.dtype.name != "float64"
-    mats = tuple(
-        None if (L == O and (align_corners or not sc or sc == 1.0)) else
-        constant_matrix(input, (mode, L, O, sc, bool(align_corners)),
-                        _interp_entries(mode, L, O, sc, align_corners, single))
+    maps = tuple(
+        None if L == O and mode in ("nearest", "nearest-exact") and sc in (None, 1.0) else
+        taps(input, (mode, L, O, sc, bool(align_corners), n == 2, spatial == out),
+             _interp_taps(mode, L, O, sc, align_corners, single, mode == "nearest" and n == 2),
+             back=_backward_taps(mode, n, L, O, sc, single, spatial == out))
         for L, O, sc in zip(spatial, out, scales))
-    return apply_op(resample_node(_NODE_NAMES[mode].format(n)), input, mats)
+    return apply_op(resample_node(_NODE_NAMES[mode].format(n)), input, maps)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

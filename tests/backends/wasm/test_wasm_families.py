@@ -117,6 +117,25 @@ def test_pooling_backward_and_planes():
         WB.scatter_plane(vals_w, bad_w, (8, 9), True)
 
 
+@pytest.mark.parametrize("dt", [F32, F64, np.float16])
+def test_resample_taps(dt):
+    # taps padded with -1, zero weights next to inf (NaN, not skipped), a divisor; finite input on the NumPy
+    # backend's matmul path, non-finite on its taps path; every dim of a strided (transposed) input
+    index = np.array([[0, 1, -1], [1, 1, 2], [2, -1, -1], [3, 0, 4]], np.int32)
+    weight = np.array([[0.5, 0.5, 0], [1, 0, 0.25], [2, 0, 0], [0, 1, -1]], dt)
+    divisor = np.array([2, 3, 1, 4], dt)
+    x = RNG.standard_normal((3, 5, 5, 5)).astype(dt)
+    bad = x.copy()
+    bad[0, 1, 0, :], bad[1, :, 2, 3], bad[2, 4, :, 1] = np.inf, np.nan, -np.inf
+    for a in (x, bad, x.transpose(0, 3, 1, 2)):
+        aw, an = up(a)
+        for dim in (1, 2, 3):
+            for w, d in ((weight, None), (None, divisor), (weight, divisor)):
+                got = WB.resample_taps(aw, dim, up(index)[0], None if w is None else up(w)[0],
+                                       None if d is None else up(d)[0])
+                same(got, NB.resample_taps(an, dim, index, w, d), rtol=1e-3 if dt == np.float16 else 1e-5)
+
+
 @pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
 def test_pad_nd_any_dtype_and_backward(mode):
     pads = ((0, 0), (1, 2), (3, 1), (2, 2))

@@ -214,6 +214,54 @@ def gather_plane(src, indices):
                              indices.reshape(N * C, _prod(indices.shape[2:])), axis=1)
     return out.reshape(indices.shape)
 
+def resample_taps(x, dim, index, weight, divisor):
+    if x.dtype == np.float16:   # computed in float32 and rounded once, as PyTorch's CPU kernels (and wasm's)
+        up = [None if a is None else a.astype(np.float32) for a in (x, weight, divisor)]
+        return resample_taps(up[0], dim, index, up[1], up[2]).astype(np.float16)
+    # no inf or NaN to spread: the same map as one BLAS matmul, many times faster than gathering the taps. A finite
+    # sum tells (cheaper than isfinite(x).all()); of the smaller side: a non-finite x makes the whole row of the
+    # matmul's result NaN or inf (a finite x whose result overflows only takes the slower, exact path)
+    if index.shape[0] > x.shape[dim]:
+        if np.isfinite(x.sum()):
+            return _resample_matmul(x, dim, index, weight, divisor)
+    else:
+        y = _resample_matmul(x, dim, index, weight, divisor)
+        if np.isfinite(y.sum()):
+            return y
+    bcast = (index.shape[0],) + (1,) * (x.ndim - dim - 1)
+    out = None
+    for k in range(index.shape[1]):
+        col = index[:, k]
+        real = col >= 0
+        tap = np.take(x, np.where(real, col, 0) if not real.all() else col, axis=dim)
+        if weight is not None:
+            tap *= weight[:, k].reshape(bcast)
+        if not real.all():
+            tap = np.where(real.reshape(bcast), tap, x.dtype.type(0))
+        out = tap if out is None else np.add(out, tap, out=out)
+    if divisor is not None:
+        out /= divisor.reshape(bcast)
+    return np.ascontiguousarray(out)
+
+
+def _resample_matmul(x, dim, index, weight, divisor):
+    """resample_taps of a finite x: x's dim times the (L, O) matrix of the taps' weights."""
+    O, K = index.shape
+    real = index >= 0
+    w = np.ones(index.shape, x.dtype) if weight is None else weight
+    if divisor is not None:
+        w = w / divisor[:, None]
+    L = x.shape[dim]
+    m = np.zeros((L, O), x.dtype)
+    np.add.at(m, (index[real], np.broadcast_to(np.arange(O)[:, None], (O, K))[real]), w[real])
+    outer, inner = _prod(x.shape[:dim]), _prod(x.shape[dim + 1:])
+    if dim == x.ndim - 1:   # x's stacked rows times m (measured faster than one (outer, L) GEMM for skinny m)
+        return np.matmul(x, m)
+    # (O, L) @ (outer, L, inner): no transposed copy of x
+    y = np.matmul(np.ascontiguousarray(m.T), x.reshape(outer, L, inner))
+    return y.reshape(x.shape[:dim] + (O,) + x.shape[dim + 1:])
+
+
 # ---- padding --------------------------------------------------------------------------------------
 def pad(x, pads, mode, value):
     if mode == "constant":

@@ -6,7 +6,7 @@ from ..._geometry import numel
 from ..window_geometry import out_size
 from .convolution import spatial_geometry
 from .creation import full
-from .operands import SUFFIX, any_instance, dense, first_out_of_range, float_instance, result
+from .operands import SUFFIX, address, any_instance, dense, first_out_of_range, float_instance, optional, result
 
 
 def max_pool(ctx, x, kernel, stride, padding, dilation, ceil_mode):
@@ -93,3 +93,14 @@ def gather_plane(ctx, src, indices):
     out = ctx.new(tuple(indices.shape), src.dtype)
     ctx.call("gather_plane", sc.addr, idx.addr, out.addr, N * C, numel(indices.shape[2:]), L, src.dtype.itemsize)
     return out
+
+
+def resample_taps(ctx, x, dim, index, weight, divisor):
+    ct = float_instance(x.dtype)
+    O, K = index.shape
+    xc, ix = dense(ctx, x, ct), dense(ctx, index, D.int32)
+    wc, dc = optional(ctx, weight, ct), optional(ctx, divisor, ct)
+    out = ctx.new(tuple(x.shape[:dim]) + (O,) + tuple(x.shape[dim + 1:]), ct)
+    ctx.call("resample_taps_" + SUFFIX[ct], xc.addr, ix.addr, address(wc), address(dc), out.addr,
+             numel(x.shape[:dim]), x.shape[dim], numel(x.shape[dim + 1:]), O, K)
+    return result(ctx, out, x.dtype)

@@ -73,6 +73,10 @@ def _avg_pool_backward_window(rec, g, input_shape, kernel, stride, padding, ceil
     return g.dtype not in POOL_SERVED or not window_fits([-(-k // s) + 1 for k, s in zip(kernel, stride)], rec.limits)
 
 
+def _resample_taps_window(rec, x, dim, index, weight, divisor):   # the kernel loops over one output's taps
+    return not window_fits([index.shape[1]], rec.limits)
+
+
 def _scatter_plane(rec, src, indices, plane_shape, accumulate):
     return src.dtype not in POOL_SERVED
 
@@ -148,6 +152,7 @@ HOST_WHEN = {
     "gather_plane": _src_int64, "pad_backward": _g_not_float, "pad": _pad,
     "max_pool": _pool_window, "adaptive_max_pool": _adaptive_pool_window, "avg_pool": _avg_pool_window,
     "avg_pool_backward": _avg_pool_backward_window, "scatter_plane": _scatter_plane,
+    "resample_taps": _resample_taps_window,
     "softmax": _softmax_row, "softmax_backward": _softmax_backward_row, "layer_norm": _layer_norm_row,
     "layer_norm_backward": _layer_norm_backward_row, "batch_norm": _batch_norm_channel,
     "batch_norm_backward": _batch_norm_backward_channel,

@@ -1,5 +1,6 @@
 """WGSL kernels of the pooling primitives: max/adaptive max pooling (pool_max.wgsl), average pooling and its
-gradient (pool_avg.wgsl), and the per-plane scatter/gather of max-pool indices (pool_*_plane.wgsl)."""
+gradient (pool_avg.wgsl), the per-plane scatter/gather of max-pool indices (pool_*_plane.wgsl), and separable
+resampling by taps (resample_taps.wgsl: interpolate, adaptive average pooling)."""
 
 from ... import _dtype as D
 from ..._geometry import numel as prod
@@ -194,4 +195,28 @@ def gather_plane(rec, src, indices):
         params = pack([(total, prod(indices.shape[2:]), plane, width), (src_c.offset, 0, 0, 0)])
         rec.record_kernel("pool_gather_plane", source("pool_gather_plane"), params, groups,
                           [src_c.st.buf, idx.st.buf, out.st.buf], [src_c.st.buf, idx.st.buf], [out.st.buf])
+    return out
+
+
+def resample_taps(rec, x, dim, index, weight, divisor):
+    O, K = index.shape
+    shape = tuple(x.shape[:dim]) + (O,) + tuple(x.shape[dim + 1:])
+    split = _by_planes(rec, lambda s: resample_taps(rec, s, dim, index, weight, divisor), [x], [(shape, x.dtype)],
+                       "resample_taps")
+    if split is not None:
+        return split
+    if x.dtype is D.float16:
+        up = [None if h is None else cast(rec, h, D.float32) for h in (x, weight, divisor)]
+        return cast(rec, resample_taps(rec, up[0], dim, index, up[1], up[2]), D.float16)
+    out = rec.new(shape, D.float32)
+    total = out.numel
+    if total:
+        xc, idx = dense(rec, x, offset_ok=True), dense(rec, index)
+        wc, dc = (None if h is None else dense(rec, h) for h in (weight, divisor))
+        groups, width = grid256(total, rec.limits)
+        params = pack([(total, prod(x.shape[dim + 1:]), O, width), (x.shape[dim], K, xc.offset, 0)])
+        reads = [v.st.buf for v in (xc, idx, wc, dc) if v is not None]
+        src = source("resample_taps", HAS_WEIGHT=wc is not None, HAS_DIVISOR=dc is not None)
+        binds = [xc.st.buf, idx.st.buf, (wc or xc).st.buf, (dc or xc).st.buf, out.st.buf]   # absent: never read
+        rec.record_kernel("resample_taps", src, params, groups, binds, reads, [out.st.buf])
     return out
