@@ -9,7 +9,8 @@ import numpy as np
 
 from ..._broadcast import broadcast_shapes
 from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY
-from .arrays import TO_NP, c_order, npdtype
+from .arrays import FROM_NP, TO_NP, c_order, npdtype
+from .float8 import FROM_STORAGE, STORAGE, decode, encode
 from .indexing import check_writable
 from .ufuncs import UFUNC
 
@@ -92,6 +93,8 @@ def elementwise(op, args, dtype, out=None):
 
 def copy_(dst, src):
     check_writable(dst)
+    if dst.dtype in FROM_STORAGE or getattr(src, "dtype", None) in FROM_STORAGE:
+        src = cast(np.asarray(src), FROM_NP[dst.dtype])  # float8 converts by c10's rounding, not NumPy's
     np.copyto(dst, src, casting="unsafe")
 
 
@@ -100,6 +103,10 @@ def contiguous(h):
 
 
 def cast(h, dtype):
+    if h.dtype in FROM_STORAGE:
+        h = decode(h)  # float8 -> float32 exactly, then on as float32 converts
+    if dtype in STORAGE:
+        return encode(h, dtype)
     nd = npdtype(dtype)
     if h.dtype.kind == "f" and nd.kind in "iub" and nd.kind != "b":
         return np.trunc(h).astype(nd)
