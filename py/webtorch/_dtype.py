@@ -104,10 +104,22 @@ _OVERFLOW_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "in
                    "uint32": "uint32_t"}
 
 
-def fit_scalar(value, dt):
+def _float8_overflows(value, dt):
+    """c10's ``overflows`` for a float8 dtype: past its finite range (inf fits only float8_e5m2; NaN fits all)."""
+    if value != value or (dt is float8_e5m2 and abs(value) == float("inf")):
+        return False
+    hi, lo = _FLOAT_FACTS[dt.name][2], _FLOAT_FACTS[dt.name][3]
+    return not ((lo if dt is float8_e8m0fnu else -hi) <= value <= hi)
+
+
+def fit_scalar(value, dt, numel=None):
     """A Python number to store into dtype dt, as PyTorch stores it: into an integer dtype it must fit (c10's
     ``overflows``: NaN and inf never fit; an unsigned type takes integers down to -max, which wrap, so -1 is 255
-    for uint8, and no negative float), else PyTorch's overflow error."""
+    for uint8, and no negative float), else PyTorch's overflow error. Into a float8 dtype a fill of more than one
+    element (``numel``) must fit its range (PyTorch's one-element fill converts unchecked)."""
+    if dt in FLOAT8 and (numel is None or numel > 1) and isinstance(value, (int, float)) \
+            and _float8_overflows(value, dt):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dt.name]} without overflow")
     if dt.is_floating_point or dt.name == "bool" or not isinstance(value, (int, float)) or isinstance(value, bool):
         return value
     bits = dt.itemsize * 8

@@ -8,9 +8,12 @@ import functools
 
 import numpy as np
 
+from ... import _dtype as D
 from ..base import Backend
+from ..contract import PRIMITIVES
 from . import convolution, creation, elementwise, indexing, linalg, nn, optim, reduction, rng, scan_sort, transfer
-from .arrays import FROM_NP
+from .arrays import FROM_NP, storage_dtype
+from .float8 import FROM_STORAGE
 
 # PyTorch does not warn on inf/nan producing math; neither do we (kept to the ufuncs we call).
 np.seterr(all="ignore")
@@ -74,6 +77,29 @@ class NumpyBackend(Backend):
             v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
         return v
 
+    def view_dtype(self, h, dtype):
+        return h.view(storage_dtype(dtype))
+
+
+# families that compute (elementwise refuses float8 through npdtype on its own, without a wrapper on its hot path)
+_COMPUTING = {"reduce", "matmul", "scan_sort", "conv", "unfold", "pool", "embedding", "optim", "norm", "linalg",
+              "checks"}
+
+
+def _refusing_float8(fn):
+    """fn, raising PyTorch's NotImplementedError (naming the dtype and the fix) for a float8 operand: NumPy would
+    refuse some (arithmetic on a structured dtype) but order others by their bytes (sort), a wrong number."""
+    def primitive(*args, **kwargs):
+        for a in args:
+            if type(a) is np.ndarray and a.dtype in FROM_STORAGE:
+                raise D.float8_compute_error(FROM_NP[a.dtype])
+        return fn(*args, **kwargs)
+    return primitive
+
+
+for _name, _fn in NumpyBackend.wiring.items():
+    if PRIMITIVES[_name].family in _COMPUTING:
+        setattr(NumpyBackend, _name, staticmethod(_refusing_float8(_fn)))
 
 _BACKEND = NumpyBackend()
 

@@ -59,6 +59,10 @@ class WasmBackend(Backend):
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
+    def view_dtype(self, h, dtype):
+        raise TypeError(f"dtype {dtype} is not supported on device 'cpu' in the WebAssembly backend (no float8 storage there); view "
+                        "float8 bytes on the NumPy cpu backend, or convert with .to(torch.float32)")
+
 
 def _after_chain(pending, primitive):
     """primitive, running the pending elementwise chain first (the bytes it reads or writes are then there)."""

@@ -241,6 +241,18 @@ def view_at(src, shape, strides, offset=None):
     return t
 
 
+def view_bits(src, dtype):
+    """A Tensor viewing src's bytes as dtype (same itemsize, same geometry); it shares src's version counter and
+    base (Tensor.view(dtype) involving float8)."""
+    geom = src._geometry_of()
+    t = _wrap(src._be.view_dtype(src._data, dtype), src._be, src._device, (Size(geom[0]), geom[1], geom[2]),
+              dtype=dtype)
+    t._version = src._version
+    t._base = src._base if src._base is not None else src
+    t._view_version = src._version[0]
+    return t
+
+
 def resize_storage(self, shape):
     """resize_ without its autograd check (PyTorch's kernels resize an ``out=`` tensor below autograd)."""
     if tuple(self.shape) == shape:
