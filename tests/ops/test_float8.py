@@ -1,10 +1,10 @@
 """float8 dtypes against PyTorch 2.13's CPU: every bit pattern of each format read as float32, float32 values
 (random, subnormal, halfway, overflow, inf, NaN) rounded into each format bit for bit, conversions from and to
 every dtype, finfo, promotion refusals, creation and fills (with the overflow check of a fill), data movement, the
-bytes through view(dtype), errors on arithmetic, checkpoints both ways, and scaled_mm. Devices without float8
-storage (the WebAssembly cpu backend, webgpu) refuse with a TypeError naming the device and the dtype."""
+bytes through view(dtype), errors on arithmetic. The cpu device holds float8 on both its backends (NumPy, and
+WebAssembly under WEBTORCH_CPU_BACKEND=wasm); webgpu, with no 8-bit storage, refuses with a TypeError naming the
+device and the dtype."""
 import io
-import os
 
 import numpy as np
 import pytest
@@ -14,7 +14,7 @@ import webtorch
 from devices import DEVICES
 
 NAMES = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
-HOLDS_FLOAT8 = {"cpu": os.environ.get("WEBTORCH_CPU_BACKEND", "numpy") == "numpy", "webgpu": False}
+HOLDS_FLOAT8 = {"cpu": True, "webgpu": False}  # (both cpu backends: NumPy and WebAssembly)
 RNG = np.random.default_rng(8)
 
 
@@ -75,8 +75,6 @@ SOURCES = ["float64", "float16", "float32", "int64", "int32", "int16", "int8", "
 
 @pytest.mark.parametrize("src", SOURCES)
 def test_conversions_from_and_to_every_dtype(src):
-    if not HOLDS_FLOAT8["cpu"]:
-        pytest.skip("the WebAssembly cpu backend holds no float8 (its refusal: the tests above)")
     vals = [0.0, 1.0, -3.0, 7.5, 100.0, 300.0, 1000.0, 1e5, -0.1, 0.3] if src not in ("uint8", "bool") else \
         [0, 1, 3, 7, 100, 200, 255]
     for name in NAMES:
@@ -112,19 +110,14 @@ def test_dtype_facts_finfo_and_promotion():
                 torch.promote_types(t, getattr(torch, other))
             assert str(wt.value) == str(tt.value)
         assert webtorch.promote_types(w, w) is w
-    if HOLDS_FLOAT8["cpu"]:
-        a8w, a8t = webtorch.ones(3, dtype=webtorch.float8_e4m3fn), torch.ones(3, dtype=torch.float8_e4m3fn)
-        for sw, st in [(True, True), (2, 2), (1.5, 1.5), (webtorch.tensor(1.0), torch.tensor(1.0))]:
-            assert repr(webtorch.result_type(a8w, sw)) == repr(torch.result_type(a8t, st))
-        with pytest.raises(RuntimeError, match="Promotion for Float8 Types is not supported"):
-            webtorch.ones(3) + a8w
-        assert a8w.type() == a8t.type() == "torch.Float8_e4m3fnTensor"
+    a8w, a8t = webtorch.ones(3, dtype=webtorch.float8_e4m3fn), torch.ones(3, dtype=torch.float8_e4m3fn)
+    for sw, st in [(True, True), (2, 2), (1.5, 1.5), (webtorch.tensor(1.0), torch.tensor(1.0))]:
+        assert repr(webtorch.result_type(a8w, sw)) == repr(torch.result_type(a8t, st))
+    with pytest.raises(RuntimeError, match="Promotion for Float8 Types is not supported"):
+        webtorch.ones(3) + a8w
+    assert a8w.type() == a8t.type() == "torch.Float8_e4m3fnTensor"
 
 
-needs_float8 = pytest.mark.skipif(not HOLDS_FLOAT8["cpu"], reason="the WebAssembly cpu backend holds no float8")
-
-
-@needs_float8
 @pytest.mark.parametrize("name", NAMES)
 def test_creation_fills_and_printing(name):
     w, t = getattr(webtorch, name), getattr(torch, name)
@@ -154,7 +147,6 @@ def test_creation_fills_and_printing(name):
         assert np.array_equal(_bytes(webtorch.full((3,), value, dtype=w)), want), value
 
 
-@needs_float8
 def test_data_movement_equals_pytorch():
     vals = [0.5, -1.0, 2.0, 3.5, 448.0, -0.0, 1e-3, 6.0, 0.25, -12.0, 7.0, 1.0]
     ops = {
@@ -188,7 +180,6 @@ def test_data_movement_equals_pytorch():
         assert aw[1].item() == at[1].item() and float(aw[0]) == float(at[0])
 
 
-@needs_float8
 def test_view_dtype_reinterprets_the_bytes():
     for name in NAMES:
         w = webtorch.tensor([1.0, 2.0, 3.0, 0.5]).to(getattr(webtorch, name))
@@ -217,7 +208,6 @@ COMPUTE = {
 }
 
 
-@needs_float8
 @pytest.mark.parametrize("op", sorted(COMPUTE))
 def test_arithmetic_is_refused_naming_the_dtype_and_the_fix(op):
     """What PyTorch's CPU does not compute on float8 raises its error type, naming the dtype and .to(float32)."""
@@ -227,7 +217,6 @@ def test_arithmetic_is_refused_naming_the_dtype_and_the_fix(op):
         COMPUTE[op](webtorch.tensor([1.0, 2.0, 3.0, 4.0]).to(webtorch.float8_e4m3fn))
 
 
-@needs_float8
 def test_checkpoints_refuse_float8_by_name():
     """(Not yet: PyTorch writes float8 through _rebuild_tensor_v3 with an UntypedStorage; the writer refuses.)"""
     with pytest.raises(TypeError, match="float8_e5m2"):

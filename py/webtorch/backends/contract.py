@@ -449,3 +449,9 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
 ))}
 
 FAMILIES = frozenset(p.family for p in PRIMITIVES.values())
+
+# The families whose primitives compute on their operands' values: a backend that stores float8 refuses a float8
+# operand there with _dtype.float8_compute_error (PyTorch's CPU computes nothing on float8); the elementwise family
+# refuses a float8 compute dtype itself, off its per-op hot path.
+FLOAT8_REFUSED = frozenset({"reduce", "checks", "matmul", "scan_sort", "conv", "unfold", "pool", "embedding",
+                            "optim", "norm", "linalg"})

@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..base import Backend
-from ..contract import PRIMITIVES
+from ..contract import FLOAT8_REFUSED, PRIMITIVES
 from . import convolution, creation, elementwise, indexing, linalg, nn, optim, reduction, rng, scan_sort, transfer
 from .arrays import FROM_NP, storage_dtype
 from .float8 import FROM_STORAGE
@@ -81,14 +81,10 @@ class NumpyBackend(Backend):
         return h.view(storage_dtype(dtype))
 
 
-# families that compute (elementwise refuses float8 through npdtype on its own, without a wrapper on its hot path)
-_COMPUTING = {"reduce", "matmul", "scan_sort", "conv", "unfold", "pool", "embedding", "optim", "norm", "linalg",
-              "checks"}
-
-
 def _refusing_float8(fn):
     """fn, raising PyTorch's NotImplementedError (naming the dtype and the fix) for a float8 operand: NumPy would
     refuse some (arithmetic on a structured dtype) but order others by their bytes (sort), a wrong number."""
+    @functools.wraps(fn)
     def primitive(*args, **kwargs):
         for a in args:
             if type(a) is np.ndarray and a.dtype in FROM_STORAGE:
@@ -97,9 +93,10 @@ def _refusing_float8(fn):
     return primitive
 
 
-for _name, _fn in NumpyBackend.wiring.items():
-    if PRIMITIVES[_name].family in _COMPUTING:
-        setattr(NumpyBackend, _name, staticmethod(_refusing_float8(_fn)))
+for _name, _fn in list(NumpyBackend.wiring.items()):
+    if PRIMITIVES[_name].family in FLOAT8_REFUSED:
+        NumpyBackend.wiring[_name] = _fn = _refusing_float8(_fn)
+        setattr(NumpyBackend, _name, staticmethod(_fn))
 
 _BACKEND = NumpyBackend()
 

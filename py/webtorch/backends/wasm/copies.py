@@ -1,5 +1,6 @@
 """Strided copies and dtype conversions on the wasm backend: copy_, contiguous, cast (kernels cast_<src>_<dst>,
 generated for every dtype pair by wasm-kernels/generate.py; float16/bfloat16 round to nearest even)."""
+from ... import _dtype as D
 from ... import _geometry as G
 from .views import View
 
@@ -21,7 +22,13 @@ def overlaps(a, b):
 
 
 def convert(ctx, dst, src):
-    """The cast kernel writing View src (already dst's shape, or broadcast strides) into View dst."""
+    """The cast kernel writing View src (already dst's shape, or broadcast strides) into View dst (float8 with any
+    dtype but float32: through a float32 temporary, as c10 converts float8 through float)."""
+    s, d = src.dtype, dst.dtype
+    if s is not d and (s in D.FLOAT8 or d in D.FLOAT8) and D.float32 not in (s, d):
+        wide = ctx.new(dst.shape, D.float32)
+        convert(ctx, wide, src)
+        src = wide
     ctx.call(f"cast_{src.dtype.name}_{dst.dtype.name}", dst.addr, src.addr,
              ctx.geom(dst.shape, dst.strides, src.strides))
 

@@ -35,6 +35,8 @@ def _wrapped(v, dt):
 
 def _plan(ctx, op, dtype):
     """(kernel callable, compute dtype, result dtype) of op computing in dtype."""
+    if dtype in D.FLOAT8:
+        raise D.float8_compute_error(dtype)
     ct = _WIDENED.get(dtype, dtype)
     name = f"ew_{op}_{ct.name}"
     if not ctx.has(name):

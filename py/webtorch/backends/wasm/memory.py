@@ -5,7 +5,6 @@ and reallocates the same shapes reuses the same blocks; a block returns to its c
 garbage (refcounting: users never free). The memory grows (never shrinks: WebAssembly memories cannot) by at least
 half its size when the top of the heap passes its end.
 """
-from ... import _dtype as D
 from ..webgpu.memory import size_class
 
 MAX_MEMORY = 1 << 32  # wasm32's address space
@@ -54,13 +53,6 @@ class Storage:
     """One allocation holding ``numel`` elements of ``dtype``; its block goes back to the heap when it is garbage."""
     __slots__ = ("addr", "cls", "free", "heap", "dtype", "numel", "__weakref__")
 
-    def __new__(cls, heap, numel, dtype):  # (refused here, not in __init__: __del__ would free what was never had)
-        if dtype in D.FLOAT8:
-            raise TypeError(f"dtype {dtype} is not supported on device 'cpu' in the WebAssembly backend (its "
-                            "kernels have no float8 conversions yet); keep float8 tensors on the NumPy cpu backend "
-                            "or convert with .to(torch.float32)")
-        return object.__new__(cls)
-
     def __init__(self, heap, numel, dtype):
         self.addr, self.cls, self.free = heap.alloc((numel or 1) * dtype.itemsize)
         self.heap, self.dtype, self.numel = heap, dtype, numel
@@ -68,3 +60,18 @@ class Storage:
     def __del__(self):
         self.heap.allocated -= self.cls
         self.free.append(self.addr)
+
+    def retyped(self, dtype):
+        """This storage's bytes seen as dtype (Tensor.view(dtype) between one-byte dtypes)."""
+        return self if dtype is self.dtype else StorageAlias(self, dtype)
+
+
+class StorageAlias:
+    """A Storage's bytes under another dtype of its itemsize: it keeps the Storage alive and frees nothing."""
+    __slots__ = ("base", "addr", "dtype", "numel", "__weakref__")
+
+    def __init__(self, base, dtype):
+        self.base, self.addr, self.dtype, self.numel = base, base.addr, dtype, base.numel
+
+    def retyped(self, dtype):
+        return self.base.retyped(dtype)
