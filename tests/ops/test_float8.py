@@ -3,7 +3,8 @@
 every dtype, finfo, promotion refusals, creation and fills (with the overflow check of a fill), data movement, the
 bytes through view(dtype), errors on arithmetic. The cpu device holds float8 on both its backends (NumPy, and
 WebAssembly under WEBTORCH_CPU_BACKEND=wasm); webgpu, with no 8-bit storage, refuses with a TypeError naming the
-device and the dtype."""
+device and the dtype. Tests of the cpu device alone say so in their names (scripts/test.sh's WebAssembly pass
+selects "cpu")."""
 import io
 
 import numpy as np
@@ -74,7 +75,7 @@ SOURCES = ["float64", "float16", "float32", "int64", "int32", "int16", "int8", "
 
 
 @pytest.mark.parametrize("src", SOURCES)
-def test_conversions_from_and_to_every_dtype(src):
+def test_conversions_from_and_to_every_dtype_on_cpu(src):
     vals = [0.0, 1.0, -3.0, 7.5, 100.0, 300.0, 1000.0, 1e5, -0.1, 0.3] if src not in ("uint8", "bool") else \
         [0, 1, 3, 7, 100, 200, 255]
     for name in NAMES:
@@ -94,7 +95,7 @@ def test_conversions_from_and_to_every_dtype(src):
             assert np.array_equal(got[finite.numpy()], want[finite.numpy()]), (src, name)
 
 
-def test_dtype_facts_finfo_and_promotion():
+def test_dtype_facts_finfo_and_promotion_on_cpu():
     for name in NAMES:
         w, t = getattr(webtorch, name), getattr(torch, name)
         assert (repr(w), w.itemsize, w.is_floating_point, w.is_signed) == (repr(t), t.itemsize, t.is_floating_point,
@@ -119,7 +120,7 @@ def test_dtype_facts_finfo_and_promotion():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_creation_fills_and_printing(name):
+def test_creation_fills_and_printing_on_cpu(name):
     w, t = getattr(webtorch, name), getattr(torch, name)
     pairs = [
         (lambda m, d: m.zeros(2, 3, dtype=d)), (lambda m, d: m.ones(4, dtype=d)), (lambda m, d: m.eye(3, dtype=d)),
@@ -147,7 +148,7 @@ def test_creation_fills_and_printing(name):
         assert np.array_equal(_bytes(webtorch.full((3,), value, dtype=w)), want), value
 
 
-def test_data_movement_equals_pytorch():
+def test_data_movement_equals_pytorch_on_cpu():
     vals = [0.5, -1.0, 2.0, 3.5, 448.0, -0.0, 1e-3, 6.0, 0.25, -12.0, 7.0, 1.0]
     ops = {
         "clone": lambda m, a: a.clone(), "reshape": lambda m, a: a.reshape(3, 4),
@@ -180,7 +181,7 @@ def test_data_movement_equals_pytorch():
         assert aw[1].item() == at[1].item() and float(aw[0]) == float(at[0])
 
 
-def test_view_dtype_reinterprets_the_bytes():
+def test_view_dtype_reinterprets_the_bytes_on_cpu():
     for name in NAMES:
         w = webtorch.tensor([1.0, 2.0, 3.0, 0.5]).to(getattr(webtorch, name))
         t = torch.tensor([1.0, 2.0, 3.0, 0.5]).to(getattr(torch, name))
@@ -209,7 +210,7 @@ COMPUTE = {
 
 
 @pytest.mark.parametrize("op", sorted(COMPUTE))
-def test_arithmetic_is_refused_naming_the_dtype_and_the_fix(op):
+def test_arithmetic_is_refused_naming_the_dtype_and_the_fix_on_cpu(op):
     """What PyTorch's CPU does not compute on float8 raises its error type, naming the dtype and .to(float32)."""
     with pytest.raises(NotImplementedError):
         COMPUTE[op](torch.tensor([1.0, 2.0, 3.0, 4.0]).to(torch.float8_e4m3fn))
@@ -217,7 +218,7 @@ def test_arithmetic_is_refused_naming_the_dtype_and_the_fix(op):
         COMPUTE[op](webtorch.tensor([1.0, 2.0, 3.0, 4.0]).to(webtorch.float8_e4m3fn))
 
 
-def test_checkpoints_refuse_float8_by_name():
+def test_checkpoints_refuse_float8_by_name_on_cpu():
     """(Not yet: PyTorch writes float8 through _rebuild_tensor_v3 with an UntypedStorage; the writer refuses.)"""
     with pytest.raises(TypeError, match="float8_e5m2"):
         webtorch.save({"w": webtorch.zeros(2, dtype=webtorch.float8_e5m2)}, io.BytesIO())

@@ -78,26 +78,41 @@ def _scaled_product(mat_a, mat_b, scale_a, scale_b, bias, out_dtype):
     return out.to(out_dtype)
 
 
-def _check_shapes(mat_a, mat_b, bias):
+def _check_shapes(mat_a, mat_b, bias, contraction_dim=()):
     for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
         if m.dim() != 2:
             raise ValueError(f"{name} must be a matrix")
-    if mat_a.shape[1] != mat_b.shape[0]:
-        raise ValueError(f"mat_a and mat_b shapes cannot be multiplied ({mat_a.shape[0]}x{mat_a.shape[1]} and "
-                         f"{mat_b.shape[0]}x{mat_b.shape[1]})")
+    shapes = f"{mat_a.shape[0]}x{mat_a.shape[1]} and {mat_b.shape[0]}x{mat_b.shape[1]}"
+    if contraction_dim:
+        if len(contraction_dim) != 2:
+            raise ValueError("contraction_dim must have exactly 2 elements")
+        da, db = contraction_dim
+        if mat_a.shape[da] != mat_b.shape[db]:
+            raise ValueError(f"mat_a and mat_b shapes cannot be multiplied ({shapes}) with contraction dims "
+                             f"mat_a: {da}, mat_b: {db}")
+    if mat_a.shape[1] != mat_b.shape[0]:  # (other contraction dims reach PyTorch's CPU matmul as they are)
+        raise (RuntimeError if contraction_dim else ValueError)(f"mat_a and mat_b shapes cannot be multiplied "
+                                                                f"({shapes})")
     if bias is not None and bias.numel() != mat_b.shape[1]:
         raise ValueError(f"Bias must be size {mat_b.shape[1]} but got {bias.numel()}")
+
+
+def _check_swizzles(swizzle_a, swizzle_b):
+    """PyTorch's CPU reads scales unswizzled: a swizzle named for both operands must be NO_SWIZZLE."""
+    a, b = _recipes(swizzle_a), _recipes(swizzle_b)
+    if a and b and any(v != _SwizzleType.NO_SWIZZLE.value for v in a + b):
+        raise ValueError("CPU does not support swizzle.")
 
 
 def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None, swizzle_b=None,
               bias=None, output_dtype=D.bfloat16, contraction_dim=(), use_fast_accum=False):
     """mat_a @ mat_b for float8 operands scaled as scale_recipe_a / scale_recipe_b describe (TensorWise or RowWise
-    float32 scales on the cpu device, as PyTorch's CPU); swizzle_*, contraction_dim and use_fast_accum do not change
-    the result there."""
-    _check_shapes(mat_a, mat_b, bias)
+    float32 scales on the cpu device, as PyTorch's CPU: contraction over mat_a's dim 1 and mat_b's dim 0, scales
+    unswizzled); use_fast_accum does not change the result there."""
+    _check_shapes(mat_a, mat_b, bias, tuple(contraction_dim))
     sa, sb = _as_list(scale_a), _as_list(scale_b)
-    _recipes(swizzle_a), _recipes(swizzle_b)
     _scaling(mat_a, mat_b, sa, _recipes(scale_recipe_a), sb, _recipes(scale_recipe_b))
+    _check_swizzles(swizzle_a, swizzle_b)
     return _scaled_product(mat_a, mat_b, sa[0], sb[0], bias, mat_a.dtype if output_dtype is None else output_dtype)
 
 
