@@ -1,11 +1,10 @@
 """float8 dtypes against PyTorch 2.13's CPU: every bit pattern of each format read as float32, float32 values
 (random, subnormal, halfway, overflow, inf, NaN) rounded into each format bit for bit, conversions from and to
 every dtype, finfo, promotion refusals, creation and fills (with the overflow check of a fill), data movement, the
-bytes through view(dtype), errors on arithmetic. The cpu device holds float8 on both its backends (NumPy, and
+bytes through view(dtype), errors on arithmetic (checkpoints: tests/serialization/test_float8_checkpoints.py). The cpu device holds float8 on both its backends (NumPy, and
 WebAssembly under WEBTORCH_CPU_BACKEND=wasm); webgpu, with no 8-bit storage, refuses with a TypeError naming the
 device and the dtype. Tests of the cpu device alone say so in their names (scripts/test.sh's WebAssembly pass
 selects "cpu")."""
-import io
 
 import numpy as np
 import pytest
@@ -216,9 +215,3 @@ def test_arithmetic_is_refused_naming_the_dtype_and_the_fix_on_cpu(op):
         COMPUTE[op](torch.tensor([1.0, 2.0, 3.0, 4.0]).to(torch.float8_e4m3fn))
     with pytest.raises(NotImplementedError, match=r"Float8_e4m3fn.*\.to\(torch\.float32\)"):
         COMPUTE[op](webtorch.tensor([1.0, 2.0, 3.0, 4.0]).to(webtorch.float8_e4m3fn))
-
-
-def test_checkpoints_refuse_float8_by_name_on_cpu():
-    """(Not yet: PyTorch writes float8 through _rebuild_tensor_v3 with an UntypedStorage; the writer refuses.)"""
-    with pytest.raises(TypeError, match="float8_e5m2"):
-        webtorch.save({"w": webtorch.zeros(2, dtype=webtorch.float8_e5m2)}, io.BytesIO())
