@@ -117,7 +117,8 @@ class KernelContext:
         if dtype not in D.FLOAT8:
             return pack_value(value, dtype)
         one = self.new((1,), dtype)
-        self.call(f"cast_float32_{dtype.name}", one.addr, self.scalar(value, D.float32), self.geom((1,), (1,), (0,)))
+        self.call("float8_from_f32", one.addr, self.scalar(value, D.float32), self.geom((1,), (1,), (0,)),
+                  D.FLOAT8.index(dtype))  # (the format argument of wasm-kernels/float8.c)
         return self.rt.read(one.addr, 1)
 
     def scalar(self, value, dtype):

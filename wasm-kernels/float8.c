@@ -1,10 +1,10 @@
-/* float8 <-> float32 as c10 converts (PyTorch's CPU): into a format, round to nearest even on float32's bits
- * (e4m3fn saturates to +-448, keeping NaN; e5m2 overflows to inf; the fnuz formats have one NaN, 0x80, and no -0;
- * e8m0fnu keeps the exponent, rounding up from half its mantissa); out of a format, exact (NaN payloads as c10's).
- * The cast kernels of wasm-kernels/generate.py call wt_f32_to_<format> and wt_<format>_to_f32. */
-#ifndef WASM_KERNELS_FLOAT8_H
-#define WASM_KERNELS_FLOAT8_H
-
+/* float8 <-> float32 casts of strided views, as c10 converts (PyTorch's CPU): into a format, round to nearest even
+ * on float32's bits (e4m3fn saturates to +-448, keeping NaN; e5m2 overflows to inf; the fnuz formats have one NaN,
+ * 0x80, and no -0; e8m0fnu keeps the exponent, rounding up from half its mantissa); out of a format, exact (NaN
+ * payloads as c10's). The format is a runtime argument, its index in webtorch's _dtype.FLOAT8 (0 e4m3fn, 1 e4m3fnuz,
+ * 2 e5m2, 3 e5m2fnuz, 4 e8m0fnu): two kernels serve the five formats. Every other conversion of a float8 goes
+ * through float32 on the host (backends/wasm/copies.py); a float8 copy onto its own format is cast_uint8_uint8.
+ * Geometry g as kernels.h. */
 #include "kernels.h"
 
 typedef uint8_t wt_f8;  // float8 bits, any format
@@ -41,24 +41,53 @@ static inline float wt_f8_to_f32(wt_f8 b, uint32_t m, uint32_t bias, int fnuz, i
   return sign ? -v : v;
 }
 
-static inline wt_f8 wt_f32_to_float8_e4m3fn(float f) { return wt_f8_from_f32(f, 3, 7, 0, 0); }
-static inline wt_f8 wt_f32_to_float8_e4m3fnuz(float f) { return wt_f8_from_f32(f, 3, 8, 1, 0); }
-static inline wt_f8 wt_f32_to_float8_e5m2(float f) { return wt_f8_from_f32(f, 2, 15, 0, 1); }
-static inline wt_f8 wt_f32_to_float8_e5m2fnuz(float f) { return wt_f8_from_f32(f, 2, 16, 1, 0); }
-static inline float wt_float8_e4m3fn_to_f32(wt_f8 b) { return wt_f8_to_f32(b, 3, 7, 0, 0); }
-static inline float wt_float8_e4m3fnuz_to_f32(wt_f8 b) { return wt_f8_to_f32(b, 3, 8, 1, 0); }
-static inline float wt_float8_e5m2_to_f32(wt_f8 b) { return wt_f8_to_f32(b, 2, 15, 0, 1); }
-static inline float wt_float8_e5m2fnuz_to_f32(wt_f8 b) { return wt_f8_to_f32(b, 2, 16, 1, 0); }
-
 // e8m0fnu: 2^(b - 127), 0xff the NaN (b = 0 is float32's subnormal 2^-127)
-static inline float wt_float8_e8m0fnu_to_f32(wt_f8 b) {
+static inline float wt_e8m0_to_f32(wt_f8 b) {
   return wt_bits_f32(b == 0xffu ? 0x7f800001u : b == 0 ? 0x400000u : (uint32_t)b << 23);
 }
 
-static inline wt_f8 wt_f32_to_float8_e8m0fnu(float f) {
+static inline wt_f8 wt_e8m0_from_f32(float f) {
   uint32_t u = wt_f32_bits(f), e = (u >> 23) & 0xffu;
   if (e == 0xffu) return 0xff;
   return (wt_f8)(e + ((u & 0x400000u) && ((u & 0x3fffffu) || e > 0)));
 }
 
-#endif
+static float to_f32(wt_f8 b, int32_t fmt) {
+  switch (fmt) {
+    case 0: return wt_f8_to_f32(b, 3, 7, 0, 0);
+    case 1: return wt_f8_to_f32(b, 3, 8, 1, 0);
+    case 2: return wt_f8_to_f32(b, 2, 15, 0, 1);
+    case 3: return wt_f8_to_f32(b, 2, 16, 1, 0);
+    default: return wt_e8m0_to_f32(b);
+  }
+}
+
+static wt_f8 from_f32(float f, int32_t fmt) {
+  switch (fmt) {
+    case 0: return wt_f8_from_f32(f, 3, 7, 0, 0);
+    case 1: return wt_f8_from_f32(f, 3, 8, 1, 0);
+    case 2: return wt_f8_from_f32(f, 2, 15, 0, 1);
+    case 3: return wt_f8_from_f32(f, 2, 16, 1, 0);
+    default: return wt_e8m0_from_f32(f);
+  }
+}
+
+EXPORT(float8_to_f32) void float8_to_f32(float *out, const wt_f8 *in, const int32_t *g, int32_t fmt) {
+  wt_iter it;
+  wt_iter_init(&it, g, 2);
+  for (int32_t r = 0; r < it.rows; r++, wt_iter_next(&it)) {
+    float *o = out + it.off[0];
+    const wt_f8 *s = in + it.off[1];
+    for (int32_t i = 0; i < it.n; i++) o[i * it.inner[0]] = to_f32(s[i * it.inner[1]], fmt);
+  }
+}
+
+EXPORT(float8_from_f32) void float8_from_f32(wt_f8 *out, const float *in, const int32_t *g, int32_t fmt) {
+  wt_iter it;
+  wt_iter_init(&it, g, 2);
+  for (int32_t r = 0; r < it.rows; r++, wt_iter_next(&it)) {
+    wt_f8 *o = out + it.off[0];
+    const float *s = in + it.off[1];
+    for (int32_t i = 0; i < it.n; i++) o[i * it.inner[0]] = from_f32(s[i * it.inner[1]], fmt);
+  }
+}
