@@ -8,7 +8,8 @@ writes into ``out``.
 import numpy as np
 
 from ..._broadcast import broadcast_shapes
-from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY
+from ... import _dtype as D
+from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY, float8_computes
 from .arrays import FROM_NP, TO_NP, c_order, npdtype
 from .float8 import FROM_STORAGE, STORAGE, decode, encode
 from .indexing import check_writable
@@ -35,6 +36,8 @@ def elementwise(op, args, dtype, out=None):
     try:
         nd = TO_NP[dtype]  # (a subscript is cheaper than .get on this hot path)
     except KeyError:
+        if dtype in STORAGE:
+            return _float8_elementwise(op, args, dtype, out)
         nd = npdtype(dtype)  # raises: the dtype has no NumPy counterpart
     if out is None and len(args) == 2:
         # hot path (per-op overhead): a binary ufunc on two arrays already of the result dtype
@@ -89,6 +92,20 @@ def elementwise(op, args, dtype, out=None):
     if op not in BOOL_RESULT and r.dtype != nd:
         r = r.astype(nd, order="C")
     return c_order(r)
+
+
+def _float8_elementwise(op, args, dtype, out):
+    """An op PyTorch's CPU runs on float8 (op_facts.FLOAT8_OPS): in float32, the result rounded back to dtype."""
+    if not float8_computes(op, dtype):
+        raise D.float8_compute_error(dtype)
+    wide = [decode(a) if type(a) is np.ndarray and a.dtype in FROM_STORAGE else a for a in args]
+    r = elementwise(op, wide, D.float32)
+    if op not in BOOL_RESULT:
+        r = encode(r, dtype)
+    if out is None:
+        return r
+    copy_(out, r)
+    return out
 
 
 def copy_(dst, src):

@@ -92,3 +92,14 @@ def encode(x, dt):
 
 
 FROM_STORAGE = {v: k for k, v in STORAGE.items()}
+
+
+def stored_as(values, nd):
+    """values (a Python number or an array) as elements of the NumPy dtype nd: for a float8 nd rounded as c10
+    rounds (NumPy would write a number into the byte as it is); values unchanged for any other nd."""
+    dt = FROM_STORAGE.get(nd)
+    if dt is None or (type(values) is np.ndarray and values.dtype == nd):
+        return values
+    if type(values) is np.ndarray and values.dtype in FROM_STORAGE:
+        values = decode(values)
+    return encode(np.asarray(values, dtype=np.float64), dt)
