@@ -70,6 +70,12 @@ def test_float32_rounds_into_each_format_bit_for_bit(device, name):
     assert np.array_equal(_bytes(got), want)
 
 
+@pytest.mark.parametrize("device", [d for d in DEVICES if not HOLDS_FLOAT8[d]])
+def test_a_float8_tensor_moved_to_a_device_without_float8_is_refused(device):
+    with _refused(device, "float8_e5m2"):
+        webtorch.ones(2, dtype=webtorch.float8_e5m2).to(device)
+
+
 SOURCES = ["float64", "float16", "float32", "int64", "int32", "int16", "int8", "uint8", "bool"]
 
 

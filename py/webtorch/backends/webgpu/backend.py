@@ -67,8 +67,8 @@ class WebGPUBackend(Backend):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
     def view_dtype(self, h, dtype):
-        raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view "
-                        "float8 bytes on the NumPy cpu backend, or convert with .to(torch.float32)")
+        raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
+                        "bytes on device 'cpu', or convert with .to(torch.float32) first")
 
 
 def int64_kernel_sources():
