@@ -6,6 +6,7 @@ from . import _bytecode_archive  # noqa: F401 -- first: in the browser's wheel i
 from ._dtype import (  # noqa: F401
     dtype, bool_ as bool, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64,
     get_default_dtype, set_default_dtype, promote_types, finfo, iinfo,
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,
 )
 from ._dtype import float32 as float, float64 as double, float16 as half, int64 as long, int32 as int  # noqa: F401
 from ._dtype import int16 as short, result_type as _result_type  # noqa: F401
@@ -27,6 +28,7 @@ from .ops.creation import (  # noqa: F401
     rand_like, randn_like, randint_like, normal
 )
 from .ops.convert import clone  # noqa: F401
+from .ops.scaled_mm import _scaled_mm  # noqa: F401
 from .ops.views import (  # noqa: F401
     reshape, permute, transpose, transpose as swapaxes, transpose as swapdims, t, broadcast_to, squeeze, unsqueeze,
     flatten, unflatten, ravel, as_strided, movedim, movedim as moveaxis

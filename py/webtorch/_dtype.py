@@ -40,16 +40,26 @@ float16 = dtype("float16", 2, "f", 1)
 bfloat16 = dtype("bfloat16", 2, "f", 1)
 float32 = dtype("float32", 4, "f", 2)
 float64 = dtype("float64", 8, "f", 3)
+# float8 formats (PyTorch's; storage, conversion and data movement only on its CPU -- backends/float8_formats.py)
+float8_e4m3fn = dtype("float8_e4m3fn", 1, "f", 0)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", 1, "f", 0)
+float8_e5m2 = dtype("float8_e5m2", 1, "f", 0)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", 1, "f", 0)
+float8_e8m0fnu = dtype("float8_e8m0fnu", 1, "f", 0)
+float8_e8m0fnu.is_signed = False  # exponent only: no sign bit
+FLOAT8 = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
 
 # PyTorch's ScalarType names, used in its error messages
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
                  "uint32": "UInt32", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
                  "float64": "Double"}
+_SCALAR_NAMES.update({d.name: "Float8" + d.name[6:] for d in FLOAT8})  # "Float8_e4m3fn"
 
 # the C++ type names PyTorch's kernel messages use ("float", "long int")
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
               "uint8": "unsigned char", "uint32": "unsigned int", "bool": "bool"}
+_CPP_NAMES.update({d.name: "c10::Float8" + d.name[6:] for d in FLOAT8})
 
 
 # the legacy tensor type of each dtype (torch.FloatTensor, t.type()), on the CPU
@@ -57,6 +67,7 @@ _TENSOR_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "floa
                       "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
                       "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
                       "uint32": "UInt32Tensor"}
+_TENSOR_TYPE_NAMES.update({d.name: "Float8" + d.name[6:] + "Tensor" for d in FLOAT8})
 _BY_TENSOR_TYPE_NAME = {v: k for k, v in _TENSOR_TYPE_NAMES.items()}
 
 
@@ -76,6 +87,13 @@ def scalar_type_name(dt):
     return _SCALAR_NAMES[dt.name]
 
 
+def float8_compute_error(dt):
+    """The error for computing on a float8 tensor: PyTorch's CPU only stores, converts and moves float8 values."""
+    return NotImplementedError(f"this op is not implemented for '{_SCALAR_NAMES[dt.name]}' (torch.{dt.name}): "
+                               "float8 tensors support creation, conversion and data movement only; convert with "
+                               ".to(torch.float32) before computing")
+
+
 def cpp_type_name(dt):
     """The C++ type PyTorch's kernel messages name for dt ("float", "long int")."""
     return _CPP_NAMES[dt.name]
@@ -86,10 +104,22 @@ _OVERFLOW_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "in
                    "uint32": "uint32_t"}
 
 
-def fit_scalar(value, dt):
+def _float8_overflows(value, dt):
+    """c10's ``overflows`` for a float8 dtype: past its finite range (inf fits only float8_e5m2; NaN fits all)."""
+    if value != value or (dt is float8_e5m2 and abs(value) == float("inf")):
+        return False
+    hi, lo = _FLOAT_FACTS[dt.name][2], _FLOAT_FACTS[dt.name][3]
+    return not ((lo if dt is float8_e8m0fnu else -hi) <= value <= hi)
+
+
+def fit_scalar(value, dt, numel=None):
     """A Python number to store into dtype dt, as PyTorch stores it: into an integer dtype it must fit (c10's
     ``overflows``: NaN and inf never fit; an unsigned type takes integers down to -max, which wrap, so -1 is 255
-    for uint8, and no negative float), else PyTorch's overflow error."""
+    for uint8, and no negative float), else PyTorch's overflow error. Into a float8 dtype a fill of more than one
+    element (``numel``) must fit its range (PyTorch's one-element fill converts unchecked)."""
+    if dt in FLOAT8 and (numel is None or numel > 1) and isinstance(value, (int, float)) \
+            and _float8_overflows(value, dt):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dt.name]} without overflow")
     if dt.is_floating_point or dt.name == "bool" or not isinstance(value, (int, float)) or isinstance(value, bool):
         return value
     bits = dt.itemsize * 8
@@ -100,13 +130,13 @@ def fit_scalar(value, dt):
     return int(value) & hi if value < 0 and dt.name.startswith("u") else value
 
 
-ALL = (bool_, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64)
+ALL = (bool_, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64) + FLOAT8
 _BY_NAME = {d.name: d for d in ALL}
 ALIASES = {
     "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
     "short": int16, "bool": bool_, "uint8": uint8, "float32": float32, "float64": float64,
     "float16": float16, "bfloat16": bfloat16, "int64": int64, "int32": int32, "int16": int16,
-    "int8": int8, "uint32": uint32,
+    "int8": int8, "uint32": uint32, **{d.name: d for d in FLOAT8},
 }
 
 
@@ -135,6 +165,9 @@ def promote_types(a, b):
     """PyTorch's torch.promote_types for the dtypes webtorch knows."""
     if a is b:
         return a
+    if a in FLOAT8 or b in FLOAT8:
+        raise RuntimeError("Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{_SCALAR_NAMES[a.name]} and {_SCALAR_NAMES[b.name]}")
     ca, cb = a.category, b.category
     if (a is uint32 or b is uint32) and ca != 2 and cb != 2:
         raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
@@ -243,6 +276,11 @@ _FLOAT_FACTS = {
     "bfloat16": (16, 0.0078125, 3.3895313892515355e+38, 1.1754943508222875e-38, 0.01),
     "float32": (32, 1.1920928955078125e-07, 3.4028234663852886e+38, 1.1754943508222875e-38, 1e-06),
     "float64": (64, 2.220446049250313e-16, 1.7976931348623157e+308, 2.2250738585072014e-308, 1e-15),
+    "float8_e4m3fn": (8, 0.125, 448.0, 0.015625, 1.0),
+    "float8_e4m3fnuz": (8, 0.125, 240.0, 0.0078125, 1.0),
+    "float8_e5m2": (8, 0.25, 57344.0, 6.103515625e-05, 1.0),
+    "float8_e5m2fnuz": (8, 0.125, 57344.0, 3.0517578125e-05, 1.0),
+    "float8_e8m0fnu": (8, 1.0, 1.7014118346046923e+38, 5.877471754111438e-39, 1.0),
 }
 
 
@@ -256,7 +294,8 @@ class finfo:
                             "'torch.finfo'")
         self.dtype = d.name
         self.bits, self.eps, self.max, self.tiny, self.resolution = _FLOAT_FACTS[d.name]
-        self.min = -self.max
+        # float8_e8m0fnu has no sign: its smallest value is its tiny
+        self.min = self.tiny if d is float8_e8m0fnu else -self.max
         self.smallest_normal = self.tiny
 
     def __repr__(self):

@@ -91,7 +91,9 @@ def _flat(vals, ndim):
 # ---- the element formatter -----------------------------------------------------------------------
 
 class _Formatter:
-    def __init__(self, values, floating):
+    def __init__(self, values, floating, zero=0):
+        """zero: the value PyTorch's printing compares with 0 in the tensor's own dtype (float8_e8m0fnu has no 0:
+        it converts 0 to 2**-127, so that value is left out of the choice of format, as a zero)."""
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -101,7 +103,7 @@ class _Formatter:
             for v in values:
                 self.max_width = max(self.max_width, len(str(v)))
             return
-        finite = [v for v in values if v != 0 and not math.isinf(v) and not math.isnan(v)]
+        finite = [v for v in values if v != zero and not math.isinf(v) and not math.isnan(v)]
         if not finite:
             return  # as PyTorch: no valid number, keep the defaults (sci_mode option not applied)
         absvals = [abs(v) for v in finite]
@@ -178,7 +180,7 @@ def _tensor_str(t, indent):
     else:
         vals = be.tolist(h)
         cuts = (False,) * len(shape)
-    fmt = _Formatter(_flat(vals, len(shape)), floating)
+    fmt = _Formatter(_flat(vals, len(shape)), floating, 2.0 ** -127 if t.dtype is D.float8_e8m0fnu else 0)
     return _nested_str(vals, cuts, indent, fmt)
 
 

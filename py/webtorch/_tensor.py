@@ -325,6 +325,8 @@ class Tensor(TensorBase):
             raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
                             "Use Tensor.cpu() to copy the tensor to host memory first.")
         require_numpy("Tensor.numpy()")
+        if self.dtype in D.FLOAT8:  # NumPy has no float8 (PyTorch's words; the bytes: .view(torch.uint8).numpy())
+            raise TypeError(f"Got unsupported ScalarType {D.scalar_type_name(self.dtype)}")
         return self._be.to_numpy(self._data)
 
     # Async readback: Pyodide code entered without stack switching (runPython, a JS callback) cannot block

@@ -16,11 +16,7 @@ PUBLIC_MODULES = ["torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.
                   "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations", "torch.optim",
                   "torch.optim.lr_scheduler", "torch.utils.data"]
 
-_FP8 = "float8 scaled GEMMs and their scaling/swizzle enums: no float8 dtypes in webtorch yet"
-NOT_YET = {
-    "torch.nn.functional.ScalingType": _FP8, "torch.nn.functional.SwizzleType": _FP8,
-    "torch.nn.functional.scaled_mm": _FP8, "torch.nn.functional.scaled_grouped_mm": _FP8,
-}
+NOT_YET = {}
 
 
 def torch_definitions():

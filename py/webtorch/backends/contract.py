@@ -156,6 +156,9 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
     ("handle", "as_strided(h, shape, stride, offset)",
      "View of h's storage with the given geometry (offset absolute, in elements). The only view primitive: "
      "webtorch._geometry decides every view's geometry, for all devices."),
+    ("handle", "view_dtype(h, dtype)",
+     "View of h's bytes as ``dtype`` of h's itemsize, same geometry: Tensor.view(dtype) between a float8 dtype and "
+     "a one-byte dtype. A backend without float8 raises TypeError naming its device and the dtype."),
 
     # ---- creation ----------------------------------------------------------------------------------------------------
     # fresh handles of a given shape and dtype
@@ -453,3 +456,9 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
 ))}
 
 FAMILIES = frozenset(p.family for p in PRIMITIVES.values())
+
+# The families whose primitives compute on their operands' values: a backend that stores float8 refuses a float8
+# operand there with _dtype.float8_compute_error (PyTorch's CPU computes nothing on float8); the elementwise family
+# refuses a float8 compute dtype itself, off its per-op hot path.
+FLOAT8_REFUSED = frozenset({"reduce", "checks", "matmul", "scan_sort", "conv", "unfold", "pool", "embedding",
+                            "optim", "norm", "linalg"})

@@ -80,6 +80,8 @@ from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 # ---- linear layers (nn engineer) ------------------------------------------------------------------------------
 from ..ops.linalg import addmm as _addmm, linear  # noqa: E402,F401
 from ..ops.grouped_mm import grouped_mm  # noqa: E402,F401
+from ..ops.scaled_mm import (  # noqa: E402,F401
+    _ScalingType as ScalingType, _SwizzleType as SwizzleType, scaled_mm, scaled_grouped_mm)
 
 
 @_public

@@ -201,8 +201,10 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_gra
         dtype = D.scalar_dtype(fill_value) if not isinstance(fill_value, Tensor) else fill_value.dtype
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    fill_value = D.fit_scalar(fill_value, D.to_dtype(dtype))
-    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
+    size_arg = (size,) if isinstance(size, int) else (tuple(size),)
+    numel = size if isinstance(size, int) else math.prod(size)
+    fill_value = D.fit_scalar(fill_value, D.to_dtype(dtype), numel)
+    return _filled(size_arg, fill_value, dtype, device, requires_grad)
 
 
 def _strided_only(layout, name):

@@ -63,7 +63,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                "dimensions.")
         return write_inplace(self, FillBackward3, value)
-    return write_inplace(self, FillBackward2, fit_scalar(_number(value), self.dtype))
+    return write_inplace(self, FillBackward2, fit_scalar(_number(value), self.dtype, self.numel()))
 
 
 def fill(input, value):
@@ -71,7 +71,7 @@ def fill(input, value):
     from ..autograd.graph import apply_op
     if isinstance(value, Tensor):
         return apply_op(FillBackward3, input, value)
-    return apply_op(FillBackward2, input, fit_scalar(_number(value), input.dtype))
+    return apply_op(FillBackward2, input, fit_scalar(_number(value), input.dtype, input.numel()))
 
 
 def _number(value):

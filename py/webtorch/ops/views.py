@@ -1,7 +1,7 @@
 """View ops: results alias the input's storage (shared version counter); each is differentiable."""
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import norm_dim, shape_arg
-from ._core.inplace import view_at
+from ._core.inplace import view_at, view_bits
 from .. import _geometry as G
 from ..autograd.view_history import AsStridedBackward0
 from ..autograd.sum_to import sum_to
@@ -63,6 +63,8 @@ def view(self, *shape):
         dt = D.to_dtype(shape[0])
         if dt.itemsize != self.dtype.itemsize:
             raise RuntimeError("view(dtype) with a different element size is not supported")
+        if dt is not self.dtype and (dt in D.FLOAT8 or self.dtype in D.FLOAT8):
+            return view_bits(self, dt)  # float8 <-> its bytes: a true reinterpreting view
         return self.to(dt)
     shape = infer_shape(shape_arg(shape), self.numel())
     return apply_op(ViewBackward0, self, shape)

@@ -9,7 +9,7 @@ from .. import _dtype as D
 from .errors import CheckpointError
 from .restricted_unpickler import WeightsUnpickler
 from .safe_globals import user_allowed, webtorch_object
-from .storage_types import STORAGE_DTYPES
+from .storage_types import STORAGE_DTYPES, UNTYPED
 from .torch_zip import ZipReader
 
 _WEIGHTS_ONLY_HEAD = (
@@ -35,7 +35,7 @@ class StorageType:
 
     def __init__(self, name):
         self.name = name
-        self.dtype = D.from_name(STORAGE_DTYPES[name])
+        self.dtype = D.uint8 if name == UNTYPED else D.from_name(STORAGE_DTYPES[name])  # (untyped: bytes)
 
 
 class LoadedStorage:
@@ -95,6 +95,7 @@ class Loader:
         self.storages = {}
         self.rebuilders = {
             "torch._utils._rebuild_tensor_v2": self.rebuild_tensor,
+            "torch._utils._rebuild_tensor_v3": self.rebuild_tensor_v3,
             "torch._utils._rebuild_parameter": self.rebuild_parameter,
             "torch._utils._rebuild_parameter_with_state": self.rebuild_parameter_with_state,
             "torch._tensor._rebuild_from_type_v2": self.rebuild_from_type,
@@ -131,6 +132,18 @@ class Loader:
                                   f"{offset} reaches past its storage of {n} elements")
         t = storage.flat.as_strided(size, stride, offset)
         return t.requires_grad_(True) if requires_grad else t
+
+    def rebuild_tensor_v3(self, storage, offset, size, stride, requires_grad, hooks, dtype, metadata=None):
+        """A tensor of a dtype without a storage class (float8) on an untyped storage: its bytes viewed as dtype."""
+        if not (isinstance(storage, LoadedStorage) and storage.dtype is D.uint8 and isinstance(dtype, D.dtype)
+                and dtype.itemsize == 1):
+            raise CheckpointError(f"webtorch.load: a _rebuild_tensor_v3 record of {dtype!r} on a storage webtorch "
+                                  "cannot read (one-byte dtypes on an untyped storage are read)")
+        try:
+            typed = storage if dtype is D.uint8 else LoadedStorage(storage.flat.view(dtype), dtype)
+        except TypeError as e:  # the map_location device holds no float8: said as it is, not as a corrupt file
+            raise CheckpointError(f"webtorch.load: {e}") from None
+        return self.rebuild_tensor(typed, offset, size, stride, requires_grad)
 
     def rebuild_parameter(self, data, requires_grad, hooks=None):
         from .._tensor import Tensor
@@ -170,6 +183,7 @@ class Loader:
                  "builtins.complex": (_complex, True)}
         table.update({name: (fn, True) for name, fn in self.rebuilders.items()})
         table.update({f"torch.{name}": (StorageType(name), False) for name in STORAGE_DTYPES})
+        table[f"torch.storage.{UNTYPED}"] = (StorageType(UNTYPED), False)
         table.update({f"torch.{name}": (dt, False) for name, dt in D.ALIASES.items()})
         return table
 

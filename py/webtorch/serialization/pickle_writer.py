@@ -13,6 +13,7 @@ import pickle
 from collections import OrderedDict
 
 from .safe_globals import torch_name
+from .storage_types import UNTYPED
 
 
 class TorchGlobal:
@@ -26,6 +27,7 @@ class TorchGlobal:
 
 
 REBUILD_TENSOR = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3")  # (dtypes without a storage class: float8)
 REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
 DEVICE = TorchGlobal("torch", "device")
 SIZE = TorchGlobal("torch", "Size")
@@ -33,7 +35,7 @@ _STORAGE_TYPES = {}
 
 
 def storage_type(name):
-    return _STORAGE_TYPES.setdefault(name, TorchGlobal("torch", name))
+    return _STORAGE_TYPES.setdefault(name, TorchGlobal("torch.storage" if name == UNTYPED else "torch", name))
 
 
 class StorageRecord:
@@ -67,7 +69,8 @@ class TorchPickler(pickle._Pickler):
             rv = (REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
         elif isinstance(obj, Tensor):
             record, offset, size, stride = self.tensor_ref(obj)
-            rv = (REBUILD_TENSOR, (record, offset, tuple(size), tuple(stride), obj.requires_grad, OrderedDict()))
+            args = (record, offset, tuple(size), tuple(stride), obj.requires_grad, OrderedDict())
+            rv = (REBUILD_TENSOR_V3, args + (obj.dtype,)) if record.pid[1].name == UNTYPED else (REBUILD_TENSOR, args)
         elif isinstance(obj, device):
             rv = (DEVICE, (str(obj),))
         elif isinstance(obj, Size):

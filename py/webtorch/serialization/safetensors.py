@@ -11,7 +11,9 @@ from .. import _dtype as D
 
 _MAX_HEADER = 100_000_000
 _CODES = {"BOOL": D.bool_, "U8": D.uint8, "I8": D.int8, "I16": D.int16, "I32": D.int32, "I64": D.int64,
-          "U32": D.uint32, "F16": D.float16, "BF16": D.bfloat16, "F32": D.float32, "F64": D.float64}
+          "U32": D.uint32, "F16": D.float16, "BF16": D.bfloat16, "F32": D.float32, "F64": D.float64,
+          "F8_E4M3": D.float8_e4m3fn, "F8_E4M3FNUZ": D.float8_e4m3fnuz, "F8_E5M2": D.float8_e5m2,
+          "F8_E5M2FNUZ": D.float8_e5m2fnuz}  # (safetensors' library names no float8_e8m0fnu)
 _NAMES = {v.name: k for k, v in _CODES.items()}
 
 

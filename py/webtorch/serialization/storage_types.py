@@ -5,3 +5,6 @@ STORAGE_DTYPES = {
     "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16",
     "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool",
 }
+# dtypes without a legacy storage class (float8): PyTorch writes their bytes as a torch.storage.UntypedStorage
+# (its persistent id counts bytes) and names the dtype in _rebuild_tensor_v3
+UNTYPED = "UntypedStorage"

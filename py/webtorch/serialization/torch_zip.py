@@ -11,12 +11,14 @@ references needs, and all entries together may produce at most ``_EXPANSION`` ti
 import os
 import zipfile
 
+from .. import _dtype as D
 from .errors import CheckpointError
 from .pickle_writer import StorageRecord, dumps
-from .storage_types import STORAGE_DTYPES
+from .storage_types import STORAGE_DTYPES, UNTYPED
 
 _ALIGN = 64
 _STORAGE_NAME = {v: k for k, v in STORAGE_DTYPES.items()}
+_STORAGE_NAME.update({d.name: UNTYPED for d in D.FLOAT8})  # (one-byte: an untyped storage's byte count is numel)
 _EXPANSION, _SLACK = 4, 16 << 20
 _CHUNK = 1 << 20
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ... import _dtype as D
+from .float8 import FROM_STORAGE, STORAGE
 
 TO_NP = {
     D.bool_: np.dtype(np.bool_), D.uint8: np.dtype(np.uint8), D.int8: np.dtype(np.int8),
@@ -10,14 +11,24 @@ TO_NP = {
     D.float64: np.dtype(np.float64),
 }
 FROM_NP = {v: k for k, v in TO_NP.items()}
+FROM_NP.update(FROM_STORAGE)  # float8 handles (float8.py); not in TO_NP: nothing computes in them
 
 
 def npdtype(dt):
+    """The NumPy dtype primitives compute in for dt."""
     r = TO_NP.get(dt)
     if r is None:
+        if dt in STORAGE:
+            raise D.float8_compute_error(dt)
         raise TypeError(f"dtype {dt} is not supported on device 'cpu' (NumPy has no {dt.name}); "
                         "use torch.float32 or torch.float16")
     return r
+
+
+def storage_dtype(dt):
+    """The NumPy dtype a handle of dt is stored in (float8: its one-byte structured dtype)."""
+    r = STORAGE.get(dt)
+    return npdtype(dt) if r is None else r
 
 
 def as_ndarray(r):

@@ -8,9 +8,12 @@ import functools
 
 import numpy as np
 
+from ... import _dtype as D
 from ..base import Backend
+from ..contract import FLOAT8_REFUSED, PRIMITIVES
 from . import convolution, creation, elementwise, indexing, linalg, nn, optim, reduction, rng, scan_sort, transfer
-from .arrays import FROM_NP
+from .arrays import FROM_NP, storage_dtype
+from .float8 import FROM_STORAGE
 
 # PyTorch does not warn on inf/nan producing math; neither do we (kept to the ufuncs we call).
 np.seterr(all="ignore")
@@ -74,6 +77,26 @@ class NumpyBackend(Backend):
             v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
         return v
 
+    def view_dtype(self, h, dtype):
+        return h.view(storage_dtype(dtype))
+
+
+def _refusing_float8(fn):
+    """fn, raising PyTorch's NotImplementedError (naming the dtype and the fix) for a float8 operand: NumPy would
+    refuse some (arithmetic on a structured dtype) but order others by their bytes (sort), a wrong number."""
+    @functools.wraps(fn)
+    def primitive(*args, **kwargs):
+        for a in args:
+            if type(a) is np.ndarray and a.dtype in FROM_STORAGE:
+                raise D.float8_compute_error(FROM_NP[a.dtype])
+        return fn(*args, **kwargs)
+    return primitive
+
+
+for _name, _fn in list(NumpyBackend.wiring.items()):
+    if PRIMITIVES[_name].family in FLOAT8_REFUSED:
+        NumpyBackend.wiring[_name] = _fn = _refusing_float8(_fn)
+        setattr(NumpyBackend, _name, staticmethod(_fn))
 
 _BACKEND = NumpyBackend()
 

@@ -1,14 +1,17 @@
 """NumPy implementations of the creation primitives of backends/contract.py (empty, full, arange, linspace, eye)."""
 import numpy as np
 
-from .arrays import npdtype
+from .arrays import npdtype, storage_dtype
+from .float8 import STORAGE, encode
 
 
 def empty(shape, dtype):
-    return np.empty(shape, npdtype(dtype))
+    return np.empty(shape, storage_dtype(dtype))
 
 
 def full(shape, value, dtype):
+    if dtype in STORAGE:
+        return encode(np.full(shape, value, np.float32), dtype)
     return np.full(shape, value, npdtype(dtype))
 
 
@@ -22,4 +25,6 @@ def linspace(start, end, steps, dtype):
 
 
 def eye(n, m, dtype):
+    if dtype in STORAGE:
+        return encode(np.eye(n, m, dtype=np.float32), dtype)
     return np.eye(n, m, dtype=npdtype(dtype))

@@ -8,8 +8,10 @@ writes into ``out``.
 import numpy as np
 
 from ..._broadcast import broadcast_shapes
-from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY
-from .arrays import TO_NP, c_order, npdtype
+from ... import _dtype as D
+from ..op_facts import BINARY, BOOL_RESULT, INT_DIVISIONS, UNARY, float8_computes
+from .arrays import FROM_NP, TO_NP, c_order, npdtype
+from .float8 import FROM_STORAGE, STORAGE, decode, encode
 from .indexing import check_writable
 from .ufuncs import UFUNC
 
@@ -34,6 +36,8 @@ def elementwise(op, args, dtype, out=None):
     try:
         nd = TO_NP[dtype]  # (a subscript is cheaper than .get on this hot path)
     except KeyError:
+        if dtype in STORAGE:
+            return _float8_elementwise(op, args, dtype, out)
         nd = npdtype(dtype)  # raises: the dtype has no NumPy counterpart
     if out is None and len(args) == 2:
         # hot path (per-op overhead): a binary ufunc on two arrays already of the result dtype
@@ -90,8 +94,24 @@ def elementwise(op, args, dtype, out=None):
     return c_order(r)
 
 
+def _float8_elementwise(op, args, dtype, out):
+    """An op PyTorch's CPU runs on float8 (op_facts.FLOAT8_OPS): in float32, the result rounded back to dtype."""
+    if not float8_computes(op, dtype):
+        raise D.float8_compute_error(dtype)
+    wide = [decode(a) if type(a) is np.ndarray and a.dtype in FROM_STORAGE else a for a in args]
+    r = elementwise(op, wide, D.float32)
+    if op not in BOOL_RESULT:
+        r = encode(r, dtype)
+    if out is None:
+        return r
+    copy_(out, r)
+    return out
+
+
 def copy_(dst, src):
     check_writable(dst)
+    if dst.dtype in FROM_STORAGE or getattr(src, "dtype", None) in FROM_STORAGE:
+        src = cast(np.asarray(src), FROM_NP[dst.dtype])  # float8 converts by c10's rounding, not NumPy's
     np.copyto(dst, src, casting="unsafe")
 
 
@@ -100,6 +120,10 @@ def contiguous(h):
 
 
 def cast(h, dtype):
+    if h.dtype in FROM_STORAGE:
+        h = decode(h)  # float8 -> float32 exactly, then on as float32 converts
+    if dtype in STORAGE:
+        return encode(h, dtype)
     nd = npdtype(dtype)
     if h.dtype.kind == "f" and nd.kind in "iub" and nd.kind != "b":
         return np.trunc(h).astype(nd)

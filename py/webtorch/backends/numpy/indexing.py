@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base import IndexOutOfRange
 from ..op_facts import reduce_identity
+from .float8 import stored_as
 
 
 def check_writable(h):
@@ -84,7 +85,7 @@ def index_put_(h, indices, values, accumulate):
     if accumulate:
         np.add.at(h, key, values)
     else:
-        h[key] = values
+        h[key] = stored_as(values, h.dtype)
     return h
 
 
@@ -101,7 +102,7 @@ def scatter_(h, dim, index, src, reduce, include_self):
         src = src[tuple(slice(0, s) for s in index.shape)]
     key = _along(index, dim)
     if reduce is None:
-        sub[key] = src
+        sub[key] = stored_as(src, h.dtype)
         return h
     if not include_self:
         sub[key] = reduce_identity(reduce, *_dtype_range(h.dtype))

@@ -3,13 +3,18 @@ from_flat, from_buffer, from_numpy, to_numpy, to_bytes, tolist, item, known_rang
 import numpy as np
 
 from .arrays import FROM_NP, npdtype
+from .float8 import FROM_STORAGE, STORAGE, decode, encode
 
 
 def from_flat(values, shape, dtype):
+    if dtype in STORAGE:  # Python numbers are doubles; c10 rounds a double to float8 through float32
+        return encode(np.array(values, dtype=np.float64), dtype).reshape(shape)
     return np.array(values, dtype=npdtype(dtype)).reshape(shape)
 
 
 def from_buffer(buf, shape, dtype):
+    if dtype in STORAGE:
+        return np.frombuffer(buf, dtype=STORAGE[dtype]).copy().reshape(shape)
     nd = npdtype(dtype).newbyteorder("<")
     return np.frombuffer(buf, dtype=nd).astype(npdtype(dtype)).reshape(shape)
 
@@ -38,10 +43,12 @@ def to_bytes(h):
 
 
 def tolist(h):
-    return h.tolist()
+    return (decode(h) if h.dtype in FROM_STORAGE else h).tolist()
 
 
 def item(h):
+    if h.dtype in FROM_STORAGE:
+        h = decode(h)
     return h.reshape(()).item() if h.ndim else h.item()
 
 

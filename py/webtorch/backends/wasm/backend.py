@@ -8,7 +8,9 @@ every other primitive runs that chain first (chain.py).
 """
 import functools
 
+from ... import _dtype as D
 from ..base import Backend
+from ..contract import FLOAT8_REFUSED, PRIMITIVES
 from . import (chain, convolution, creation, elementwise, embedding, indexing, linalg, matmul, nn, optim, padding,
                pooling, reduction, rng, sorting, transfer)
 from .context import KernelContext
@@ -34,7 +36,10 @@ class WasmBackend(Backend):
         pending = ctx.chain
         for name in self.wiring:
             if name != "elementwise":
-                setattr(self, name, _after_chain(pending, getattr(self, name)))
+                fn = getattr(self, name)
+                if PRIMITIVES[name].family in FLOAT8_REFUSED:
+                    fn = _refusing_float8(fn)
+                setattr(self, name, _after_chain(pending, fn))
         self.elementwise = functools.partial(chain.elementwise, ctx)
 
     # ---- the handle family: metadata and the view primitive ----------------------------------------------------
@@ -58,6 +63,20 @@ class WasmBackend(Backend):
 
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
+
+    def view_dtype(self, h, dtype):
+        return View(h.st.retyped(dtype), h.shape, h.strides, h.offset)
+
+
+def _refusing_float8(primitive):
+    """primitive, raising PyTorch's NotImplementedError (naming the dtype and the fix) for a float8 operand: its
+    kernels would read the bytes as another type."""
+    def run(*args, **kwargs):
+        for a in args:
+            if type(a) is View and a.st.dtype in D.FLOAT8:
+                raise D.float8_compute_error(a.st.dtype)
+        return primitive(*args, **kwargs)
+    return run
 
 
 def _after_chain(pending, primitive):

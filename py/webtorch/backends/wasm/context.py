@@ -16,6 +16,7 @@ from .views import View
 # dtype -> struct format of one element (bfloat16: packed by hand from float32's bits)
 FORMAT = {D.bool_: "?", D.uint8: "B", D.int8: "b", D.int16: "h", D.int32: "i", D.int64: "q", D.uint32: "I",
           D.float16: "e", D.float32: "f", D.float64: "d", D.bfloat16: "H"}
+FORMAT.update({d: "B" for d in D.FLOAT8})  # (bits: KernelContext.pack rounds a number into them)
 _ARENA = 1 << 16
 
 
@@ -110,6 +111,16 @@ class KernelContext:
             addr = self._geoms[key] = self.place(struct.pack(f"<{len(words)}i", *words))
         return addr
 
+    def pack(self, value, dtype):
+        """The bytes of one element of dtype holding the Python number value (pack_value; a float8 rounds as
+        c10 rounds, through float32 and the cast kernel, so the rounding has one implementation here)."""
+        if dtype not in D.FLOAT8:
+            return pack_value(value, dtype)
+        one = self.new((1,), dtype)
+        self.call("float8_from_f32", one.addr, self.scalar(value, D.float32), self.geom((1,), (1,), (0,)),
+                  D.FLOAT8.index(dtype))  # (the format argument of wasm-kernels/float8.c)
+        return self.rt.read(one.addr, 1)
+
     def scalar(self, value, dtype):
         """Address of an element of dtype holding the Python number value (read by kernels through stride 0)."""
         # by value first (no packing); zero never, as -0.0 == 0.0 and their bits differ (equal nonzero numbers pack
@@ -117,7 +128,7 @@ class KernelContext:
         key = (value, dtype)
         addr = self._scalars.get(key) if value else None
         if addr is None:
-            data = pack_value(value, dtype)
+            data = self.pack(value, dtype)
             addr = self._scalars.get(data)
             if addr is None:
                 addr = self._scalars[data] = self.place(data)

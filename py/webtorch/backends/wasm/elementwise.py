@@ -9,7 +9,7 @@ operand differently; else through a temporary and a copy (cast) into it.
 from ... import _dtype as D
 from ... import _geometry as G
 from ..._broadcast import broadcast_shapes
-from ..op_facts import BOOL_RESULT
+from ..op_facts import BOOL_RESULT, float8_computes
 from .context import int_range
 from .copies import cast, check_writable, contiguous, convert, copy_, overlaps  # noqa: F401 (family: copies')
 from .views import View
@@ -35,7 +35,12 @@ def _wrapped(v, dt):
 
 def _plan(ctx, op, dtype):
     """(kernel callable, compute dtype, result dtype) of op computing in dtype."""
-    ct = _WIDENED.get(dtype, dtype)
+    if dtype in D.FLOAT8:  # an op PyTorch's CPU runs on float8 (op_facts.FLOAT8_OPS): in float32, rounded back
+        if not float8_computes(op, dtype):
+            raise D.float8_compute_error(dtype)
+        ct = D.float32
+    else:
+        ct = _WIDENED.get(dtype, dtype)
     name = f"ew_{op}_{ct.name}"
     if not ctx.has(name):
         raise RuntimeError(f'"{op}_cpu" not implemented for \'{D.scalar_type_name(dtype)}\'')

@@ -60,3 +60,18 @@ class Storage:
     def __del__(self):
         self.heap.allocated -= self.cls
         self.free.append(self.addr)
+
+    def retyped(self, dtype):
+        """This storage's bytes seen as dtype (Tensor.view(dtype) between one-byte dtypes)."""
+        return self if dtype is self.dtype else StorageAlias(self, dtype)
+
+
+class StorageAlias:
+    """A Storage's bytes under another dtype of its itemsize: it keeps the Storage alive and frees nothing."""
+    __slots__ = ("base", "addr", "dtype", "numel", "__weakref__")
+
+    def __init__(self, base, dtype):
+        self.base, self.addr, self.dtype, self.numel = base, base.addr, dtype, base.numel
+
+    def retyped(self, dtype):
+        return self.base.retyped(dtype)

@@ -2,7 +2,6 @@
 number of dims; pad copies elements of any dtype, pad_backward adds float32 / float64 gradients (float16 and bfloat16
 through float32)."""
 from ... import _dtype as D
-from .context import pack_value
 from .copies import contiguous
 from .operands import SUFFIX, dense, float_instance, result
 
@@ -22,7 +21,7 @@ def pad(ctx, x, pads, mode, value):
         return contiguous(ctx, x)
     xc = dense(ctx, x)
     out = ctx.new(tuple(s + lo + hi for s, (lo, hi) in zip(x.shape, pads)), x.dtype)
-    bits = int.from_bytes(pack_value(value if mode == "constant" else 0, x.dtype).ljust(8, b"\0"), "little",
+    bits = int.from_bytes(ctx.pack(value if mode == "constant" else 0, x.dtype).ljust(8, b"\0"), "little",
                           signed=True)
     block = _dims(ctx, x.shape, pads)
     if out.numel:

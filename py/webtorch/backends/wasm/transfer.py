@@ -11,6 +11,8 @@ from .copies import cast, contiguous
 def from_flat(ctx, values, shape, dtype):
     if dtype in _VIA_FLOAT32:  # Python floats -> float32 -> the half type, rounding to nearest even (as PyTorch)
         return cast(ctx, from_flat(ctx, values, shape, D.float32), dtype)
+    if dtype in D.FLOAT8:  # Python floats are doubles: double -> float -> float8, as c10
+        return cast(ctx, from_flat(ctx, values, shape, D.float64), dtype)
     out = ctx.new(shape, dtype)
     if values:
         if not dtype.is_floating_point and dtype is not D.bool_:
@@ -67,6 +69,8 @@ def to_bytes(ctx, h):
 
 
 def _values(ctx, h):
+    if h.dtype in D.FLOAT8:
+        h = cast(ctx, h, D.float32)
     n = h.numel
     vals = struct.unpack(f"<{n}{FORMAT[h.dtype]}", to_bytes(ctx, h))
     if h.dtype is D.bfloat16:
@@ -91,6 +95,8 @@ def _nest(flat, shape):
 def item(ctx, h):
     if h.numel != 1:
         raise RuntimeError(f"a Tensor with {h.numel} elements cannot be converted to Scalar")
+    if h.dtype in D.FLOAT8:
+        h = cast(ctx, h, D.float32)
     isz = h.dtype.itemsize
     (v,) = struct.unpack("<" + FORMAT[h.dtype], ctx.rt.read(h.addr, isz))
     return bf16_bits_to_float(v) if h.dtype is D.bfloat16 else v

@@ -66,6 +66,10 @@ class WebGPUBackend(Backend):
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
+    def view_dtype(self, h, dtype):
+        raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
+                        "bytes on device 'cpu', or convert with .to(torch.float32) first")
+
 
 def int64_kernel_sources():
     """{name: WGSL} of the kernels int64 adds to the shipped templates' own forms: their 64-bit variants, and

@@ -235,10 +235,24 @@ def view_at(src, shape, strides, offset=None):
         offset = src.storage_offset()
     t = _wrap(src._be.as_strided(src._data, shape, strides, offset), src._be, src._device,
               (Size(shape), strides, offset), dtype=src.dtype)
+    return _aliasing(t, src)
+
+
+def _aliasing(t, src):
+    """t, a fresh view of src's storage, sharing src's version counter and base."""
     t._version = src._version
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]
     return t
+
+
+def view_bits(src, dtype):
+    """A Tensor viewing src's bytes as dtype (same itemsize, same geometry); it shares src's version counter and
+    base (Tensor.view(dtype) involving float8)."""
+    geom = src._geometry_of()
+    t = _wrap(src._be.view_dtype(src._data, dtype), src._be, src._device, (Size(geom[0]), geom[1], geom[2]),
+              dtype=dtype)
+    return _aliasing(t, src)
 
 
 def resize_storage(self, shape):
