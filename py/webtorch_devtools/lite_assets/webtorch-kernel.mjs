@@ -12,6 +12,8 @@
 // lacks loads it from this folder, then from loadPyodideOptions.webtorchPackagesURL when the site set one, or
 // says why it cannot (webtorch.browser.packages), IPython showing that error without the import hook's frame
 // (webtorch.notebook.tracebacks).
+// The wheel's on-demand modules (webtorch/browser/on_demand.py) are fetched from this folder's
+// webtorch-on-demand.zst, in the background after the start, or at once by an import that needs them first.
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
@@ -33,12 +35,14 @@ export async function loadPyodide(options) {
   if (pyodide.loadedPackages.webtorch) {
     const index = JSON.stringify(new URL("./", import.meta.url).href);
     const url = webtorchPackagesURL ? JSON.stringify(new URL(webtorchPackagesURL, location.href).href.replace(/\/?$/, "/")) : "None";
-    pyodide.runPython(`from webtorch.browser import packages as _p
+    const onDemand = JSON.stringify(new URL("./webtorch-on-demand.zst", import.meta.url).href);
+    pyodide.runPython(`from webtorch.browser import on_demand as _o, packages as _p
 from webtorch.notebook import progress as _pr, tqdm_hook as _h, tracebacks as _t
+_o.start(${onDemand})
 _h.install()
 _p.configure(${index}, ${url}, on_import=_pr.LoadingLine())
 _t.install_ipython_startup()
-del _p, _pr, _h, _t`);
+del _o, _p, _pr, _h, _t`);
   }
   if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
     const buffer = new Int32Array(new SharedArrayBuffer(4));
