@@ -8,7 +8,8 @@
 // with code file names under Pyodide's site-packages (where web/loader.js unpacks the wheel), then packs every
 // .pyc but those of KEEP_JSON (paths under PACKAGE), and the data files whose names end as DATA_SUFFIXES_JSON
 // says, into PACKAGE/ARCHIVE (Zstandard; webtorch/_bytecode_archive.py reads it) -- but the modules under the names
-// of ON_DEMAND_JSON, which go into PACKAGE/ON_DEMAND_ARCHIVE, ARCHIVE keeping their names and its SHA-256 -- and prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the
+// of ON_DEMAND_JSON, which go into PACKAGE/ON_DEMAND_ARCHIVE, ARCHIVE keeping their names and its SHA-256 -- and
+// prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the
 // wheel has no use for is left out (bytecode.py says why): docstrings (optimize=2; the runtime has no assert statements) and the column
 // ranges of each instruction (PYTHONNODEBUGRANGES; line numbers stay).
 const [pyodideDir, buildLib, pkg, archive, keep, level, dataSuffixes, onDemandArchive, onDemand] = process.argv.slice(2);
