@@ -4,8 +4,9 @@ http://127.0.0.1, never file://). Nothing comes from a CDN.
 Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel> (and
 /wheel/<its name>.docstrings.json.gz and .on_demand.zst beside it), /wheels/* (extra pure-Python wheels, e.g.
 pytest for in-browser test runs), /files/<name>.zip (folders handed to a run, zipped on request); more folders
-through ``roots`` (name -> folder, served as /name/*; the name "" is the root folder: every path no other route claims). Without a ``wheel`` it is a static site: only
-``roots`` (``Server(roots={"": site_dir})``). A path naming a folder serves its index.html.
+through ``roots`` (name -> folder, served as /name/*; the name "" is the root folder: every path no other route
+claims). Without a ``wheel`` it is a static site: only ``roots`` (``Server(roots={"": site_dir})``). A path naming
+a folder serves its index.html.
 ``cross_origin_isolated=True`` sends COOP/COEP on every response, so pages get ``crossOriginIsolated``
 (SharedArrayBuffer, e.g. for a synchronous kernel/worker channel or Pyodide's interrupt buffer).
 """
