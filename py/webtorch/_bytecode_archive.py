@@ -71,6 +71,10 @@ class ArchiveFinder:
         if self._prefetched is None:
             self._prefetched = data
 
+    def on_demand_in_hand(self):
+        """Whether importing an on-demand module fetches nothing now: its archive was prefetched or already read."""
+        return self._prefetched is not None or next(iter(self._later), None) in self._modules
+
     def fetch_from(self, fetch, source):
         """Where the on-demand archive comes from when nothing provided it: ``fetch()`` returns its bytes (raises
         OSError), ``source`` names it in errors (a URL)."""
