@@ -119,6 +119,9 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // importlib.invalidate_caches() also imports importlib.metadata, 0.1 s in Pyodide
   // webtorch's docstrings are beside the wheel, fetched the first time help() asks (webtorch/browser/docstrings.py)
   const docstringsURL = new URL(wheelURL, index).href.replace(/\.whl$/, ".docstrings.json.gz");
+  // ... and its on-demand modules (webtorch/browser/on_demand.py: fetched now in the background, synchronously by
+  // an import that needs them first)
+  const onDemandURL = new URL(wheelURL, index).href.replace(/\.whl$/, ".on_demand.zst");
   pyodide.runPython(`import os, sys
 os.environ["WEBTORCH_DOCSTRINGS_URL"] = ${JSON.stringify(docstringsURL)}
 finder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})
@@ -126,6 +129,7 @@ if finder is not None:
     finder.invalidate_caches()
 del finder
 import webtorch`);
+  pyodide.pyimport("webtorch.browser.on_demand").start(onDemandURL);
   mark("webtorchImported")();
   if (cuda !== "auto") pyodide.pyimport("webtorch.cuda").use_webgpu(cuda === "webgpu");  // auto: the Python default
   pyodide.pyimport("webtorch.browser.packages").configure(index,

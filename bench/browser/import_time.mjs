@@ -7,7 +7,7 @@
 // unpackArchive: Pyodide's own installer (Python's zipfile through a temporary file), what web/loader.js did;
 // zip_files: web/zip_files.js, what it does now (inflated before the boot ends, only the writes after it).
 // importtime: Python's -X importtime lines on stderr (PYTHONPROFILEIMPORTTIME).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { writeFiles, zipEntries, zipFiles } from "../../web/zip_files.js";
 
 const [pyodideDir, wheelPath, how, importtime] = process.argv.slice(2);
@@ -23,6 +23,8 @@ const site = py.runPython("import sys; [p for p in sys.path if p.endswith('/site
 if (how === "zip_files") writeFiles(py, site, await inflated);
 else if (how === "unpackArchive") py.unpackArchive(wheel, "wheel", { extractDir: site });
 else throw new Error(`unknown install method ${how}`);
+const onDemand = wheelPath.replace(/\.whl$/, ".on_demand.zst"); // its on-demand modules: read at first import
+if (existsSync(onDemand)) py.FS.writeFile(`${site}/webtorch/_bytecode_on_demand.zst`, readFileSync(onDemand));
 const t2 = performance.now();
 const cpu = process.cpuUsage(); // CPU time too: wall time on a loaded machine measures the other processes
 py.runPython("import importlib; importlib.invalidate_caches(); import webtorch");

@@ -1,6 +1,7 @@
 """pyproject's build backend step (``[tool.setuptools.cmdclass] build_py``) that readies the runtime wheel's
-build folder for the browser: setuptools' build_py, then ``python -m webtorch_devtools.warmup BUILD_LIB``
-writes ``webtorch/backends/webgpu/warmup.json`` (recorded from the webtorch being built, in a fresh
+build folder for the browser: setuptools' build_py, then ``python -m webtorch_devtools.wgsl_comments BUILD_LIB``
+drops the WGSL kernels' comment lines, ``python -m webtorch_devtools.warmup BUILD_LIB`` writes
+``webtorch/backends/webgpu/warmup.json`` (recorded from the build folder's webtorch, in a fresh
 interpreter), then ``python -m webtorch_devtools.bytecode BUILD_LIB CHECKOUT`` replaces the sources with
 bytecode compiled inside Pyodide. Loaded by setuptools from its file, so it imports nothing of this package.
 """
@@ -18,11 +19,14 @@ class BuildPyWithWarmup(build_py):
         if self.editable_mode:  # an editable install runs the checkout itself: no wheel for a browser to warm
             return
         py_root = Path(__file__).resolve().parents[1]
-        env = {**os.environ, "PYTHONPATH": str(py_root)}
         build_lib = str(Path(self.build_lib).resolve())
-        for what, args in (("recording the webgpu warm-up manifest", ["webtorch_devtools.warmup", build_lib]),
+        # run in the build folder, so webtorch is imported from there (the warm-up records the kernels the wheel
+        # ships), this package from the sources
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join((build_lib, str(py_root)))}
+        for what, args in (("dropping the WGSL comment lines", ["webtorch_devtools.wgsl_comments", build_lib]),
+                           ("recording the webgpu warm-up manifest", ["webtorch_devtools.warmup", build_lib]),
                            ("compiling the bytecode", ["webtorch_devtools.bytecode", build_lib, str(py_root.parent)])):
-            r = subprocess.run([sys.executable, "-m", *args], cwd=py_root, env=env, capture_output=True, text=True,
+            r = subprocess.run([sys.executable, "-m", *args], cwd=build_lib, env=env, capture_output=True, text=True,
                                check=False)
             if r.returncode:
                 raise RuntimeError(f"{what} failed:\n{r.stderr[-3000:]}")

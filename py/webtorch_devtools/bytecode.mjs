@@ -1,15 +1,18 @@
 // Compile a wheel's build folder to bytecode inside Pyodide itself (Node + the npm pyodide package), so the
 // .pyc files carry the magic number and the bytecode of the Python the browser runs. Run by bytecode.py:
 //
-//   node bytecode.mjs PYODIDE_DIR BUILD_LIB PACKAGE ARCHIVE KEEP_JSON ZSTD_LEVEL DATA_SUFFIXES_JSON
+//   node bytecode.mjs PYODIDE_DIR BUILD_LIB PACKAGE ARCHIVE KEEP_JSON ZSTD_LEVEL DATA_SUFFIXES_JSON ON_DEMAND_ARCHIVE
+//        ON_DEMAND_JSON
 //
 // Compiles PACKAGE/**/x.py to x.pyc beside it (sourceless layout, unchecked-hash: no timestamps, reproducible),
 // with code file names under Pyodide's site-packages (where web/loader.js unpacks the wheel), then packs every
 // .pyc but those of KEEP_JSON (paths under PACKAGE), and the data files whose names end as DATA_SUFFIXES_JSON
-// says, into PACKAGE/ARCHIVE (Zstandard; webtorch/_bytecode_archive.py reads it) and prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the
+// says, into PACKAGE/ARCHIVE (Zstandard; webtorch/_bytecode_archive.py reads it) -- but the modules under the names
+// of ON_DEMAND_JSON, which go into PACKAGE/ON_DEMAND_ARCHIVE, ARCHIVE keeping their names and its SHA-256 -- and
+// prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the
 // wheel has no use for is left out (bytecode.py says why): docstrings (optimize=2; the runtime has no assert statements) and the column
 // ranges of each instruction (PYTHONNODEBUGRANGES; line numbers stay).
-const [pyodideDir, buildLib, pkg, archive, keep, level, dataSuffixes] = process.argv.slice(2);
+const [pyodideDir, buildLib, pkg, archive, keep, level, dataSuffixes, onDemandArchive, onDemand] = process.argv.slice(2);
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: { PYTHONNODEBUGRANGES: "1" } });
 py.FS.mkdir("/build");
@@ -19,8 +22,10 @@ py.globals.set("ARCHIVE", archive);
 py.globals.set("KEEP", keep);
 py.globals.set("LEVEL", Number(level));
 py.globals.set("DATA", dataSuffixes);
+py.globals.set("ON_DEMAND_ARCHIVE", onDemandArchive);
+py.globals.set("ON_DEMAND", onDemand);
 const out = py.runPython(`
-import compileall, importlib.util, json, os, py_compile, sysconfig
+import compileall, hashlib, importlib.util, json, os, py_compile, sysconfig
 root = "/build/" + PKG
 ok = compileall.compile_dir(root, ddir=os.path.join(sysconfig.get_path("purelib"), PKG), quiet=1, legacy=True,
                             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, workers=1,
@@ -48,10 +53,18 @@ for p in sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if 
     with open(p, "rb") as f:
         files[os.path.relpath(p, root).replace(os.sep, "/")] = f.read()
     os.remove(p)
+# the second archive: {module name: (is a package, marshalled code)} of the modules under ON_DEMAND's names
+prefixes = json.loads(ON_DEMAND)
+later = {n: modules.pop(n) for n in sorted(modules) if any(n == p or n.startswith(p + ".") for p in prefixes)}
+second = zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, later, {}, ({}, ""))), level=LEVEL)
+with open(os.path.join(root, ON_DEMAND_ARCHIVE), "wb") as f:
+    f.write(second)
+on_demand = ({n: package for n, (package, _) in later.items()}, hashlib.sha256(second).hexdigest())
 with open(os.path.join(root, ARCHIVE), "wb") as f:
-    f.write(zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, modules, files)), level=LEVEL))
+    f.write(zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, modules, files, on_demand)), level=LEVEL))
 json.dumps({"ok": bool(ok) and not columns, "python": sysconfig.get_python_version(),
-            "magic": importlib.util.MAGIC_NUMBER.hex(), "compiled": len(pycs), "archived": len(modules),
+            "magic": importlib.util.MAGIC_NUMBER.hex(), "compiled": len(pycs), "archived": len(modules) + len(later),
+            "on_demand": sum(any(n == p or n.startswith(p + ".") for n in later) for p in prefixes),
             "data_files": len(files),
             "optimize": 2, "column_ranges": columns})
 `);

@@ -16,6 +16,13 @@ which webtorch/_bytecode_archive.py serves: deflated one by one, as a wheel stor
 842; xz: 603, but several times slower to unpack); the WGSL kernels with them (ARCHIVE_DATA) save 31 KiB more.
 Wheel 1332 -> 855 KiB; in Pyodide under Node `import webtorch` no slower (CPU 230 -> 208 ms) and the install
 191 -> 30 ms (bench/bench_import.py). Only ``__init__`` and the archive's finder stay plain .pyc (ARCHIVE_KEEPS). ``build_hook`` calls ``compile_sourceless`` on the build folder.
+
+The modules a first training step does not import (ON_DEMAND: the NumPy backend, distributions, the Lua-style
+nn, the rarer optimizers and schedulers, parametrizations) go into a second archive of the same form,
+``_bytecode_on_demand.zst``, that wheel.py moves out of the wheel to a file beside it (``on_demand_path(wheel)``,
+served with it: the page fetches it at their first import, or earlier when idle; webtorch/_bytecode_archive.py,
+webtorch/browser/on_demand.py). The first archive lists their names and the second's SHA-256. A wheel built
+without wheel.py (a plain ``python -m build``) keeps the second archive inside: it then needs nothing beside it.
 """
 import json
 import os
@@ -29,6 +36,16 @@ ARCHIVE_KEEPS = ("__init__.pyc", "_bytecode_archive.pyc")  # the package's plain
 # package data only Python reads (backends/webgpu/wgsl_loader.py), packed with the modules: 53 KiB deflated one by
 # one, ~30 KiB in the archive; what the JS side reads from the wheel (kernels.wasm, warmup.json, *.js) stays a file
 ARCHIVE_DATA = (".wgsl",)
+# the modules (and packages, with their submodules) of the second archive; tests/tooling/test_on_demand_modules.py
+# checks that importing webtorch, the notebook's kernel and a first training step need none of them
+ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy", "webtorch.compat",
+             "webtorch.nn.utils.parametrize", "webtorch.nn.utils.parametrizations", "webtorch.autograd.variable",
+             *(f"webtorch.optim.{m}" for m in ("lr_scheduler", "lbfgs", "swa_utils", "stateless", "adafactor", "muon",
+                                               "adagrad", "nadam", "sparse_adam", "radam", "rmsprop", "adamax",
+                                               "adadelta", "asgd", "rprop")))
+ON_DEMAND_ARCHIVE = "_bytecode_on_demand.zst"  # webtorch/_bytecode_archive.py's ON_DEMAND_ARCHIVE
+ON_DEMAND_SUFFIX = ".on_demand.zst"  # beside the wheel: <wheel name without .whl> + this
+ON_DEMAND_OUT_ENV = "WEBTORCH_ON_DEMAND_OUT"  # where the build moves the second archive (wheel.py sets it)
 ZSTD_LEVEL = 22  # the highest: compressing is a build's cost (~3 s), decompressing costs the same at every level
 
 
@@ -41,6 +58,12 @@ def pyodide_dir(checkout=None):
     return Path(d)
 
 
+def on_demand_path(wheel):
+    """Where the second archive of ``wheel`` is: beside it, named after it."""
+    wheel = Path(wheel)
+    return wheel.with_name(wheel.name.removesuffix(".whl") + ON_DEMAND_SUFFIX)
+
+
 def compile_sourceless(build_lib, package, pyodide):
     """Compile every .py of ``build_lib``/``package`` inside Pyodide, then drop the sources. Returns Pyodide's
     report ({python, magic, compiled})."""
@@ -50,16 +73,20 @@ def compile_sourceless(build_lib, package, pyodide):
     data = [p for p in Path(build_lib, package).rglob("*") if p.name.endswith(ARCHIVE_DATA)]  # before it packs them
     r = subprocess.run([node, str(Path(__file__).with_name("bytecode.mjs")), str(Path(pyodide).resolve()),
                         str(Path(build_lib).resolve()), package, ARCHIVE, json.dumps(ARCHIVE_KEEPS), str(ZSTD_LEVEL),
-                        json.dumps(ARCHIVE_DATA)],
+                        json.dumps(ARCHIVE_DATA), ON_DEMAND_ARCHIVE, json.dumps(ON_DEMAND)],
                        capture_output=True, text=True, check=False)
     report = json.loads(r.stdout) if r.returncode == 0 and r.stdout.startswith("{") else None
     sources = sorted(Path(build_lib, package).rglob("*.py"))
     if (report is None or not report["ok"] or report["compiled"] != len(sources)
-            or report["archived"] != len(sources) - len(ARCHIVE_KEEPS) or report["data_files"] != len(data)):
+            or report["archived"] != len(sources) - len(ARCHIVE_KEEPS) or report["data_files"] != len(data)
+            or report["on_demand"] != len(ON_DEMAND)):
         raise RuntimeError(f"compiling webtorch's bytecode inside Pyodide failed (exit {r.returncode}, "
                            f"{report}):\n{r.stderr[-3000:]}")
     for p in sources:
         p.unlink()
+    out = os.environ.get(ON_DEMAND_OUT_ENV)
+    if out:
+        shutil.move(Path(build_lib, package, ON_DEMAND_ARCHIVE), out)
     return report
 
 

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from . import lite_wheels
+from .bytecode import on_demand_path
 from .docstrings import docstrings_path
 from .warmup import MANIFEST as WARMUP_MANIFEST
 
@@ -29,6 +30,7 @@ ASSETS = Path(__file__).with_name("lite_assets")
 # loads it from Pyodide's folder, which stays loadPyodide's indexURL
 PYODIDE_URL = "./static/pyodide/webtorch-kernel.mjs"
 INTERRUPT_JS = "static/webtorch/interrupt.js"  # its page half, added to every app page of the site
+ON_DEMAND_FILE = "webtorch-on-demand.zst"  # the wheel's on-demand modules in Pyodide's folder (webtorch-kernel.mjs)
 # the npm package's files Pyodide needs at run time (not its source maps, typings or demo consoles)
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
 _SKIP = {".ipynb_checkpoints", "__pycache__"}
@@ -75,6 +77,7 @@ def _stage(lite, contents, wheel, pyodide_dir, kernel_wheels, packages_url):
     shutil.copy2(repo_root() / "web" / "bridge.js", pyo / "webtorch-bridge.js")
     with zipfile.ZipFile(wheel) as z:
         (pyo / "webtorch-warmup.json").write_bytes(z.read(WARMUP_MANIFEST))
+    shutil.copy2(on_demand_path(wheel), pyo / ON_DEMAND_FILE)  # the on-demand modules, fetched by the kernel
     lock = json.loads((pyodide_dir / "pyodide-lock.json").read_text())
     found = lite_wheels.wheels(kernel_wheels, lock)
     lock_wheels = {}

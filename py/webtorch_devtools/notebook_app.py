@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from .bytecode import on_demand_path
 from .docstrings import docstrings_path
 from .lite_wheels import cache_dir as user_wheels_dir, user_wheels
 from .server import ISOLATION_HEADERS, Server, pyodide_dir, web_dir
@@ -189,6 +190,7 @@ def build_site(dest, packages_url=None):
     (dest / "wheel").mkdir()
     shutil.copyfile(wheel, dest / "wheel" / wheel.name)
     shutil.copyfile(docstrings_path(wheel), dest / "wheel" / docstrings_path(wheel).name)  # fetched by help()
+    shutil.copyfile(on_demand_path(wheel), dest / "wheel" / on_demand_path(wheel).name)  # fetched at first import
     (dest / "wheels").mkdir()
     for path in user_wheels():
         shutil.copyfile(path, dest / "wheels" / path.name)

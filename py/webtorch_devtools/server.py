@@ -2,10 +2,11 @@
 http://127.0.0.1, never file://). Nothing comes from a CDN.
 
 Routes: /pyodide/* (Pyodide's npm package), /web/* (bridge, loader, pages), /wheel/<webtorch wheel> (and
-/wheel/<its name>.docstrings.json.gz beside it), /wheels/* (extra pure-Python wheels, e.g. pytest for in-browser test runs), /files/<name>.zip (folders
-handed to a run, zipped on request); more folders through ``roots`` (name -> folder, served as /name/*; the
-name "" is the root folder: every path no other route claims). Without a ``wheel`` it is a static site: only
-``roots`` (``Server(roots={"": site_dir})``). A path naming a folder serves its index.html.
+/wheel/<its name>.docstrings.json.gz and .on_demand.zst beside it), /wheels/* (extra pure-Python wheels, e.g.
+pytest for in-browser test runs), /files/<name>.zip (folders handed to a run, zipped on request); more folders
+through ``roots`` (name -> folder, served as /name/*; the name "" is the root folder: every path no other route
+claims). Without a ``wheel`` it is a static site: only ``roots`` (``Server(roots={"": site_dir})``). A path naming
+a folder serves its index.html.
 ``cross_origin_isolated=True`` sends COOP/COEP on every response, so pages get ``crossOriginIsolated``
 (SharedArrayBuffer, e.g. for a synchronous kernel/worker channel or Pyodide's interrupt buffer).
 """
@@ -19,13 +20,15 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .bytecode import on_demand_path
 from .docstrings import docstrings_path
 from .wheel import repo_root
 
 _TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
           ".json": "application/json", ".html": "text/html", ".zip": "application/zip",
           ".whl": "application/zip", ".map": "application/json", ".ipynb": "application/json",
-          ".svg": "image/svg+xml", ".css": "text/css", ".gz": "application/gzip"}
+          ".svg": "image/svg+xml", ".css": "text/css", ".gz": "application/gzip",
+          ".zst": "application/zstd"}
 _SKIP = {"__pycache__", "node_modules", ".venv", ".git", ".cache", ".pytest_cache"}
 MAX_ARCHIVE_BYTES = 256 << 20
 # Everything is served from this one origin, so same-origin resources load under require-corp.
@@ -91,9 +94,9 @@ class Server:
             self.roots["wheels"] = Path(wheels_dir)
         self.wheel = Path(wheel) if wheel else None
         # read now: the wheel cache prunes old builds while other sessions (other checkouts' edits) build new ones;
-        # the wheel's docstrings beside it (help() fetches them) when the build wrote them
-        docstrings = docstrings_path(wheel) if wheel else None
-        self._wheel_files = {p.name: p.read_bytes() for p in (self.wheel, docstrings) if p and p.is_file()}
+        # the wheel's docstrings (help() fetches them) and on-demand modules beside it when the build wrote them
+        beside = (docstrings_path(wheel), on_demand_path(wheel)) if wheel else ()
+        self._wheel_files = {p.name: p.read_bytes() for p in (self.wheel, *beside) if p and p.is_file()}
         self.folders = dict(folders or {})  # name -> folder, served as /files/<name>.zip
         self._zips = {}
         self._lock = threading.Lock()

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .bytecode import PYODIDE_ENV, pyodide_dir
+from .bytecode import ON_DEMAND_OUT_ENV, PYODIDE_ENV, on_demand_path, pyodide_dir
 from .docstrings import write_docstrings
 
 KEEP_BUILDS = 3  # cached wheels kept (the one just built included)
@@ -46,7 +46,8 @@ def build_wheel(root=None, cache_dir=None):
     """Path of webtorch-<version>-py3-none-any.whl built from ``root`` (default: this checkout).
 
     Cached under ``<root>/.cache/wheels/<content hash>/``: rebuilt only when a file the build reads changes. The
-    wheel's docstrings are beside it (webtorch_devtools/docstrings.py: ``docstrings_path(wheel)``).
+    wheel's docstrings are beside it (webtorch_devtools/docstrings.py: ``docstrings_path(wheel)``), and its on-demand
+    modules (webtorch_devtools/bytecode.py: ``on_demand_path(wheel)``).
     """
     root = Path(root) if root else repo_root()
     if root is None:
@@ -65,19 +66,22 @@ def build_wheel(root=None, cache_dir=None):
         return built[0]
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="webtorch-wheel-", dir=cache) as tmp:
-        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        src, out, later = Path(tmp) / "src", Path(tmp) / "out", Path(tmp) / "on_demand.zst"
         for rel, p in sources[:-1]:  # the pyodide package stays where it is (PYODIDE_ENV)
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, src / rel)
         r = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(src)],
-                           capture_output=True, text=True, check=False, env={**os.environ, PYODIDE_ENV: str(pyodide)})
+                           capture_output=True, text=True, check=False,
+                           env={**os.environ, PYODIDE_ENV: str(pyodide), ON_DEMAND_OUT_ENV: str(later)})
         wheels = sorted(out.glob("webtorch-*.whl"))
         if r.returncode or len(wheels) != 1:
             raise RuntimeError(f"building the webtorch wheel failed (exit {r.returncode}):\n{r.stdout[-3000:]}\n"
                                f"{r.stderr[-3000:]}")
         folder.mkdir(exist_ok=True)
         final = folder / wheels[0].name
-        write_docstrings(src / "py" / "webtorch", final)  # first: a wheel in the cache has its docstrings beside it
+        # first: a wheel in the cache has its docstrings and on-demand modules beside it
+        write_docstrings(src / "py" / "webtorch", final)
+        os.replace(later, on_demand_path(final))
         os.replace(wheels[0], final)  # same file system: concurrent builders of one hash end with one whole file
     _prune(cache, keep=folder)
     return final

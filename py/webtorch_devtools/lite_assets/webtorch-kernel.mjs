@@ -13,6 +13,8 @@
 // says why it cannot (webtorch.browser.packages), IPython showing that error without the import hook's frame
 // (webtorch.notebook.tracebacks). `obj?`, tooltips and help() fetch webtorch's docstrings (the wheel has none:
 // their table is beside it in this folder) the first time they run (webtorch.notebook.ipython_help).
+// The wheel's on-demand modules (webtorch/browser/on_demand.py) are fetched from this folder's
+// webtorch-on-demand.zst, in the background after the start, or at once by an import that needs them first.
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
@@ -36,14 +38,16 @@ export async function loadPyodide(options) {
     const url = webtorchPackagesURL ? JSON.stringify(new URL(webtorchPackagesURL, location.href).href.replace(/\/?$/, "/")) : "None";
     const wheel = pyodide.lockfile.packages.webtorch.file_name;
     const docstrings = JSON.stringify(new URL(wheel.replace(/\.whl$/, ".docstrings.json.gz"), import.meta.url).href);
+    const onDemand = JSON.stringify(new URL("./webtorch-on-demand.zst", import.meta.url).href);
     pyodide.runPython(`import os as _os
-from webtorch.browser import docstrings as _d, packages as _p
+from webtorch.browser import docstrings as _d, on_demand as _o, packages as _p
 from webtorch.notebook import ipython_startup as _s, progress as _pr, tqdm_hook as _h
+_o.start(${onDemand})
 _h.install()
 _p.configure(${index}, ${url}, on_import=_pr.LoadingLine())
 _os.environ[_d.URL_VARIABLE] = ${docstrings}
 _s.install_startup()
-del _os, _d, _p, _s, _pr, _h`);
+del _os, _d, _o, _p, _s, _pr, _h`);
   }
   if (globalThis.crossOriginIsolated && typeof WorkerGlobalScope !== "undefined") {
     const buffer = new Int32Array(new SharedArrayBuffer(4));
