@@ -48,8 +48,28 @@ def test_tensor_ragged_and_bad_data():
             lib.tensor(["a"])
 
 
-def test_as_tensor_and_from_numpy_share_memory():
+def _cpu_is_wasm():
+    from webtorch._device import backend_for
+    return type(backend_for("cpu")).__module__.startswith("webtorch.backends.wasm")
+
+
+def test_as_tensor_and_from_numpy_on_cpu_share_memory_or_say_they_copy():
+    """NumPy's cpu shares as PyTorch; the WebAssembly cpu cannot hold a NumPy array's memory: it copies and warns
+    (a silent copy would be a silent divergence once either side is written)."""
     a = np.zeros(3, dtype=np.float32)
+    if _cpu_is_wasm():
+        with pytest.warns(UserWarning, match="WebAssembly backend here.*is a copy"):
+            w1 = webtorch.as_tensor(a)
+        with pytest.warns(UserWarning, match="from_numpy"):
+            w2 = webtorch.from_numpy(a)
+        a[1] = 5
+        assert w1.tolist() == [0, 0, 0] and w2.tolist() == [0, 0, 0]
+        w2.add_(1)
+        assert a.tolist() == [0, 5, 0]
+        n = w2.numpy()  # CPython: a view of the wasm memory, as PyTorch's
+        n[2] = 7
+        assert w2.tolist() == [1, 1, 7]
+        return
     w1, w2 = webtorch.as_tensor(a), webtorch.from_numpy(a)
     a[1] = 5
     assert w1.tolist() == [0, 5, 0] and w2.tolist() == [0, 5, 0]

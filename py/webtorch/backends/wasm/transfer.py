@@ -2,6 +2,7 @@
 from_buffer, from_numpy, to_numpy, to_bytes, tolist, item, known_range, to_other. The linear memory is
 little-endian, as the byte layout base.py names, so bytes move unchanged."""
 import struct
+import warnings
 
 from ... import _dtype as D
 from .context import FORMAT, bf16_bits_to_float
@@ -36,12 +37,21 @@ def from_buffer(ctx, buf, shape, dtype):
     return out
 
 
+_NOT_SHARED = ("{what}: device 'cpu' is the WebAssembly backend here, whose memory {whose} cannot share, so {result} "
+               "is a copy: a later write to one is not seen by the other (PyTorch's CPU shares the memory). Keep "
+               "one of the two as the data and write only to it, or copy again after writing.")
+
+
 def from_numpy(ctx, array, copy):
-    """Always a copy: a NumPy array cannot live in the wasm memory (the dtype checks are the NumPy backend's)."""
+    """Always a copy: a NumPy array cannot live in the wasm memory (the dtype checks are the NumPy backend's).
+    Where the caller asked to share (torch.from_numpy, as_tensor), a UserWarning says it was copied."""
     import numpy as np
 
     from ..numpy.arrays import FROM_NP
     from ..numpy.transfer import from_numpy as checked
+    if not copy:
+        warnings.warn(_NOT_SHARED.format(what="torch.from_numpy/as_tensor of a NumPy array", whose="a NumPy array",
+                                         result="the tensor"), UserWarning, stacklevel=4)
     a = np.require(checked(array, False), requirements="C")  # (ascontiguousarray makes a 0-dim array 1-dim)
     return from_buffer(ctx, a.reshape(-1).view(np.uint8), a.shape, FROM_NP[a.dtype])
 
@@ -55,6 +65,8 @@ def to_numpy(ctx, h):
     isz = h.dtype.itemsize
     buf = ctx.rt.view(h.st.addr, max(h.st.numel, 1) * isz, h.st)
     if buf is None:
+        warnings.warn(_NOT_SHARED.format(what="Tensor.numpy()", whose="NumPy (the page's memory is JavaScript's)",
+                                         result="the array"), UserWarning, stacklevel=4)
         return np.frombuffer(to_bytes(ctx, h), nd).reshape(h.shape)
     if not h.numel:
         return np.empty(h.shape, nd)
