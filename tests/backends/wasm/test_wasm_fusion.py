@@ -196,6 +196,20 @@ def test_an_in_place_write_to_an_input_runs_the_chain_first(xwb):
     _same(y, keep)
 
 
+def test_the_other_primitives_run_the_chain_first_only_while_one_is_pending(xwb):
+    """Every primitive but elementwise is bound to run the pending chain first while ops are pending, and bound
+    plain (no extra Python frame per call) once the chain has run."""
+    x = xwb[0]
+    CHAIN.flush()
+    others = [name for name in BE.wiring if name != "elementwise"]
+    plain = {name: getattr(BE, name) for name in others}
+    y = gelu_tanh(x)
+    assert CHAIN.ops and all(getattr(BE, name) is not plain[name] for name in others)
+    s = y.sum()  # reads the chain's result: the chain runs first
+    assert not CHAIN.ops and all(getattr(BE, name) is plain[name] for name in others)
+    assert s.item() == per_op(lambda: gelu_tanh(x)).sum().item()
+
+
 def test_in_place_ops_on_a_pending_result(xwb):
     x, w, _ = xwb
     y = x * 2 + 1
