@@ -4,9 +4,7 @@ The class names the family module of each contract family (``families``); every 
 that name there, called with the backend's KernelContext (context.py: runtime, heap, constants arena) first
 (``context = "ctx"``; base.py binds them). The handle metadata and ``as_strided`` are written here. Eager as
 PyTorch's CPU, but for elementwise chains: ``elementwise`` records into the pending chain where fusing pays, and
-every other primitive runs that chain first (chain.py). That guard is bound only while a chain is pending: the chain
-swaps the instance's primitives between the plain partials and the guarded ones when it fills and when it runs, so a
-call costs no extra Python frame when nothing is pending (the common case: small tensors never record).
+every other primitive runs that chain first (chain.py).
 """
 import functools
 
@@ -34,10 +32,9 @@ class WasmBackend(Backend):
     def bind(self, ctx):
         super().bind(ctx)
         pending = ctx.chain
-        plain = {name: getattr(self, name) for name in self.wiring if name != "elementwise"}
-        guarded = {name: _after_chain(pending, fn) for name, fn in plain.items()}
-        own = vars(self)
-        pending.on_pending = lambda on: own.update(guarded if on else plain)
+        for name in self.wiring:
+            if name != "elementwise":
+                setattr(self, name, _after_chain(pending, getattr(self, name)))
         self.elementwise = functools.partial(chain.elementwise, ctx)
 
     # ---- the handle family: metadata and the view primitive ----------------------------------------------------
@@ -66,6 +63,7 @@ class WasmBackend(Backend):
 def _after_chain(pending, primitive):
     """primitive, running the pending elementwise chain first (the bytes it reads or writes are then there)."""
     def run(*args, **kwargs):
-        pending.flush()
+        if pending.ops:
+            pending.flush()
         return primitive(*args, **kwargs)
     return run

@@ -2,14 +2,13 @@
 
 An elementwise op on C-contiguous operands of one shape and of its compute dtype (float32, float64, int64;
 Python numbers beside them) of at least ``MIN_BYTES`` does not run: its result is allocated and the op is
-recorded into the backend's pending chain. Every other primitive (bound to do so while ops are pending:
-WasmBackend.bind, ``on_pending``), an op that does not qualify, and a chain that is full or changes element count
-or dtype, first runs the chain: one ``ew_chain_<ct>`` kernel (wasm-kernels/generate.py, from the op table of the
-per-op kernels) evaluates it block by block, writing only the results still held outside the chain. Nothing reads
-the bytes of a pending result but a primitive, so the fused run is not observable -- except in time: its results
-are bit-identical to the per-op kernels' (same C expressions and SIMD forms on the same elements, each op rounding
-to its dtype). No recorded op can fail (integer divisions, which raise on a zero divisor, run per op), so every
-error is raised by the call that caused it.
+recorded into the backend's pending chain. Every other primitive (WasmBackend.bind), an op that does not qualify, and
+a chain that is full or changes element count or dtype, first runs the chain: one ``ew_chain_<ct>`` kernel
+(wasm-kernels/generate.py, from the op table of the per-op kernels) evaluates it block by block, writing only the
+results still held outside the chain. Nothing reads the bytes of a pending result but a primitive, so the fused run
+is not observable -- except in time: its results are bit-identical to the per-op kernels' (same C expressions and
+SIMD forms on the same elements, each op rounding to its dtype). No recorded op can fail (integer divisions, which
+raise on a zero divisor, run per op), so every error is raised by the call that caused it.
 
 ``WEBTORCH_WASM_FUSION=0`` (or ``Chain.set_enabled(False)``) runs every op per op (tests and benchmarks compare);
 ``WEBTORCH_WASM_FUSION=always`` records whatever the size (the op suites run so, every boundary exercised).
@@ -63,9 +62,6 @@ class Chain:
         self.enabled = mode != "0"
         self.min_bytes = 1 if mode == "always" else MIN_BYTES
         self.exported = {}  # id -> weak reference of the Storages NumPy arrays alias (export)
-        # called with True when the chain gets its first op, False when it runs: the backend binds its other
-        # primitives to run the chain first only meanwhile (WasmBackend.bind)
-        self.on_pending = lambda on: None
         self._reset()
 
     def _reset(self):
@@ -136,8 +132,6 @@ class Chain:
         slots += (SLOT_MEMORY, res.addr, 0)
         self.stores.append(res.st)
         self.outputs.append(r)
-        if not self.ops:
-            self.on_pending(True)
         self.ops.append((code, r, operands[0], operands[-1]))
         return res
 
@@ -153,7 +147,6 @@ class Chain:
         ops, slots, stores, outputs = self.ops, self.slots, self.stores, self.outputs
         numbers, n_numbers, n, dtype = self.numbers, len(self.constants), self.n, self.dtype
         self._reset()
-        self.on_pending(False)
         # a result reaches memory when something outside the chain holds its Storage (a View: its Tensor, a view of
         # it); the others live in registers, and run only when a result that reaches memory depends on them
         outside = {r for r, count in zip(outputs, _refcounts(stores)) if count > _UNHELD}
