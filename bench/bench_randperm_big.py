@@ -14,8 +14,9 @@ Per run: whether the permutation equals the cpu device's, seconds on the cpu dev
 synchronize) and for the readback, the webgpu pool's peak bytes, and natively the process's peak RSS. Writes
 bench/results/randperm_big.json (or randperm_big_browser.json).
 
-Why not a test: on this 2-core machine the native run took 878 s of wall clock (303 s of CPU time: lavapipe
-runs the sort's 135 passes over 2^26 pairs, 2^25 compare-exchanges each), well past what a test may take; the
+Why not a test: on this 2-core machine the native run took 878 s of wall clock alone (303 s of CPU time: lavapipe
+runs the sort's 135 passes over 2^26 pairs, 2^25 compare-exchanges each) and 2,578 s beside a page run (the
+recorded result), far past what a test may take; the
 chunked path itself is tested at forced small limits (tests/backends/webgpu/test_big_tensors.py,
 tests/browser/test_big_tensors_browser.py), where the same code runs with 4 to 16 chunks.
 """
