@@ -16,7 +16,10 @@ bench/results/randperm_big.json (or randperm_big_browser.json).
 
 Why not a test: on this 2-core machine the native run took 878 s of wall clock alone (303 s of CPU time: lavapipe
 runs the sort's 135 passes over 2^26 pairs, 2^25 compare-exchanges each) and 2,578 s beside a page run (the
-recorded result), far past what a test may take; the
+recorded result), far past what a test may take. In the page, n = 2^25 + 1 at 128 MiB did not finish within the
+session's 3,600 s (machine load 12-20); the same two-chunk layout at 1/16 the size (--n 2097153 --binding 8388608:
+results/randperm_big_browser_small.json, natively results/randperm_big_small.json) equals the cpu device's in
+74.5 s in the page vs 9.1 s natively, so SwiftShader is ~8x lavapipe here: the full size would take an estimated 0.5-2 h. The
 chunked path itself is tested at forced small limits (tests/backends/webgpu/test_big_tensors.py,
 tests/browser/test_big_tensors_browser.py), where the same code runs with 4 to 16 chunks.
 """
