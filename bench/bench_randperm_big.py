@@ -19,8 +19,8 @@ runs the sort's 135 passes over 2^26 pairs, 2^25 compare-exchanges each) and 2,5
 recorded result), far past what a test may take. In the page, n = 2^25 + 1 at 128 MiB did not finish within the
 session's 3,600 s (machine load 12-20); the same two-chunk layout at 1/16 the size (--n 2097153 --binding 8388608:
 results/randperm_big_browser_small.json, natively results/randperm_big_small.json) equals the cpu device's in
-74.5 s in the page vs 9.1 s natively, so SwiftShader is ~8x lavapipe here: the full size would take an estimated 0.5-2 h. The
-chunked path itself is tested at forced small limits (tests/backends/webgpu/test_big_tensors.py,
+74.5 s in the page vs 9.1 s natively, so SwiftShader is ~8x lavapipe here: the full size would take an estimated
+0.5-2 h. The chunked path itself is tested at forced small limits (tests/backends/webgpu/test_big_tensors.py,
 tests/browser/test_big_tensors_browser.py), where the same code runs with 4 to 16 chunks.
 """
 import argparse
@@ -47,7 +47,8 @@ def browser(cfg, timeout):
         version = session.browser.version
     got = [json.loads(t) for k, t in res.reports if k == "randperm"]
     if res.status != 0 or not got:
-        raise SystemExit(f"the in-browser run failed (status {res.status}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+        raise SystemExit(f"the in-browser run failed (status {res.status}):\n{res.stdout[-3000:]}\n"
+                         f"{res.stderr[-3000:]}")
     return dict(got[0], where="page", seconds_in_page=res.seconds, browser=version)
 
 
