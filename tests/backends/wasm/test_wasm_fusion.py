@@ -196,6 +196,22 @@ def test_an_in_place_write_to_an_input_runs_the_chain_first(xwb):
     _same(y, keep)
 
 
+def test_a_primitive_looked_up_before_its_operands_record_runs_the_chain_first(fused):
+    """``be.reduce("sum", be.elementwise("exp", ...))`` looks ``be.reduce`` up before its operand records into the
+    chain (logsumexp's forward): the guard must be in what runs, not chosen at lookup time. (Binding the guard only
+    while a chain is pending read logsumexp's pending exp as -inf.) reduce and matmul run the chain themselves
+    (backend.RUN_CHAIN_FIRST)."""
+    a = RNG.uniform(-4, 4, (23, 67)).astype(np.float32)
+    x = webtorch.tensor(a)  # (not read through .numpy(): an operand NumPy aliases never records)
+    CHAIN.flush()
+    got = x.logsumexp(1)
+    _same(got, per_op(lambda: x.logsumexp(1)))
+    torch.testing.assert_close(_torch(got), torch.from_numpy(a).logsumexp(1))
+    w = webtorch.tensor(RNG.uniform(-1, 1, (67, 5)).astype(np.float32))
+    _same((x * 2) @ w, per_op(lambda: (x * 2) @ w))
+    _same((x.exp() * 0.5).sum(0), per_op(lambda: (x.exp() * 0.5).sum(0)))
+
+
 def test_in_place_ops_on_a_pending_result(xwb):
     x, w, _ = xwb
     y = x * 2 + 1

@@ -16,6 +16,8 @@ _VIA = {D.float16: D.float32, D.bfloat16: D.float32, D.int8: D.int64, D.int16: D
 
 def matmul(ctx, a, b):
     """np.matmul's rules: a 1-D operand is a row (a) or column (b) vector whose dim the result drops."""
+    if ctx.chain.ops:  # (backend.RUN_CHAIN_FIRST: no wrapper runs the pending chain for this primitive)
+        ctx.chain.flush()
     a, b, drop = as_matrices(a, b)
     return dropped(_matmul(ctx, a, b), drop)
 

@@ -37,6 +37,8 @@ _KERNELS = {}  # (op, compute dtype) -> kernel callable: no name formatting per 
 
 
 def reduce(ctx, op, h, dims, keepdim, dtype):
+    if ctx.chain.ops:  # (backend.RUN_CHAIN_FIRST: no wrapper runs the pending chain for this primitive)
+        ctx.chain.flush()
     nd = len(h.shape)
     if not dims:
         dims = tuple(range(nd))
