@@ -64,8 +64,8 @@ class WasmBackend(Backend):
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
-    def view_dtype(self, h, dtype):
-        return View(h.st.retyped(dtype), h.shape, h.strides, h.offset)
+    def view_dtype(self, h, dtype, shape, stride, offset):
+        return View(h.st.retyped(dtype), tuple(shape), tuple(stride), int(offset))
 
 
 def _refusing_float8(primitive):

@@ -66,9 +66,15 @@ class WebGPUBackend(Backend):
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
-    def view_dtype(self, h, dtype):
-        raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
-                        "bytes on device 'cpu', or convert with .to(torch.float32) first")
+    def view_dtype(self, h, dtype, shape, stride, offset):
+        if dtype is h.st.dtype:
+            return self.as_strided(h, shape, stride, offset)
+        if dtype in D.FLOAT8:
+            raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
+                            "bytes on device 'cpu', or convert with .to(torch.float32) first")
+        raise TypeError(f"Tensor.view({dtype}) of a {h.st.dtype} tensor is not supported on device 'webgpu' (a "
+                        "buffer there holds its storage's dtype only, bool, uint8, int8 and int16 widened to 32 "
+                        f"bits); view the bytes on device 'cpu': t.cpu().view({dtype}), then .to('webgpu') if needed")
 
 
 def int64_kernel_sources():
