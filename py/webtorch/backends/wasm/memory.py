@@ -61,6 +61,11 @@ class Storage:
         self.heap.allocated -= self.cls
         self.free.append(self.addr)
 
+    @property
+    def root(self):
+        """The Storage owning these bytes (a StorageAlias's base)."""
+        return self
+
     def retyped(self, dtype):
         """This storage's bytes seen as dtype (Tensor.view(dtype))."""
         return self if dtype is self.dtype else StorageAlias(self, dtype)
@@ -74,6 +79,10 @@ class StorageAlias:
     def __init__(self, base, dtype):
         self.base, self.addr, self.dtype = base, base.addr, dtype
         self.numel = base.numel * base.dtype.itemsize // dtype.itemsize
+
+    @property
+    def root(self):
+        return self.base
 
     def retyped(self, dtype):
         return self.base.retyped(dtype)
