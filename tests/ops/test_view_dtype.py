@@ -3,8 +3,9 @@ every pair of dtypes, bit for bit (NaN payloads, -0.0, subnormals); the shape, s
 smaller or a bigger element, and PyTorch's refusals (RuntimeError, same message) of a 0-dim tensor, a last dim
 that is not contiguous or whose size, offset or other strides the size ratio does not divide; memory shared both
 ways and one version counter; no autograd (the result never requires grad, has no grad_fn and no base). The cpu
-device runs on both its backends (NumPy, and WebAssembly under WEBTORCH_CPU_BACKEND=wasm); webgpu views a
-storage under its own dtype and refuses another with a TypeError naming the device, both dtypes and 'cpu'.
+device runs on both its backends (NumPy, and WebAssembly under WEBTORCH_CPU_BACKEND=wasm); webgpu, whose
+buffers hold float32, int32, uint32, int64 and float16 as their host bytes, views those as each other, and refuses
+the dtypes it widens to 32 bits (bool, uint8, int8, int16) with a TypeError naming the device, both dtypes and 'cpu'.
 Tests of the cpu device alone say so in their names (scripts/test.sh's WebAssembly pass selects "cpu")."""
 import os
 import struct
@@ -22,6 +23,7 @@ NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "uint32", "float16"
 # the NumPy backend holds no bfloat16 (NumPy has none; it refuses it, as any op, naming the device and the fix)
 NUMPY = os.environ.get("WEBTORCH_CPU_BACKEND", "numpy") == "numpy"
 CPU_NAMES = [n for n in NAMES if not (NUMPY and n == "bfloat16")]
+HOST_BYTES = ["float32", "int32", "uint32", "int64", "float16"]  # webgpu's buffers hold them as the host does
 BITS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}  # an integer dtype of each element size: the bytes exactly
 # bytes with float32 and float64 NaNs with payloads, -0.0 of each float format, a subnormal, infinities; bool
 # viewing them holds bytes other than 0 and 1 as PyTorch's does
@@ -30,13 +32,13 @@ SPECIAL = (struct.pack("<ffd", float("-0.0"), float("inf"), float("nan")) + byte
 RAW = SPECIAL + np.random.default_rng(5).integers(0, 256, 192 - len(SPECIAL), dtype=np.uint8).tobytes()
 
 
-def _pair(name, nbytes=96, rows=4):
+def _pair(name, nbytes=96, rows=4, device="cpu"):
     """(webtorch, torch) tensors of dtype ``name`` holding RAW's first nbytes, ``rows`` rows (made from the bytes
     by frombuffer, no view(dtype) involved; bool: its bytes made 0 or 1 as a bool tensor holds)."""
     raw = RAW[:nbytes] if name != "bool" else bytes(b & 1 for b in RAW[:nbytes])
     dt = getattr(torch, name)
     t = torch.frombuffer(bytearray(raw), dtype=dt).reshape(rows, -1)
-    return webtorch.frombuffer(bytearray(raw), dtype=getattr(webtorch, name)).reshape(rows, -1), t
+    return webtorch.frombuffer(bytearray(raw), dtype=getattr(webtorch, name)).reshape(rows, -1).to(device), t
 
 
 def _bits(x, lib):
@@ -92,7 +94,7 @@ VIEWS = {  # name -> (make the source from a (6, 8) float32 tensor, target dtype
     "grow": (lambda x: x, "float64"),
     "grow_offset_rows": (lambda x: x[2:], "int64"),
     "grow_columns": (lambda x: x[:, 2:6], "int64"),
-    "grow_from_bytes": (lambda x: x.view(torch.uint8 if isinstance(x, torch.Tensor) else webtorch.uint8), "int64"),
+    "grow_from_halves": (lambda x: x.view(torch.float16 if isinstance(x, torch.Tensor) else webtorch.float16), "int64"),
     "grow_3d": (lambda x: x.reshape(2, 3, 8), "float64"),
     "grow_empty": (lambda x: x[:0], "int64"),
     "same_size_transposed": (lambda x: x.t(), "int32"),
@@ -101,10 +103,15 @@ VIEWS = {  # name -> (make the source from a (6, 8) float32 tensor, target dtype
 }
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("case", VIEWS)
-def test_view_geometry_and_bytes_on_cpu(case):
+def test_view_geometry_and_bytes(case, device):
     make, dst = VIEWS[case]
-    w, t = _pair("float32", 192, 6)
+    w, t = _pair("float32", 192, 6, device)
+    if device == "webgpu" and dst not in HOST_BYTES:
+        with pytest.raises(TypeError, match=f"view\\(torch.{dst}\\) of a torch.float32 tensor .*'webgpu'.*'cpu'"):
+            make(w).view(getattr(webtorch, dst))
+        return
     _same_view(make(w).view(getattr(webtorch, dst)), make(t).view(getattr(torch, dst)))
 
 
@@ -148,8 +155,9 @@ def test_float16_from_float64_shares_memory_both_ways_on_cpu():
     assert w._version[0] == 2
 
 
-def test_same_size_view_shares_memory_both_ways_on_cpu():
-    x = webtorch.tensor([1.0, -2.5, 3.0, 0.5])
+@pytest.mark.parametrize("device", DEVICES)
+def test_same_size_view_shares_memory_both_ways(device):
+    x = webtorch.tensor([1.0, -2.5, 3.0, 0.5], device=device)
     i = x.view(webtorch.int32)
     assert i.tolist() == [1065353216, -1071644672, 1077936128, 1056964608]
     i[0] = 1077936128  # 3.0's bits
@@ -158,11 +166,12 @@ def test_same_size_view_shares_memory_both_ways_on_cpu():
     assert x.view(webtorch.uint32).view(webtorch.float32).tolist() == x.tolist()
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dst", ["float32", "int32", "float16"])
-def test_not_differentiable_as_pytorch_on_cpu(dst):
+def test_not_differentiable_as_pytorch(device, dst):
     got = {}
     for lib in (torch, webtorch):
-        a = lib.ones(4, requires_grad=True)
+        a = lib.ones(4, requires_grad=True, device=device if lib is webtorch else None)
         c = a * 2
         v = c.view(getattr(lib, dst))
         got[lib] = (v.requires_grad, v.grad_fn is None, v._base is None, v is c)
@@ -175,16 +184,47 @@ def test_not_differentiable_as_pytorch_on_cpu(dst):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("src, dst", [("float32", "int64"), ("int64", "float32"), ("uint8", "int8"),
-                                      ("bool", "uint8"), ("int16", "float16"), ("int32", "float32")])
-def test_another_dtype_is_viewed_on_cpu_and_refused_on_webgpu(device, src, dst):
-    w, t = _pair(src, 32)
-    x = w.to(device)
+@pytest.mark.parametrize("src", HOST_BYTES)
+def test_host_byte_dtypes_view_each_other_sharing_memory(device, src):
+    for dst in HOST_BYTES:
+        w, t = _pair(src, 48, 2, device)
+        wv, tv = w.view(getattr(webtorch, dst)), t.view(getattr(torch, dst))
+        _same_view(wv, tv)
+        wv[1, -1], tv[1, -1] = 7, 7  # a write through the view reaches the source, and the other way
+        w[0, 0], t[0, 0] = 3, 3
+        _same_view(w, t)
+        _same_view(wv, tv)
+        assert wv._version is w._version and w._version[0] == 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("src, dst", [("uint8", "int8"), ("bool", "uint8"), ("int16", "float16"),
+                                      ("float32", "int16"), ("int8", "int32"), ("int64", "bool")])
+def test_widened_dtypes_are_viewed_on_cpu_and_refused_on_webgpu(device, src, dst):
+    w, t = _pair(src, 32, 2, device)
     if device == "cpu":
-        _same_view(x.view(getattr(webtorch, dst)), t.view(getattr(torch, dst)))
+        _same_view(w.view(getattr(webtorch, dst)), t.view(getattr(torch, dst)))
         return
     with pytest.raises(TypeError, match=f"view\\(torch.{dst}\\) of a torch.{src} tensor .*device 'webgpu'.*'cpu'"):
-        x.view(getattr(webtorch, dst))
-    v = x.view(getattr(webtorch, src))  # its own dtype: a new tensor viewing the same memory, without autograd
+        w.view(getattr(webtorch, dst))
+    v = w.view(getattr(webtorch, src))  # its own dtype: a new tensor viewing the same memory, without autograd
     v[0, 0] = 1
-    assert _bits(v, webtorch) == _bits(x, webtorch) and x[0, 0].item() == 1 and v._version is x._version
+    assert _bits(v, webtorch) == _bits(w, webtorch) and w[0, 0].item() == 1 and v._version is w._version
+
+
+def test_fused_kernels_read_a_view_as_its_bytes_on_webgpu_as_on_cpu():
+    """webgpu's planner inlines an elementwise producer into its reader and a GEMM's result into the elementwise
+    chain after it: never through a view(dtype) (the reader wants the bytes, not the value)."""
+    got = {}
+    for device in DEVICES:
+        y = webtorch.arange(6.0, device=device)
+        a = webtorch.ones(4, 4, device=device)
+        got[device] = (((y * 2).view(webtorch.int32) + 1).tolist(),
+                       (y.view(webtorch.int32).flip(0).view(webtorch.float32) * 1).tolist(),
+                       ((a @ a).view(webtorch.int32) * 1).tolist(),
+                       ((y + 1).view(webtorch.int64) + 0).tolist())
+    t = torch.arange(6.0)
+    assert got["cpu"] == (((t * 2).view(torch.int32) + 1).tolist(), t.flip(0).tolist(),
+                          ((torch.ones(4, 4) @ torch.ones(4, 4)).view(torch.int32)).tolist(),
+                          (t + 1).view(torch.int64).tolist())
+    assert got.get("webgpu", got["cpu"]) == got["cpu"]

@@ -11,9 +11,9 @@ from ..base import Backend
 from . import (conv_kernels, creation, device_checks, elementwise_kernels, embedding_kernels,
                host_rules, index_kernels, kernel_launch, linalg_kernels, matmul_kernels, optim_kernels, pad_kernels,
                pool_kernels, random_kernels, randperm_kernels, reduce_kernels, scan_sort_kernels, softmax_norm_kernels,
-               transfer, unfold_kernels, value_checks, wgsl_int64, wgsl_ops)
+               transfer, unfold_kernels, value_checks, wgsl_int64, wgsl_ops, dtypes as T)
 from .fallback import host_fallback
-from .handles import View
+from .handles import View, retyped
 from .recorder import Recorder
 
 
@@ -67,14 +67,17 @@ class WebGPUBackend(Backend):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
     def view_dtype(self, h, dtype, shape, stride, offset):
-        if dtype is h.st.dtype:
-            return self.as_strided(h, shape, stride, offset)
         if dtype in D.FLOAT8:
             raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
                             "bytes on device 'cpu', or convert with .to(torch.float32) first")
-        raise TypeError(f"Tensor.view({dtype}) of a {h.st.dtype} tensor is not supported on device 'webgpu' (a "
-                        "buffer there holds its storage's dtype only, bool, uint8, int8 and int16 widened to 32 "
-                        f"bits); view the bytes on device 'cpu': t.cpu().view({dtype}), then .to('webgpu') if needed")
+        src = h.st.dtype
+        if dtype is not src and not (src in T.HOST_BYTES and dtype in T.HOST_BYTES):
+            raise TypeError(f"Tensor.view({dtype}) of a {src} tensor is not supported on device 'webgpu' (its "
+                            "buffers widen bool, uint8, int8 and int16 to 32 bits: only float32, int32, uint32, "
+                            f"int64 and float16 view each other's bytes); view the bytes on device 'cpu': "
+                            f"t.cpu().view({dtype}), then .to('webgpu') if needed")
+        T.check(dtype, self._rec.features)
+        return View(retyped(h.st, dtype), tuple(shape), tuple(stride), int(offset))
 
 
 def int64_kernel_sources():

@@ -62,6 +62,22 @@ class Storage:
         self.key = next(_keys)
 
 
+class StorageAlias:
+    """A Storage's buffer under another dtype whose device bytes are its host bytes (Tensor.view(dtype)): the same
+    buffer and key (so the same storage to the planner and to data_ptr); it keeps the Storage alive."""
+    __slots__ = ("base", "buf", "dtype", "numel", "key", "__weakref__")
+
+    def __init__(self, base, dtype):
+        self.base, self.buf, self.dtype, self.key = base, base.buf, dtype, base.key
+        self.numel = base.numel * _ITEMSIZE[base.dtype] // _ITEMSIZE[dtype]
+
+
+def retyped(st, dtype):
+    """Storage st's buffer seen as dtype (st itself for its own dtype)."""
+    base = st.base if type(st) is StorageAlias else st
+    return base if dtype is base.dtype else StorageAlias(base, dtype)
+
+
 class View(StridedView):
     """A webgpu tensor handle: a strided view (shape, strides, offset in elements) of a Storage. Immutable;
     ``src``: its Src at its own shape once a node wrote or read it so (``src_of``), shared by every node that

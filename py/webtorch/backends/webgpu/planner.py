@@ -190,15 +190,17 @@ class Planner:
 
     @staticmethod
     def _producer(nodes, j, s, writers, readers):
-        """Position of the elementwise node whose output src ``s`` of node ``j`` may inline, or None."""
+        """Position of the elementwise node whose output src ``s`` of node ``j`` may inline, or None (never one
+        that wrote the buffer under another dtype: s reads its bytes through a view(dtype), not its values)."""
         buf = s.buf
         w = writers.get(id(buf))
         if not w or w[0] >= j:
             return None
         if len(w) == 1 and not buf.alive() and len(readers[id(buf)]) == 1:
             p = nodes[w[0]]
-            return w[0] if p.kind == "ew" and p.attrs.get("fresh") else None
-        return _inplace_producer(nodes, j, s, w, readers[id(buf)])
+            return w[0] if p.kind == "ew" and p.attrs.get("fresh") and p.out.dtype is s.dtype else None
+        i = _inplace_producer(nodes, j, s, w, readers[id(buf)])
+        return None if i is None or nodes[i].out.dtype is not s.dtype else i
 
     @staticmethod
     def _dead(n, j, readers):
@@ -295,6 +297,6 @@ def _safe_self_read(node, k, child, inl, out):
         if grand is not None:
             if not _safe_self_read(child, kk, grand, inl, out):
                 return False
-        elif cs.buf is out.buf and (cs.strides != out.strides or cs.offset != out.offset):
+        elif cs.buf is out.buf and (cs.dtype is not out.dtype or cs.strides != out.strides or cs.offset != out.offset):
             return False
     return True
