@@ -28,7 +28,8 @@ BITS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}  # an integer dtype of e
 # bytes with float32 and float64 NaNs with payloads, -0.0 of each float format, a subnormal, infinities; bool
 # viewing them holds bytes other than 0 and 1 as PyTorch's does
 SPECIAL = (struct.pack("<ffd", float("-0.0"), float("inf"), float("nan")) + bytes.fromhex("7fc12345ffa00001")
-           + bytes.fromhex("0080008001000000") + struct.pack("<e", float("-0.0")) * 4 + bytes.fromhex("7e7f01fe80ff0000"))
+           + bytes.fromhex("0080008001000000") + struct.pack("<e", float("-0.0")) * 4
+           + bytes.fromhex("7e7f01fe80ff0000"))
 RAW = SPECIAL + np.random.default_rng(5).integers(0, 256, 192 - len(SPECIAL), dtype=np.uint8).tobytes()
 
 
