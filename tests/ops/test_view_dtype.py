@@ -213,6 +213,25 @@ def test_widened_dtypes_are_viewed_on_cpu_and_refused_on_webgpu(device, src, dst
     assert _bits(v, webtorch) == _bits(w, webtorch) and w[0, 0].item() == 1 and v._version is w._version
 
 
+MIXED = {  # one kernel (unfused, or fused by webgpu's planner) reading a buffer under two dtypes
+    "masked_fill": lambda lib, x: x.view(lib.int32).masked_fill(x > 4, 7),
+    "where": lambda lib, x: lib.where(x > 4, x.view(lib.int32), 0),
+    "promoting_mul": lambda lib, x: x.view(lib.int32) * x,
+    "gemm_then_add": lambda lib, x: (x @ x.t()) + x[:, :2].reshape(2, 2).view(lib.int32),
+    "int64_bits_plus_halves": lambda lib, x: x.view(lib.int64).float() + x[:, :2],
+    "inplace_through_view": lambda lib, x: x.clone().view(lib.int32).add_(x.view(lib.int32).flip(1)),
+    "index_put_self": lambda lib, x: x.clone().view(lib.int64).index_put_(
+        (lib.tensor([0, 1], device=x.device),), x.clone().view(lib.int64)[:, :1].flip(0).reshape(2, 1)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", MIXED)
+def test_one_buffer_read_under_two_dtypes(case, device):
+    x = webtorch.arange(1.0, 9.0, device=device).reshape(2, 4)
+    assert MIXED[case](webtorch, x).tolist() == MIXED[case](torch, torch.arange(1.0, 9.0).reshape(2, 4)).tolist()
+
+
 def test_fused_kernels_read_a_view_as_its_bytes_on_webgpu_as_on_cpu():
     """webgpu's planner inlines an elementwise producer into its reader and a GEMM's result into the elementwise
     chain after it: never through a view(dtype) (the reader wants the bytes, not the value)."""

@@ -22,7 +22,7 @@ import bisect
 from ..._geometry import contiguous_strides
 from ..._lru import LRU
 from ..op_facts import INT_DIVISIONS
-from . import codegen, epilogue
+from . import codegen, dtypes as T, epilogue
 from .runtime import Batch, OutOfMemoryError
 
 GENERATED_MAX = 4096  # generated kernels remembered (with their parameters): a model's distinct fused trees
@@ -105,14 +105,18 @@ class Planner:
         inlined = set()  # positions of nodes inlined into a consumer
         reads = {}  # position -> set of id(buf) the node reads (with its inlined producers)
         bufsets = {}  # position -> set of id(buf) bound by the node's kernel (with inlined producers)
+        types = {}  # position -> {id(buf): its WGSL storage type} in the node's kernel (with inlined producers)
         for j, n in enumerate(nodes):
             bs = set(id(s.buf) for s in n.srcs) | {id(n.out.buf)}
+            ts = types[j] = _storage_types(n)
             children = {}
             if n.kind in ("ew", "reduce", "argreduce"):
                 for k, s in enumerate(n.srcs):
                     i = self._producer(nodes, j, s, writers, readers)
                     if i is None or not epilogue.no_writes_between(writers, reads[i], i, j):
                         continue
+                    if any(ts.get(b, t) != t for b, t in types[i].items()):
+                        continue  # a kernel binds a buffer under one type: not one read through a view(dtype) too
                     merged = (bs - {id(s.buf)}) | bufsets[i]
                     if len(merged) > self.max_buffers:
                         continue
@@ -120,6 +124,7 @@ class Planner:
                             n, k, nodes[i], inl, n.out):
                         continue
                     inl[(id(n), k)] = nodes[i]
+                    ts.update(types[i])
                     inlined.add(i)
                     children[k] = i
                     bs = merged
@@ -260,6 +265,13 @@ def _signature(n, inl, bufs, index):
         else:
             parts.append((buf_no(s.buf), s.strides, s.offset, s.dtype))
     return tuple(parts)
+
+
+def _storage_types(n):
+    """{id(buf): WGSL storage type} of the buffers node n reads and writes."""
+    ts = {id(s.buf): T.storage_type(s.dtype) for s in n.srcs}
+    ts.setdefault(id(n.out.buf), T.storage_type(n.out.dtype))
+    return ts
 
 
 def _inplace_producer(nodes, j, s, w, r):
