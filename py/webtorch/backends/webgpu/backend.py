@@ -70,13 +70,13 @@ class WebGPUBackend(Backend):
         if dtype in D.FLOAT8:
             raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
                             "bytes on device 'cpu', or convert with .to(torch.float32) first")
+        T.check(dtype, self._rec.features)  # (float64, bfloat16: no storage on the device at all)
         src = h.st.dtype
         if dtype is not src and not (src in T.HOST_BYTES and dtype in T.HOST_BYTES):
             raise TypeError(f"Tensor.view({dtype}) of a {src} tensor is not supported on device 'webgpu' (its "
                             "buffers widen bool, uint8, int8 and int16 to 32 bits: only float32, int32, uint32, "
                             f"int64 and float16 view each other's bytes); view the bytes on device 'cpu': "
                             f"t.cpu().view({dtype}), then .to('webgpu') if needed")
-        T.check(dtype, self._rec.features)
         return View(retyped(h.st, dtype), tuple(shape), tuple(stride), int(offset))
 
 
