@@ -252,3 +252,18 @@ def test_fused_kernels_read_a_view_as_its_bytes_on_webgpu_as_on_cpu():
                           ((torch.ones(4, 4) @ torch.ones(4, 4)).view(torch.int32)).tolist(),
                           (t + 1).view(torch.int64).tolist())
     assert got.get("webgpu", got["cpu"]) == got["cpu"]
+
+
+def test_save_refuses_one_storage_under_two_dtypes_as_pytorch_on_cpu():
+    import io
+
+    def save(lib):
+        x = lib.tensor([1.0, 2.0])
+        lib.save([x, x.view(lib.int32)], io.BytesIO())
+    check_same_error(save)
+    buf = io.BytesIO()  # one dtype per storage is saved, shared as before
+    x = webtorch.tensor([1.0, 2.0]).view(webtorch.int32)
+    webtorch.save([x, x[1:]], buf)
+    buf.seek(0)
+    a, b = torch.load(buf)
+    assert a.tolist() == [1065353216, 1073741824] and b.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
