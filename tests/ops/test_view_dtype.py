@@ -54,6 +54,7 @@ def _geometry(x):
 def _same_view(w, t):
     assert str(w.dtype) == str(t.dtype)
     assert _geometry(w) == _geometry(t), (w.dtype, _geometry(w), _geometry(t))
+    assert w.untyped_storage().nbytes() == t.untyped_storage().nbytes()
     assert _bits(w, webtorch) == _bits(t, torch), w.dtype
 
 
@@ -267,3 +268,11 @@ def test_save_refuses_one_storage_under_two_dtypes_as_pytorch_on_cpu():
     buf.seek(0)
     a, b = torch.load(buf)
     assert a.tolist() == [1065353216, 1073741824] and b.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_storage_the_bigger_element_does_not_divide(device):
+    """A float16 storage of 3 elements: its first two viewed as one float32; the storage keeps its 6 bytes."""
+    w = webtorch.tensor([1.0, -2.0, 3.0], dtype=webtorch.float16, device=device)
+    t = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float16)
+    _same_view(w[:2].view(webtorch.float32), t[:2].view(torch.float32))

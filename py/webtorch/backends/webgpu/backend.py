@@ -61,7 +61,8 @@ class WebGPUBackend(Backend):
         return h.st.key << 40
 
     def storage_nbytes(self, h):
-        return h.st.numel * h.st.dtype.itemsize
+        st = h.st.root  # (a view(dtype)'s alias counts whole elements of its own dtype)
+        return st.numel * st.dtype.itemsize
 
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))

@@ -61,6 +61,11 @@ class Storage:
         self.numel = numel
         self.key = next(_keys)
 
+    @property
+    def root(self):
+        """The Storage owning the buffer (a StorageAlias's base)."""
+        return self
+
 
 class StorageAlias:
     """A Storage's buffer under another dtype whose device bytes are its host bytes (Tensor.view(dtype)): the same
@@ -71,10 +76,14 @@ class StorageAlias:
         self.base, self.buf, self.dtype, self.key = base, base.buf, dtype, base.key
         self.numel = base.numel * _ITEMSIZE[base.dtype] // _ITEMSIZE[dtype]
 
+    @property
+    def root(self):
+        return self.base
+
 
 def retyped(st, dtype):
-    """Storage st's buffer seen as dtype (st itself for its own dtype)."""
-    base = st.base if type(st) is StorageAlias else st
+    """Storage st's buffer seen as dtype (its root Storage for the root's own dtype)."""
+    base = st.root
     return base if dtype is base.dtype else StorageAlias(base, dtype)
 
 
