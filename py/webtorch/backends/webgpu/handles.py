@@ -2,7 +2,8 @@
 recorded ops (DeviceOp) the pending queue (pending.py) holds until a flush.
 
 Ownership: a View (what Tensor._data holds) references a Storage; every view of one storage shares
-it. The Storage owns a Buffer (device memory, allocated by the planner when first written) and the
+it (a view(dtype) references a StorageAlias: the Storage's buffer under another dtype, holding the
+Storage). The Storage owns a Buffer (device memory, allocated by the planner when first written) and the
 pending nodes reference Buffers directly. So "the Storage is gone" means no Python tensor can ever
 read this memory again: the planner uses that to fuse an intermediate away (never allocating it),
 and the Buffer returns to the pool as soon as neither a tensor nor a pending node references it.
