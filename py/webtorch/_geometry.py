@@ -195,6 +195,19 @@ def unfold(shape, strides, offset, dim, size, step):
             strides[:dim] + (strides[dim] * step,) + strides[dim + 1:] + (strides[dim],), offset)
 
 
+def view_dtype(shape, strides, offset, old_itemsize, new_itemsize):
+    """The geometry of the same bytes as elements of new_itemsize (Tensor.view(dtype), ATen's rule): the last dim's
+    size and every other stride and the offset scale by the size ratio, the last stride stays 1 (the op checked that
+    it is 1 and, for a bigger element, that the last size, the other strides and the offset divide by the ratio)."""
+    if old_itemsize == new_itemsize:
+        return shape, strides, offset
+    if old_itemsize > new_itemsize:
+        r = old_itemsize // new_itemsize
+        return shape[:-1] + (shape[-1] * r,), tuple(s * r for s in strides[:-1]) + (1,), offset * r
+    r = new_itemsize // old_itemsize
+    return shape[:-1] + (shape[-1] // r,), tuple(s // r for s in strides[:-1]) + (1,), offset // r
+
+
 def extent(shape, strides, offset):
     """Elements of storage a view needs: one past its last element (0 when it has none)."""
     if not all(shape):

@@ -156,9 +156,10 @@ PRIMITIVES = {p.name: p for p in (_primitive(*row) for row in (
     ("handle", "as_strided(h, shape, stride, offset)",
      "View of h's storage with the given geometry (offset absolute, in elements). The only view primitive: "
      "webtorch._geometry decides every view's geometry, for all devices."),
-    ("handle", "view_dtype(h, dtype)",
-     "View of h's bytes as ``dtype`` of h's itemsize, same geometry: Tensor.view(dtype) between a float8 dtype and "
-     "a one-byte dtype. A backend without float8 raises TypeError naming its device and the dtype."),
+    ("handle", "view_dtype(h, dtype, shape, stride, offset)",
+     "View of h's storage bytes as ``dtype`` at the given geometry (in ``dtype``'s elements, decided by "
+     "webtorch._geometry.view_dtype): Tensor.view(dtype). A backend whose storage of h's dtype or of ``dtype`` "
+     "is not their host bytes raises TypeError naming its device, both dtypes and the fix."),
 
     # ---- creation ----------------------------------------------------------------------------------------------------
     # fresh handles of a given shape and dtype

@@ -1,7 +1,7 @@
 """View ops: results alias the input's storage (shared version counter); each is differentiable."""
 from ..autograd.graph import Node, apply_op
 from ._core.dispatch import norm_dim, shape_arg
-from ._core.inplace import view_at, view_bits
+from ._core.inplace import view_at, view_bytes
 from .. import _geometry as G
 from ..autograd.view_history import AsStridedBackward0
 from ..autograd.sum_to import sum_to
@@ -61,13 +61,31 @@ def view(self, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and shape[0] is not None:
         from .. import _dtype as D
         dt = D.to_dtype(shape[0])
-        if dt.itemsize != self.dtype.itemsize:
-            raise RuntimeError("view(dtype) with a different element size is not supported")
-        if dt is not self.dtype and (dt in D.FLOAT8 or self.dtype in D.FLOAT8):
-            return view_bits(self, dt)  # float8 <-> its bytes: a true reinterpreting view
-        return self.to(dt)
+        return view_bytes(self, dt, _dtype_view_geometry(self, dt))
     shape = infer_shape(shape_arg(shape), self.numel())
     return apply_op(ViewBackward0, self, shape)
+
+
+def _dtype_view_geometry(self, dt):
+    """The geometry of Tensor.view(dtype)'s result, or PyTorch's RuntimeError where self's bytes do not make one."""
+    from .. import _dtype as D
+    shape, strides, offset = self._geometry_of()
+    old, new = self.dtype.itemsize, dt.itemsize
+    if old != new:
+        what = f"to view {D.scalar_type_name(self.dtype)} as {D.scalar_type_name(dt)} (different element sizes)"
+        if not shape:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        r = new // old
+        if r > 1 and shape[-1] % r:
+            raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}")
+        if r > 1 and offset % r:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but got {offset}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        for i, s in enumerate(strides[:-1] if r > 1 else ()):
+            if s % r:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but got {s}")
+    return G.view_dtype(tuple(shape), tuple(strides), offset, old, new)
 
 
 def reshape(self, *shape):

@@ -46,6 +46,7 @@ class _StorageTable:
     def __init__(self):
         self.records = []  # (key, flat tensor over the whole storage)
         self.by_storage = {}
+        self.dtype_at = {}  # storage data_ptr -> the dtype its record holds
 
     def tensor_ref(self, t):
         dt = t.dtype.name
@@ -57,6 +58,9 @@ class _StorageTable:
         shared = all(s >= 0 for s in stride) and offset >= 0 and numel > 0
         if shared:
             ident = (t.untyped_storage().data_ptr(), dt)
+            if self.dtype_at.setdefault(ident[0], dt) != dt:  # (views through Tensor.view(dtype)), as torch.save
+                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different "
+                                   "types")
             entry = self.by_storage.get(ident)
             if entry is None:
                 entry = StorageRecord(_STORAGE_NAME[dt], str(len(self.records)), numel)

@@ -242,6 +242,19 @@ def test_a_numpy_alias_is_never_read_late(xwb):
     assert (x * 2)[0, 0].item() == 200.0
 
 
+def test_a_numpy_alias_under_another_dtype_is_never_read_late(fused):
+    x = webtorch.ones(1541, dtype=webtorch.float64)
+    a = x.view(webtorch.int64).numpy()  # the same bytes as x's, aliased under int64
+    y = x * 2
+    a[0] = 0
+    assert y[0].item() == 2.0
+    i = webtorch.ones(1541, dtype=webtorch.int64)
+    b = i.numpy()
+    z = i.view(webtorch.float64) * 2  # read under float64: the int64 storage is still NumPy's
+    b[0] = 0
+    assert z[0].item() == 1e-323 and z[1].item() == 1e-323
+
+
 def test_errors_are_raised_by_the_call_that_caused_them(fused):
     i = webtorch.arange(1, 1542)
     y = i * 3 + 1

@@ -67,18 +67,22 @@ class NumpyBackend(Backend):
         return _root(h).nbytes
 
     def as_strided(self, h, shape, stride, offset):
-        isz = h.itemsize
-        storage = h if h.base is None and h.flags.c_contiguous else _storage(h)
-        offset *= isz
-        if offset > storage.nbytes:  # an empty view past the end (PyTorch keeps its offset): no element
-            offset = 0
-        v = np.ndarray(shape, h.dtype, storage, offset, tuple([s * isz for s in stride]))
-        if 0 in stride and 0 not in shape and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
-            v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
-        return v
+        return _at(h if h.base is None and h.flags.c_contiguous else _storage(h), h.dtype, shape, stride, offset)
 
-    def view_dtype(self, h, dtype):
-        return h.view(storage_dtype(dtype))
+    def view_dtype(self, h, dtype, shape, stride, offset):
+        return _at(_storage(h), storage_dtype(dtype), shape, stride, offset)
+
+
+def _at(storage, npdt, shape, stride, offset):
+    """An ndarray of NumPy dtype npdt viewing storage's bytes at (shape, stride, offset), in npdt's elements."""
+    isz = npdt.itemsize
+    offset *= isz
+    if offset > storage.nbytes:  # an empty view past the end (PyTorch keeps its offset): no element
+        offset = 0
+    v = np.ndarray(shape, npdt, storage, offset, tuple([s * isz for s in stride]))
+    if 0 in stride and 0 not in shape and any(st == 0 and n > 1 for n, st in zip(shape, stride)):
+        v.flags.writeable = False  # an expanded view: several elements at one address (check_writable)
+    return v
 
 
 def _refusing_float8(fn):

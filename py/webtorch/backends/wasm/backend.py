@@ -64,13 +64,14 @@ class WasmBackend(Backend):
         return h.st.addr
 
     def storage_nbytes(self, h):
-        return h.st.numel * h.st.dtype.itemsize
+        st = h.st.root  # (a view(dtype)'s alias counts whole elements of its own dtype)
+        return st.numel * st.dtype.itemsize
 
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
-    def view_dtype(self, h, dtype):
-        return View(h.st.retyped(dtype), h.shape, h.strides, h.offset)
+    def view_dtype(self, h, dtype, shape, stride, offset):
+        return View(h.st.retyped(dtype), tuple(shape), tuple(stride), int(offset))
 
 
 def _refusing_float8(primitive):

@@ -98,7 +98,7 @@ class Chain:
                 if a.st.dtype is not dtype or a.shape != shape or a.strides != strides:
                     return None
                 key = id(a.st)
-                if (key in results and a.offset) or key in exported:
+                if (key in results and a.offset) or id(a.st.root) in exported:
                     return None
             elif type(a) not in _NUMBERS:
                 return None
@@ -136,7 +136,9 @@ class Chain:
         return res
 
     def export(self, st):
-        """Mark Storage st as aliased by a NumPy array: written behind the backend's back, never a chain's input."""
+        """Mark Storage st as aliased by a NumPy array: written behind the backend's back, never a chain's input
+        (under any dtype: its root, the bytes every view(dtype) of it shares, is marked)."""
+        st = st.root
         key = id(st)
         self.exported[key] = weakref.ref(st, lambda _: self.exported.pop(key, None))
 

@@ -61,17 +61,28 @@ class Storage:
         self.heap.allocated -= self.cls
         self.free.append(self.addr)
 
+    @property
+    def root(self):
+        """The Storage owning these bytes (a StorageAlias's base)."""
+        return self
+
     def retyped(self, dtype):
-        """This storage's bytes seen as dtype (Tensor.view(dtype) between one-byte dtypes)."""
+        """This storage's bytes seen as dtype (Tensor.view(dtype))."""
         return self if dtype is self.dtype else StorageAlias(self, dtype)
 
 
 class StorageAlias:
-    """A Storage's bytes under another dtype of its itemsize: it keeps the Storage alive and frees nothing."""
+    """A Storage's bytes under another dtype (the whole elements of it they hold): it keeps the Storage alive and
+    frees nothing."""
     __slots__ = ("base", "addr", "dtype", "numel", "__weakref__")
 
     def __init__(self, base, dtype):
-        self.base, self.addr, self.dtype, self.numel = base, base.addr, dtype, base.numel
+        self.base, self.addr, self.dtype = base, base.addr, dtype
+        self.numel = base.numel * base.dtype.itemsize // dtype.itemsize
+
+    @property
+    def root(self):
+        return self.base
 
     def retyped(self, dtype):
         return self.base.retyped(dtype)

@@ -11,9 +11,9 @@ from ..base import Backend
 from . import (conv_kernels, creation, device_checks, elementwise_kernels, embedding_kernels,
                host_rules, index_kernels, kernel_launch, linalg_kernels, matmul_kernels, optim_kernels, pad_kernels,
                pool_kernels, random_kernels, randperm_kernels, reduce_kernels, scan_sort_kernels, softmax_norm_kernels,
-               transfer, unfold_kernels, value_checks, wgsl_int64, wgsl_ops)
+               transfer, unfold_kernels, value_checks, wgsl_int64, wgsl_ops, dtypes as T)
 from .fallback import host_fallback
-from .handles import View
+from .handles import View, retyped
 from .recorder import Recorder
 
 
@@ -61,14 +61,24 @@ class WebGPUBackend(Backend):
         return h.st.key << 40
 
     def storage_nbytes(self, h):
-        return h.st.numel * h.st.dtype.itemsize
+        st = h.st.root  # (a view(dtype)'s alias counts whole elements of its own dtype)
+        return st.numel * st.dtype.itemsize
 
     def as_strided(self, h, shape, stride, offset):
         return View(h.st, tuple(shape), tuple(stride), int(offset))
 
-    def view_dtype(self, h, dtype):
-        raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
-                        "bytes on device 'cpu', or convert with .to(torch.float32) first")
+    def view_dtype(self, h, dtype, shape, stride, offset):
+        if dtype in D.FLOAT8:
+            raise TypeError(f"dtype {dtype} is not supported on device 'webgpu' (no float8 storage there); view the "
+                            "bytes on device 'cpu', or convert with .to(torch.float32) first")
+        T.check(dtype, self._rec.features)  # (float64, bfloat16: no storage on the device at all)
+        src = h.st.dtype
+        if dtype is not src and not (src in T.HOST_BYTES and dtype in T.HOST_BYTES):
+            raise TypeError(f"Tensor.view({dtype}) of a {src} tensor is not supported on device 'webgpu' (its "
+                            "buffers widen bool, uint8, int8 and int16 to 32 bits: only float32, int32, uint32, "
+                            f"int64 and float16 view each other's bytes); view the bytes on device 'cpu': "
+                            f"t.cpu().view({dtype}), then .to('webgpu') if needed")
+        return View(retyped(h.st, dtype), tuple(shape), tuple(stride), int(offset))
 
 
 def int64_kernel_sources():

@@ -29,6 +29,8 @@ _TYPES = {
     D.int8: ("i32", "i32", 4, "i"),
     D.int16: ("i32", "i32", 4, "i"),
 }
+# the dtypes whose device bytes are their host bytes (little-endian, unwidened): Tensor.view(dtype) among them
+HOST_BYTES = (D.float32, D.int32, D.uint32, D.int64, D.float16)
 SMALL_INTS = {D.uint8: 8, D.int8: 8, D.int16: 16}  # dtype -> bits kept (stored widened to i32)
 # host array codes of the real element types (bytes in and out: frombuffer, to_bytes)
 HOST_CODES = {D.uint8: "B", D.int8: "b", D.int16: "h"}

@@ -44,12 +44,15 @@ def _identity(src, shape, numel):
     return src.offset == 0 and src.strides == contiguous_strides(shape) and _numel(shape) == numel
 
 
-def _root(nodes, k, parent, numel, buf):
+def _root(nodes, k, parent, numel, src):
     """The dispatched elementwise kernel that computes node k (k itself, or the tree k is inlined into
-    through identity views) and the (node, src index) leaves reading ``buf``; None when not fusable."""
+    through identity views) and the (node, src index) leaves reading the buffer ``src`` (a node's out) writes;
+    None when not fusable (a leaf reading it under another dtype: its bytes, not its values)."""
     q = nodes[k]
+    buf = src.buf
     leaves = [(q, i) for i, s in enumerate(q.srcs) if s.buf is buf]
-    if q.kind != "ew" or not all(_identity(q.srcs[i], q.shape, numel) for _, i in leaves):
+    if q.kind != "ew" or not all(_identity(q.srcs[i], q.shape, numel) and q.srcs[i].dtype is src.dtype
+                                 for _, i in leaves):
         return None
     while id(q) in parent:
         p, i, pos = parent[id(q)]
@@ -73,13 +76,13 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
         buf, numel = n.out.buf, _numel(n.shape)
         if buf.alive() or writers.get(id(buf)) != [j]:
             continue
-        chain, chain_bufs, at = [], {id(buf)}, j
+        chain, chain_bufs, at, written = [], {id(buf)}, j, n.out
         epi = set()  # ids of the buffers the epilogue binds (the first result takes the template's C slot)
         while len(chain) < MAX_CHAIN:
             r = [p for p in readers.get(id(buf), ()) if p > at]
             if not r or (not chain and set(r) != {r[0]}):
                 break
-            found = _root(nodes, r[0], parent, numel, buf)
+            found = _root(nodes, r[0], parent, numel, written)
             if found is None:
                 break
             k, leaves = found
@@ -104,7 +107,7 @@ def plan(nodes, inl, inlined, writers, readers, reads, max_buffers):
             absorbed.add(k)
             epi = grown
             chain_bufs.add(id(out))
-            buf, at = out, k
+            buf, at, written = out, k, root.out
         if chain:
             chains[j] = chain
     return chains, absorbed

@@ -2,7 +2,8 @@
 recorded ops (DeviceOp) the pending queue (pending.py) holds until a flush.
 
 Ownership: a View (what Tensor._data holds) references a Storage; every view of one storage shares
-it. The Storage owns a Buffer (device memory, allocated by the planner when first written) and the
+it (a view(dtype) references a StorageAlias: the Storage's buffer under another dtype, holding the
+Storage). The Storage owns a Buffer (device memory, allocated by the planner when first written) and the
 pending nodes reference Buffers directly. So "the Storage is gone" means no Python tensor can ever
 read this memory again: the planner uses that to fuse an intermediate away (never allocating it),
 and the Buffer returns to the pool as soon as neither a tensor nor a pending node references it.
@@ -60,6 +61,31 @@ class Storage:
         self.dtype = dtype
         self.numel = numel
         self.key = next(_keys)
+
+    @property
+    def root(self):
+        """The Storage owning the buffer (a StorageAlias's base)."""
+        return self
+
+
+class StorageAlias:
+    """A Storage's buffer under another dtype whose device bytes are its host bytes (Tensor.view(dtype)): the same
+    buffer and key (so the same storage to the planner and to data_ptr); it keeps the Storage alive."""
+    __slots__ = ("base", "buf", "dtype", "numel", "key", "__weakref__")
+
+    def __init__(self, base, dtype):
+        self.base, self.buf, self.dtype, self.key = base, base.buf, dtype, base.key
+        self.numel = base.numel * _ITEMSIZE[base.dtype] // _ITEMSIZE[dtype]
+
+    @property
+    def root(self):
+        return self.base
+
+
+def retyped(st, dtype):
+    """Storage st's buffer seen as dtype (its root Storage for the root's own dtype)."""
+    base = st.root
+    return base if dtype is base.dtype else StorageAlias(base, dtype)
 
 
 class View(StridedView):

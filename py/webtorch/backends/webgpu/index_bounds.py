@@ -1,6 +1,6 @@
 """Host-known value ranges of integer buffers: index checks on them need no device-side check.
 
-An integer buffer carries its (min, max) in ``Buffer.bounds`` (handles.py) when the host knows them: set at
+An integer buffer carries its (min, max, dtype) in ``Buffer.bounds`` (handles.py) when the host knows them: set at
 upload, by creation ops with known values (full, arange, randperm), by kernels whose results lie in a known
 range (arg reductions, max pooling's indices, range-checked indices) and carried through casts and gathers
 (the values of x[idx] are values of x); any other recorded write clears it. Indices computed on the device
@@ -15,8 +15,15 @@ from ... import _dtype as D
 
 def keep_bounds(out, bounds):
     """Record that every value of the freshly written view ``out`` lies in ``bounds`` ((min, max) or None).
-    Call after recording the node that writes it (recording clears the buffer's bounds)."""
-    out.st.buf.bounds = None if bounds is None else (int(bounds[0]), int(bounds[1]))
+    Call after recording the node that writes it (recording clears the buffer's bounds). The bounds hold for
+    out's dtype only (a view(dtype) of the buffer reads other values)."""
+    out.st.buf.bounds = None if bounds is None else (int(bounds[0]), int(bounds[1]), out.st.dtype)
+
+
+def known_bounds(buf, dtype):
+    """(min, max) of Buffer buf's values read as dtype when the host knows them, else None."""
+    b = buf.bounds
+    return b[:2] if b is not None and b[2] is dtype else None
 
 
 # integer dtypes whose buffers may carry host-known bounds (index tensors)

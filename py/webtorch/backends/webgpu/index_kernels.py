@@ -23,7 +23,7 @@ from . import (binding_windows, codegen, creation, device_checks, dtypes as T, r
 from .elementwise_kernels import EXPANDED_WRITE, cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
 from .handles import View
-from .index_bounds import keep_bounds
+from .index_bounds import keep_bounds, known_bounds
 from .kernel_launch import MAX_RANK, dims, source
 from ..._geometry import expand_strides as broadcast_strides
 from ..op_facts import reduce_identity
@@ -64,7 +64,7 @@ def _dtype_range(dtype):
 def _value_range(rec, h):
     """(min, max) of the non-empty integer view h: its storage's known bounds, else reduced on the device and
     read back (only int64 scatters and pooling of computed values need it, to stay on the device)."""
-    known = h.st.buf.bounds
+    known = known_bounds(h.st.buf, h.st.dtype)
     if known is not None:
         return known
     return (transfer.item(rec, reduce_kernels.reduce(rec, "amin", h, None, False, h.dtype)),
@@ -99,7 +99,7 @@ def check_index(rec, idx, size, dim, negative, op):
     if not idx.numel:
         return idx, False
     lo_ok = -size if negative else 0
-    known = idx.st.buf.bounds
+    known = known_bounds(idx.st.buf, idx.st.dtype)
     if known is not None and lo_ok <= known[0] and known[1] < size:
         return idx, known[0] < 0
     code = device_checks.code(op, device_checks.INDEX, dim)
@@ -114,7 +114,7 @@ def check_index(rec, idx, size, dim, negative, op):
 def check_classes(rec, h, n, ignore, op):
     if not h.numel:
         return h
-    known = h.st.buf.bounds
+    known = known_bounds(h.st.buf, h.st.dtype)
     if known is not None and 0 <= known[0] and known[1] < n:
         return h
     if known is not None and h.is_whole() and (ignore is None or not known[0] <= ignore <= known[1]):
@@ -190,7 +190,7 @@ def _take(rec, x, x_offset, xs, lin, ls, shape):
             rec.record_kernel("index_take", source("index_take", T=_TYPE[x.dtype][0]),
                               struct.pack("<32I", *words), codegen.grid(-(-(i1 - i0) // 256), rec.limits),
                               [bound, lbound, obound], [x.st.buf, lin.st.buf], [out.st.buf])
-        keep_bounds(out, x.st.buf.bounds)  # every value taken is a value of x
+        keep_bounds(out, known_bounds(x.st.buf, x.st.dtype))  # every value taken is a value of x
     return out
 
 
@@ -296,7 +296,7 @@ def index_put_(rec, h, indices, values, accumulate):
     shape, xs, lin, ls = _advanced(rec, h, indices, "index_put_")
     if isinstance(values, View):
         broadcast_shapes(values.shape, shape)
-        if values.st is h.st:  # reading what this kernel overwrites: snapshot first
+        if values.st.buf is h.st.buf:  # reading what this kernel overwrites (under any dtype): snapshot first
             values = contiguous(rec, values)
     _scatter(rec, h, xs, lin, ls, shape, values, (3 if h.dtype is D.bool_ else 1) if accumulate else 0)
     return h
@@ -320,7 +320,7 @@ def scatter_(rec, h, dim, index, src, reduce, include_self):
     if not native_index(h, len(index.shape), src, write=True) or (reduce == "mean" and h.dtype is D.bool_):
         return host_fallback(rec, "scatter_", h, dim, index, src, reduce, include_self)
     index, _ = check_index(rec, index, h.shape[dim], dim, False, "scatter")
-    if isinstance(src, View) and src.st is h.st:
+    if isinstance(src, View) and src.st.buf is h.st.buf:
         src = contiguous(rec, src)
     lin = _offsets(rec, index, h.strides[dim], h.shape[dim], False)
     os = tuple(0 if d == dim else s for d, s in enumerate(h.strides))

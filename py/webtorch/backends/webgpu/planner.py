@@ -22,7 +22,7 @@ import bisect
 from ..._geometry import contiguous_strides
 from ..._lru import LRU
 from ..op_facts import INT_DIVISIONS
-from . import codegen, epilogue
+from . import codegen, dtypes as T, epilogue
 from .runtime import Batch, OutOfMemoryError
 
 GENERATED_MAX = 4096  # generated kernels remembered (with their parameters): a model's distinct fused trees
@@ -105,14 +105,18 @@ class Planner:
         inlined = set()  # positions of nodes inlined into a consumer
         reads = {}  # position -> set of id(buf) the node reads (with its inlined producers)
         bufsets = {}  # position -> set of id(buf) bound by the node's kernel (with inlined producers)
+        types = {}  # position -> {id(buf): its WGSL storage type} in the node's kernel (with inlined producers)
         for j, n in enumerate(nodes):
             bs = set(id(s.buf) for s in n.srcs) | {id(n.out.buf)}
+            ts = types[j] = _storage_types(n)
             children = {}
             if n.kind in ("ew", "reduce", "argreduce"):
                 for k, s in enumerate(n.srcs):
                     i = self._producer(nodes, j, s, writers, readers)
                     if i is None or not epilogue.no_writes_between(writers, reads[i], i, j):
                         continue
+                    if any(ts.get(b, t) != t for b, t in types[i].items()):
+                        continue  # a kernel binds a buffer under one type: not one read through a view(dtype) too
                     merged = (bs - {id(s.buf)}) | bufsets[i]
                     if len(merged) > self.max_buffers:
                         continue
@@ -120,6 +124,7 @@ class Planner:
                             n, k, nodes[i], inl, n.out):
                         continue
                     inl[(id(n), k)] = nodes[i]
+                    ts.update(types[i])
                     inlined.add(i)
                     children[k] = i
                     bs = merged
@@ -190,15 +195,17 @@ class Planner:
 
     @staticmethod
     def _producer(nodes, j, s, writers, readers):
-        """Position of the elementwise node whose output src ``s`` of node ``j`` may inline, or None."""
+        """Position of the elementwise node whose output src ``s`` of node ``j`` may inline, or None (never one
+        that wrote the buffer under another dtype: s reads its bytes through a view(dtype), not its values)."""
         buf = s.buf
         w = writers.get(id(buf))
         if not w or w[0] >= j:
             return None
         if len(w) == 1 and not buf.alive() and len(readers[id(buf)]) == 1:
             p = nodes[w[0]]
-            return w[0] if p.kind == "ew" and p.attrs.get("fresh") else None
-        return _inplace_producer(nodes, j, s, w, readers[id(buf)])
+            return w[0] if p.kind == "ew" and p.attrs.get("fresh") and p.out.dtype is s.dtype else None
+        i = _inplace_producer(nodes, j, s, w, readers[id(buf)])
+        return None if i is None or nodes[i].out.dtype is not s.dtype else i
 
     @staticmethod
     def _dead(n, j, readers):
@@ -260,6 +267,13 @@ def _signature(n, inl, bufs, index):
     return tuple(parts)
 
 
+def _storage_types(n):
+    """{id(buf): WGSL storage type} of the buffers node n reads and writes."""
+    ts = {id(s.buf): T.storage_type(s.dtype) for s in n.srcs}
+    ts.setdefault(id(n.out.buf), T.storage_type(n.out.dtype))
+    return ts
+
+
 def _inplace_producer(nodes, j, s, w, r):
     """Position of the elementwise node that wrote (in place) what src ``s`` of node j reads, when j may
     compute it inline and the write itself can be skipped, or None: ``x.mul_(2).add_(1)`` becomes one kernel.
@@ -295,6 +309,6 @@ def _safe_self_read(node, k, child, inl, out):
         if grand is not None:
             if not _safe_self_read(child, kk, grand, inl, out):
                 return False
-        elif cs.buf is out.buf and (cs.strides != out.strides or cs.offset != out.offset):
+        elif cs.buf is out.buf and (cs.dtype is not out.dtype or cs.strides != out.strides or cs.offset != out.offset):
             return False
     return True

@@ -9,6 +9,7 @@ from . import block_split, creation, index_kernels
 from .block_split import Out
 from .elementwise_kernels import cast
 from .fallback import host_fallback
+from .index_bounds import keep_bounds, known_bounds
 from .index_kernels import fits_int32, index32
 from .kernel_launch import dense, grid256, pack, source, spatial3
 
@@ -99,7 +100,7 @@ def _max_pool(rec, x, out, window, name, args):
         src = source("pool_max", T=wgsl_t, IS_FLOAT=is_float, ADAPTIVE=window is None)
         rec.record_kernel("pool_max", src, params, groups, [xc.st.buf, vals.st.buf, idx.st.buf],
                           [xc.st.buf], [vals.st.buf, idx.st.buf])
-        idx.st.buf.bounds = (0, max(prod(x.shape[2:]) - 1, 0))  # indices point into the plane by construction
+        keep_bounds(idx, (0, max(prod(x.shape[2:]) - 1, 0)))  # indices point into the plane by construction
     return (vals if vals.dtype is x.dtype else cast(rec, vals, x.dtype)), cast(rec, idx, D.int64)
 
 
@@ -159,7 +160,7 @@ def scatter_plane(rec, src, indices, plane_shape, accumulate):
     src_c = _elementwise_dtype(rec, src, prod(src.shape[2:]) if accumulate else 1)
     if src_c is None:
         return host_fallback(rec, "scatter_plane", src, indices, plane_shape, accumulate)
-    known = indices.st.buf.bounds
+    known = known_bounds(indices.st.buf, indices.st.dtype)
     if known is not None and indices.is_whole() and (known[0] < 0 or known[1] >= plane):  # PyTorch's words
         raise RuntimeError(f"Found an invalid max index: {known[0] if known[0] < 0 else known[1]} (output "
                            f"volumes are of size {'x'.join(str(s) for s in plane_shape)}")

@@ -16,8 +16,8 @@ import functools
 
 from ... import _dtype as D
 from . import binding_windows, capture, device_checks, dtypes as T, limits
-from .handles import DeviceOp, Src, Storage, View, src_of
-from .index_bounds import BOUNDED, keep_bounds
+from .handles import DeviceOp, Src, Storage, StorageAlias, View, src_of
+from .index_bounds import BOUNDED, keep_bounds, known_bounds
 from .memory import BufferPool
 from .pending import PendingQueue
 from .plan_cache import PlanCache
@@ -187,6 +187,8 @@ class Recorder:
             out = self.new(shape, dt)
         shape = out.shape
         out_st = out.st
+        if type(out_st) is StorageAlias or any(type(a) is View and type(a.st) is StorageAlias for a in args):
+            args = self._one_type_per_buffer(args, out)
         binding = self.limits.binding_size()
         big = out_st.buf.nbytes > binding
         srcs, spec = [], []
@@ -194,7 +196,8 @@ class Recorder:
         for a in args:
             if type(a) is View:
                 st = a.st
-                if st is out_st and not fresh and (a.strides != out.strides or a.offset != out.offset):
+                if (st.buf is out_st.buf and not fresh  # (the same buffer: the same storage, under any dtype)
+                        and (st.dtype is not out_st.dtype or a.strides != out.strides or a.offset != out.offset)):
                     a = self.ew("copy", [a], a.dtype, a.dtype, a.shape)  # read what this overwrites: snapshot it
                     st = a.st
                 spec.append(len(srcs))
@@ -216,9 +219,21 @@ class Recorder:
         else:
             self.record_node(node)
         if fresh and op == "copy" and srcs and dt in BOUNDED and srcs[0].dtype in BOUNDED:
-            b = srcs[0].buf.bounds  # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
+            # an integer copy or cast keeps the values (unless a narrowing cast wraps them)
+            b = known_bounds(srcs[0].buf, srcs[0].dtype)
             keep_bounds(out, b if b is None or dt is D.int64 or T.I32_MIN <= b[0] <= b[1] <= T.I32_MAX else None)
         return out
+
+    def _one_type_per_buffer(self, args, out):
+        """args, each View reading a buffer that out or an earlier operand holds under another WGSL storage type
+        (a view(dtype) of it) replaced by a copy: a kernel binds a buffer under one type (codegen)."""
+        types = {id(out.st.buf): T.storage_type(out.dtype)}
+        res = []
+        for a in args:
+            if type(a) is View and types.setdefault(id(a.st.buf), T.storage_type(a.dtype)) != T.storage_type(a.dtype):
+                a = self.ew("copy", [a], a.dtype, a.dtype, a.shape)
+            res.append(a)
+        return res
 
     def record_kernel(self, name, source, params, groups, buffers, reads, writes, epilogue_shape=None):
         """Record one template-kernel dispatch: ``buffers`` (Buffers) bound in order, ``reads`` the Buffers it

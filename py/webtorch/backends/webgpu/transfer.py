@@ -10,7 +10,7 @@ import sys
 from ... import _dtype as D
 from . import device_checks, dtypes as T
 from .handles import View
-from .index_bounds import BOUNDED, keep_bounds
+from .index_bounds import BOUNDED, keep_bounds, known_bounds
 from .recorder import numel
 
 
@@ -23,7 +23,7 @@ def from_flat(rec, values, shape, dtype):
         if dtype is D.int64:
             T.check_int_range(values, dtype)
         v = rec.upload(_pack(values, dtype), tuple(shape), dtype)
-        v.st.buf.bounds = (min(values), max(values)) if values else None
+        keep_bounds(v, (min(values), max(values)) if values else None)
         return v
     return rec.upload(_pack(values, dtype), tuple(shape), dtype)
 
@@ -63,7 +63,7 @@ def from_numpy(rec, array, copy):
         h = h.astype(np.uint32)
     v = rec.upload(np.ascontiguousarray(h).astype(h.dtype.newbyteorder("<")).tobytes(), h.shape, dt)
     if h.size and dt in (D.int64, D.int32):  # known bounds let index checks skip a readback
-        v.st.buf.bounds = (int(h.min()), int(h.max()))
+        keep_bounds(v, (int(h.min()), int(h.max())))
     return v
 
 
@@ -121,7 +121,7 @@ def item(rec, h):
 def known_range(rec, h):
     if h.dtype not in BOUNDED or not rec.host_exchange("the host-known bounds of an index"):
         return None  # while capturing, a replay sees new values: the kernels check them
-    return h.st.buf.bounds
+    return known_bounds(h.st.buf, h.st.dtype)
 
 
 def to_other(rec, h, target):

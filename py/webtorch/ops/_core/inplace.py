@@ -246,13 +246,15 @@ def _aliasing(t, src):
     return t
 
 
-def view_bits(src, dtype):
-    """A Tensor viewing src's bytes as dtype (same itemsize, same geometry); it shares src's version counter and
-    base (Tensor.view(dtype) involving float8)."""
-    geom = src._geometry_of()
-    t = _wrap(src._be.view_dtype(src._data, dtype), src._be, src._device, (Size(geom[0]), geom[1], geom[2]),
-              dtype=dtype)
-    return _aliasing(t, src)
+def view_bytes(src, dtype, geom):
+    """Tensor.view(dtype): a Tensor viewing src's bytes as dtype at geom (shape, strides, offset in dtype's
+    elements). As PyTorch's, not differentiable and no autograd view (no grad_fn, no base, never requires grad),
+    but it shares src's storage and version counter."""
+    shape, strides, offset = geom
+    t = _wrap(src._be.view_dtype(src._data, dtype, shape, strides, offset), src._be, src._device,
+              (Size(shape), strides, offset), dtype=dtype)
+    t._version = src._version
+    return t
 
 
 def resize_storage(self, shape):
