@@ -31,20 +31,13 @@ async def load():
 
 
 def load_sync():
-    """``load()`` as a synchronous request, which only a Web Worker may make (the page's main thread would
-    refuse it)."""
+    """``load()`` as a synchronous request (on_demand.fetch_sync, the on-demand archive's)."""
     url = _pending_url()
     if url is None:
         return _loaded()
-    from js import XMLHttpRequest
+    from .on_demand import fetch_sync
     try:
-        request = XMLHttpRequest.new()
-        request.open("GET", url, False)
-        request.responseType = "arraybuffer"
-        request.send()
-        if request.status != 200:
-            raise OSError(f"HTTP {request.status}")
-        data = request.response.to_bytes()
+        data = fetch_sync(url)
     except Exception as e:  # noqa: BLE001 -- as load()
         return _failed(url, e)
     return _attach(url, data)
