@@ -235,11 +235,6 @@ def view_at(src, shape, strides, offset=None):
         offset = src.storage_offset()
     t = _wrap(src._be.as_strided(src._data, shape, strides, offset), src._be, src._device,
               (Size(shape), strides, offset), dtype=src.dtype)
-    return _aliasing(t, src)
-
-
-def _aliasing(t, src):
-    """t, a fresh view of src's storage, sharing src's version counter and base."""
     t._version = src._version
     t._base = src._base if src._base is not None else src
     t._view_version = src._version[0]
