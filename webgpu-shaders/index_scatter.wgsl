@@ -7,9 +7,10 @@
 //   OUT[a] = v (MODE 0; one duplicate wins) or OUT[a] = OUT[a] (+, *, max, min) v (MODE 1..4) atomically:
 //   a compare-and-swap loop on the element's bits (integer sum uses atomicAdd). NaN propagates in max/min.
 // The last duplicate wins, as PyTorch's CPU, in two launches instead of MODE 0's one: MODE 5 claims, OUT being a
-// zeroed claim table of the out window's length: CLAIM[a] = max(CLAIM[a], i + 1) over i (the first i counted);
-// MODE 6 resolves, one invocation per claim-table entry t < n (LIN bound to the claim table, first i 0):
-// OUT[t] = v of i = CLAIM[t] - 1 where CLAIM[t] != 0.
+// zeroed claim table of the out window's length: CLAIM[a] = max(CLAIM[a], i + 1) over i (the first i counted; one
+// launch per run of the index space, all into one table); MODE 6 resolves, one invocation per claim-table entry
+// t < n (LIN bound to the claim table), once per run [first i, first i + P[1].y) of the index space (its SRC bound):
+// OUT[t] = v of i = CLAIM[t] - 1 where CLAIM[t] != 0 and i is in the run.
 // Launch: workgroup_size 256; grid (ceil(n / 256), 1, 1) (y > 1 past 65535 workgroups).
 // Specialization: MODE; KIND = how the 32 bits are read: 0 f32, 1 i32, 2 u32; SCALAR = v is a constant.
 // Only addresses a below out_window are written (OUT past one binding is bound a window at a time, out_offset
@@ -94,8 +95,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   }
   if (MODE == 6u) {
     let claim = LIN[i];
-    if (claim != 0) {
-      atomicStore(&OUT[i], value_at(addresses(u32(claim) - 1u).z));
+    let winner = u32(claim) - 1u;
+    if (claim != 0 && winner - P[1].w < P[1].y) {
+      atomicStore(&OUT[i], value_at(addresses(winner).z));
     }
     return;
   }

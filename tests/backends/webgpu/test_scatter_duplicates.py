@@ -48,3 +48,19 @@ def test_last_duplicate_wins_in_a_target_past_one_binding():
         x[webtorch.tensor(idx, device=DEV)] = webtorch.tensor(vals, device=DEV)
         got = x.cpu().numpy()
     np.testing.assert_array_equal(got, last_wins(np.zeros(4096, np.float32), idx, vals))
+
+
+@pytest.mark.parametrize("target", [4096, 512])
+def test_last_duplicate_wins_with_the_index_space_past_one_binding(target):
+    """Indices and a strided src past one binding (scattered a run at a time) into a target in several windows or
+    one: every run claims in one table before any run resolves, so a duplicate's last writer wins across runs and
+    across the workgroups of one run (a run's own writes used to race: right only while the adapter happened to
+    run its workgroups in order)."""
+    rng = np.random.default_rng(3)
+    idx = rng.integers(0, target, 20_000)
+    vals = rng.standard_normal((20_000, 2)).astype(np.float32)
+    with get_backend().limits.forced(binding=4096):
+        x = webtorch.zeros(target, device=DEV)
+        x.index_put_((webtorch.tensor(idx, device=DEV),), webtorch.tensor(vals, device=DEV)[:, 1])
+        got = x.cpu().numpy()
+    np.testing.assert_array_equal(got, last_wins(np.zeros(target, np.float32), idx, vals[:, 1]))

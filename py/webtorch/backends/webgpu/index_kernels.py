@@ -217,9 +217,9 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
     flat_src = flat_lin if scalar else View(src.st, (n,), (1,), src.offset)
     runs = [(0, n)] if binding_windows.fits([flat_lin]) and binding_windows.fits([flat_src]) else \
         binding_windows.row_ranges(n, 4, rec.limits)
-    # duplicates assigned (mode 0) from a tensor: the last one wins, as PyTorch's CPU (claim, then resolve), where
-    # the index space and src are bound whole; a scalar writes one value whoever wins
-    last_wins = mode == 0 and not scalar and len(runs) == 1
+    # duplicates assigned (mode 0) from a tensor: the last one wins, as PyTorch's CPU (every run claims, then each
+    # run resolves the claims it won, reading src through its own binding); a scalar writes one value whoever wins
+    last_wins = mode == 0 and not scalar
 
     def launch(mode, n, first, window, out_offset, lo, so, buffers, reads, writes):
         words = (n, len(shape), _bits(src, h.dtype) if scalar else 0, window, out_offset & 0xFFFFFFFF, lo, so,
@@ -228,21 +228,29 @@ def _scatter(rec, h, os, lin, ls, shape, src, mode):
                                                   KIND=f"{_TYPE[h.dtype][1]}u", SCALAR=scalar),
                           struct.pack("<40I", *words), codegen.grid(-(-n // 256), rec.limits), buffers, reads, writes)
 
-    # h past one binding: a dispatch per window of it; the index space (its offsets, src) past one: per run of it
-    for (i0, i1), (bound, start, size) in itertools.product(runs, binding_windows.tiles(h)):
+    def bound_run(i0, i1):  # (lin offset, src offset, lin binding, src binding) of the run [i0, i1)
         (lv, sv), (lbound, sbound) = binding_windows.bind([binding_windows.narrowed(flat_lin, 0, i0, i1),
                                                           binding_windows.narrowed(flat_src, 0, i0, i1)])
-        lo = lin_offset if lbound is lin.st.buf else (lv.offset - i0) & 0xFFFFFFFF
-        so = 0 if scalar else src.offset if sbound is src.st.buf else (sv.offset - i0) & 0xFFFFFFFF
+        return (lin_offset if lbound is lin.st.buf else (lv.offset - i0) & 0xFFFFFFFF,
+                0 if scalar else src.offset if sbound is src.st.buf else (sv.offset - i0) & 0xFFFFFFFF, lbound, sbound)
+
+    # h past one binding: a dispatch per window of it; the index space (its offsets, src) past one: per run of it
+    for bound, start, size in binding_windows.tiles(h):
         if not last_wins:
-            launch(mode, i1 - i0, i0, size, h.offset - start, lo, so, [bound, lbound, sbound],
-                   [h.st.buf, lin.st.buf, flat_src.st.buf], [h.st.buf])
+            for i0, i1 in runs:
+                lo, so, lbound, sbound = bound_run(i0, i1)
+                launch(mode, i1 - i0, i0, size, h.offset - start, lo, so, [bound, lbound, sbound],
+                       [h.st.buf, lin.st.buf, flat_src.st.buf], [h.st.buf])
             continue
         claims = creation.full(rec, (size if size != 0xFFFFFFFF else h.st.numel,), 0, D.int32)
-        launch(5, i1 - i0, i0, size, h.offset - start, lo, so, [claims.st.buf, lbound, sbound],
-               [claims.st.buf, lin.st.buf, flat_src.st.buf], [claims.st.buf])
-        launch(6, claims.numel, 0, size, 0, 0, so, [bound, claims.st.buf, sbound],
-               [h.st.buf, claims.st.buf, flat_src.st.buf], [h.st.buf])
+        for i0, i1 in runs:  # each claim is the index (+1) of the last element writing there, over every run
+            lo, so, lbound, sbound = bound_run(i0, i1)
+            launch(5, i1 - i0, i0, size, h.offset - start, lo, so, [claims.st.buf, lbound, sbound],
+                   [claims.st.buf, lin.st.buf, flat_src.st.buf], [claims.st.buf])
+        for i0, i1 in runs:  # ... then the run holding a claim's element writes its value (the lin slot: run length)
+            _, so, _, sbound = bound_run(i0, i1)
+            launch(6, claims.numel, i0, size, 0, i1 - i0, so, [bound, claims.st.buf, sbound],
+                   [h.st.buf, claims.st.buf, flat_src.st.buf], [h.st.buf])
     if mode in (1, 2) and h.dtype in T.SMALL_INTS:  # the atomics summed/multiplied in i32: wrap
         rec.ew("copy", [h], h.dtype, h.dtype, h.shape, out=h)
 
