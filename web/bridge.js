@@ -169,11 +169,13 @@ export class Bridge {
   /** Start building, in the background, the pipelines webtorch's warm-up manifest ({kernels: [[kernel id, WGSL],
    * ...], cpu: [indices], gpu: [indices]}; webtorch_devtools/warmup.py) lists for this adapter's class (cpu: runs
    * shaders on the CPU); compile() of the same kernel id and source takes a finished one instead of compiling.
-   * All are requested at once, so the GPU process builds them while Pyodide boots and the first cells run,
-   * whether or not this thread is busy with Python. Resolves when every one is built or failed (warmDoneAt:
-   * when, on the epoch's clock); a compile() before that builds its kernel itself (a second time). */
+   * All are requested at once, so the GPU process builds them while the first cells run (and while Pyodide boots
+   * when loadWebtorch starts the warm-up early), whether or not this thread is busy with Python. Resolves when every one is built or failed (warmStartAt,
+   * warmDoneAt: when it began and ended, on the epoch's clock); a compile() before that builds its kernel itself
+   * (a second time). */
   warm(manifest) {
     if (!manifest) return Promise.resolve();
+    this.warmStartAt = performance.timeOrigin + performance.now();
     return Promise.all((manifest[this.cpu ? "cpu" : "gpu"] || []).map((i) => {
       const [kernelId, wgsl] = manifest.kernels[i];
       const module = this.device.createShaderModule({ label: kernelId, code: wgsl });

@@ -63,14 +63,17 @@ function writer(sink) {
  * @param {string[]} [o.packages]  Pyodide packages to load first, e.g. ["numpy"] for device "cpu" (fetched from
  *   indexURL, or Pyodide's CDN when pyodideOptions allow it); one that cannot be loaded is reported on stderr
  *   and webtorch still loads (device "cpu" then tries again on first use and, failing, says why)
- * @returns {Promise<{pyodide, bridge, webgpuError, warmed, timings: {startMs, timeOrigin, pyodideBootMs, importMs,
+ * @param {boolean} [o.warmUpEarly]  build the webgpu kernels of a first training step (the warm-up: bridge.warm) from
+ *   the moment the device exists, beside Pyodide's boot (default); false: only when the caller calls warmUp(), as
+ *   the notebook's kernel does once it is ready (on few cores the warm-up's compiles would slow the boot)
+ * @returns {Promise<{pyodide, bridge, webgpuError, warmUp, timings: {startMs, timeOrigin, pyodideBootMs, importMs,
  *   loadMs, steps, crossOriginIsolated}}>}  (startMs: when loadWebtorch began, on performance.now()'s clock -- since
  *   page load in a page, worker start in a worker (timeOrigin: that clock's zero); the others from startMs; steps:
- *   when each step ended, concurrent ones included. warmed: resolves when the warm-up kernels are built; they go on
- *   building in the background, and a kernel the code needs first is built at once: bridge.warm)
+ *   when each step ended, concurrent ones included. warmUp(): starts the warm-up if it has not started and resolves
+ *   when its kernels are built; they build in the background, and a kernel the code needs first is built at once)
  */
 export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout, stderr, requireWebGPU = false,
-  packages = [], packagesURL = null, cuda = "auto", pyodideOptions = {} } = {}) {
+  packages = [], packagesURL = null, cuda = "auto", warmUpEarly = true, pyodideOptions = {} } = {}) {
   if (!indexURL || !wheelURL) throw new Error("loadWebtorch needs indexURL (Pyodide's folder) and wheelURL (the webtorch wheel)");
   if (!["auto", "webgpu", "none"].includes(cuda)) throw new Error(`loadWebtorch: cuda must be "auto", "webgpu" or "none", not ${JSON.stringify(cuda)}`);
   const t0 = performance.now();
@@ -85,10 +88,13 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // device "cpu"'s kernels compile off the main thread while Pyodide boots (null: a wheel without them)
   const kernels = wheels.then(async ([entries]) => (entries.has(KERNELS) ? WebAssembly.compile(await entries.get(KERNELS))
     : null)).catch((error) => ({ error })).then(mark("wasmCompiled"));
-  // the first step's kernels compile in the GPU process while Pyodide boots, webtorch imports and code runs
-  const warmed = Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
+  // the first step's kernels compile in the GPU process while code runs: from now (while Pyodide boots and webtorch
+  // imports) unless the caller starts them later (warmUpEarly false: the notebook's kernel, once it is ready)
+  let warmed = null;
+  const warmUp = () => (warmed ??= Promise.all([gpu, wheels]).then(async ([{ bridge }, [entries]]) => bridge
     && bridge.warm(await manifestOf(entries)))
-    .catch(() => {}); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
+    .catch(() => {})); // only a head start: a failed fetch or device is reported below, a bad kernel by compile()
+  if (warmUpEarly) warmUp();
   const { loadPyodide } = await import(index + "pyodide.mjs");
   const pyodide = await loadPyodide({ indexURL: index, ...pyodideOptions });
   const pyodideBootMs = performance.now() - t0;
@@ -135,7 +141,7 @@ import webtorch`);
   pyodide.pyimport("webtorch.browser.packages").configure(index,
     packagesURL ? new URL(packagesURL, globalThis.location?.href).href.replace(/\/?$/, "/") : null);
   const importMs = performance.now() - t0;
-  return { pyodide, bridge, webgpuError, warmed,
+  return { pyodide, bridge, webgpuError, warmUp,
     timings: { startMs: t0, timeOrigin: performance.timeOrigin, pyodideBootMs, importMs,
       loadMs: performance.now() - t0, steps, crossOriginIsolated: Boolean(globalThis.crossOriginIsolated) } };
 }

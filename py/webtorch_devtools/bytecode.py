@@ -38,7 +38,8 @@ ARCHIVE_KEEPS = ("__init__.pyc", "_bytecode_archive.pyc")  # the package's plain
 ARCHIVE_DATA = (".wgsl",)
 # the modules (and packages, with their submodules) of the second archive; tests/tooling/test_on_demand_modules.py
 # checks that importing webtorch, the notebook's kernel and a first training step need none of them
-ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy", "webtorch.compat",
+# (not webtorch.compat: the notebook's kernel imports it at every start for its `import torch` alias, on by default)
+ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy",
              "webtorch.nn.utils.parametrize", "webtorch.nn.utils.parametrizations", "webtorch.autograd.variable",
              *(f"webtorch.optim.{m}" for m in ("lr_scheduler", "lbfgs", "swa_utils", "stateless", "adafactor", "muon",
                                                "adagrad", "nadam", "sparse_adam", "radam", "rmsprop", "adamax",

@@ -90,6 +90,28 @@ def _panel_shows(page, text):
     return page.inner_text("#device-info")
 
 
+def test_kernel_starts_first_and_warms_up_once_ready(page):
+    """The kernel's worker starts before the app's own code (web/notebook/kernel_start.js, ahead of app.js), and the
+    webgpu warm-up (the first training step's kernels) starts only once the kernel is ready -- begun with Pyodide's
+    boot, its compiles took the CPU from it -- and a first step still takes its pipelines."""
+    page.click("[data-action=restart]")
+    wait_idle(page, KERNEL_BOOT_MS)
+    order = page.evaluate("() => [...document.querySelectorAll('script[type=module]')].map((s) => s.src.split('/').pop())")
+    assert order == ["kernel_start.js", "app.js"], order
+    new_notebook(page)
+    out = run_code(page, (
+        "import asyncio, js, json\nb = js.webtorchBridge\n"
+        "for _ in range(600):\n    if getattr(b, 'warmDoneAt', None):\n        break\n    await asyncio.sleep(0.1)\n"
+        "import webtorch as torch\nm = torch.nn.Linear(8, 4).to('webgpu')\nopt = torch.optim.Adam(m.parameters())\n"
+        "loss = m(torch.randn(16, 8, device='webgpu')).square().mean()\nloss.backward()\nopt.step()\nloss.item()\n"
+        "print(json.dumps([b.warmStartAt, b.warmDoneAt, b.counters.warmHits or 0]))"))
+    warm_start, warm_done, hits = json.loads(out.strip().splitlines()[-1])
+    t = page.evaluate("() => webtorchNotebook.kernel.info.timings")
+    kernel_set_up_at = t["timeOrigin"] + t["startMs"] + t["kernelMs"]  # epoch ms, the worker's clock
+    assert kernel_set_up_at <= warm_start <= warm_done, (kernel_set_up_at, warm_start, warm_done)
+    assert hits > 0, out
+
+
 def test_device_panel_says_where_code_lands_and_switches_cuda(page):
     """The device panel: the default device ("cpu", as PyTorch's), torch.accelerator (webgpu), what "cuda" names
     and why (nothing on this CPU-fallback adapter, the "auto" setting); the switch restarts the kernel with "cuda"

@@ -16,7 +16,7 @@ from webtorch_devtools.wheel import build_wheel
 ROOT = Path(__file__).resolve().parents[2]
 
 # a first training step as tutorial 05 takes it (device "cpu" here: the WebAssembly backend, as in the page), a
-# checkpoint saved and loaded, and what the notebook's kernel imports
+# checkpoint saved and loaded, and what the notebook's kernel imports (its torch alias too)
 FIRST_STEP = """
 import io, json, sys
 import webtorch as torch
@@ -24,6 +24,8 @@ from webtorch import nn
 import webtorch.nn.functional as F
 from webtorch.notebook import LinePlot, show_image, tqdm
 import webtorch.notebook.kernel
+import webtorch.compat  # the kernel's `import torch` alias (on by default)
+webtorch.compat.alias_torch()
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)

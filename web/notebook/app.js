@@ -1,35 +1,32 @@
 // The webtorch notebook app: boots the kernel worker, shows the notebook, wires the toolbar, Jupyter's
 // keyboard shortcuts, autosave (IndexedDB), .ipynb open/download and the sidebar panels.
 import { $ } from "./dom.js";
-import { Kernel } from "./kernel.js";
+import { ALIAS_KEY, CUDA_KEY, configURL, started } from "./kernel_start.js";
 import { fromIpynb, newCellId, toIpynb } from "./ipynb.js";
 import { loadNotebook, saveNotebook } from "./store.js";
 import { downloadBlob, setUpFiles, showDevice, showFiles, showNotebookList } from "./panels.js";
 
 const AUTOSAVE_MS = 800;
-const ALIAS_KEY = "webtorch-notebook-torch-alias", CUDA_KEY = "webtorch-notebook-cuda", LAST_KEY = "webtorch-notebook-last";
+const LAST_KEY = "webtorch-notebook-last";
 
 class App {
   async boot() {
-    this.configURL = new URL("../../notebook-config.json", import.meta.url).href;
-    const r = await fetch(this.configURL);
-    if (!r.ok) throw new Error(`could not load the app's configuration ${this.configURL}: HTTP ${r.status}`);
-    this.config = await r.json();
-    const url = (u) => new URL(u, this.configURL).href;
-    const resolved = { indexURL: url(this.config.indexURL), wheelURL: url(this.config.wheelURL),
-      wheelURLs: (this.config.wheelURLs || []).map(url),
-      packagesURL: this.config.packagesURL ? url(this.config.packagesURL) : null };
-    $("torch-alias").checked = localStorage.getItem(ALIAS_KEY) !== "off";
-    $("cuda-alias").value = localStorage.getItem(CUDA_KEY) || "auto";
-    this.kernel = new Kernel(resolved, { torchAlias: $("torch-alias").checked, cuda: $("cuda-alias").value });
+    // the kernel is already booting (kernel_start.js, loaded ahead of this module)
+    const { config, kernel, ready } = await started;
+    this.configURL = configURL;
+    this.config = config;
+    this.kernel = kernel;
+    $("torch-alias").checked = kernel.torchAlias;
+    $("cuda-alias").value = kernel.cuda;
     this.stats = null;
     this.saveTimer = null;
     this.lastSaveMs = null;
-    this.kernel.addEventListener("status", (e) => {
-      document.body.dataset.kernel = e.detail;
-      $("kernel-status").querySelector(".label").textContent = e.detail;
-      if (e.detail === "idle") showFiles(this);
-    });
+    const showStatus = (status) => {
+      document.body.dataset.kernel = status;
+      $("kernel-status").querySelector(".label").textContent = status;
+      if (status === "idle") showFiles(this);
+    };
+    this.kernel.addEventListener("status", (e) => showStatus(e.detail));
     this.kernel.addEventListener("ready", (e) => this.kernelReady(e.detail));
     this.kernel.addEventListener("died", (e) => this.banner(`${e.detail}. Restart it (↻ Restart) to go on.`, true));
     this.kernel.addEventListener("devices", () => showDevice(this, this.kernel.info, this.stats));
@@ -37,17 +34,15 @@ class App {
     // Pyodide boots in the worker while the editor and the output renderers (notebook.js: vendor.js's libraries,
     // most of the page's code) load here
     showDevice(this, null, null);
-    this.startKernel();
+    ready.catch((e) => this.banner(`The kernel failed to start: ${e.message}`, true));
+    if (kernel.status !== "starting") showStatus(kernel.status);  // ready (or dead) before these listeners
+    if (kernel.info) this.kernelReady(kernel.info);
     const { Notebook } = await import("./notebook.js");
     this.notebook = new Notebook($("notebook"), this.kernel, (kind) => this.changed(kind));
     this.wireToolbar();
     this.wireKeyboard();
     setUpFiles(this);
     await this.openInitial();
-  }
-
-  startKernel() {
-    this.kernel.start().catch((e) => this.banner(`The kernel failed to start: ${e.message}`, true));
   }
 
   kernelReady(info) {

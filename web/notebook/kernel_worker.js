@@ -13,6 +13,7 @@ const FLUSH_MS = 50;
 let pyodide = null;
 let runCell = null;
 let complete = null;
+let startWarmUp = null;  // loadWebtorch's warmUp: the webgpu warm-up's compiles, started once the kernel is ready
 let queue = [];
 let lastFlush = 0;
 let timer = null;
@@ -45,9 +46,9 @@ function push(kind, text, displayId) {
 }
 
 async function init({ config, interruptBuffer, torchAlias, cuda }) {
-  const { pyodide: py, bridge, webgpuError, timings } = await loadWebtorch({
+  const { pyodide: py, bridge, webgpuError, warmUp, timings } = await loadWebtorch({
     indexURL: config.indexURL, wheelURL: config.wheelURL, wheelURLs: config.wheelURLs || [],
-    packagesURL: config.packagesURL, cuda,
+    packagesURL: config.packagesURL, cuda, warmUpEarly: false,
     stdout: (s) => push("stdout", s), stderr: (s) => push("stderr", s),
   });
   pyodide = py;
@@ -66,6 +67,7 @@ async function init({ config, interruptBuffer, torchAlias, cuda }) {
   complete = kernel.complete;
   flush();
   timings.kernelMs = performance.now() - timings.startMs;  // + the kernel's set-up (after loadMs)
+  startWarmUp = warmUp;
   return {
     adapter: bridge ? bridge.description : null, cpuAdapter: bridge ? Boolean(bridge.cpu) : null,
     webgpuError, pyodideVersion: pyodide.version, interrupt: Boolean(interruptBuffer), torchAlias: Boolean(torchAlias),
@@ -131,6 +133,9 @@ async function handle(data) {
   if (data.type === "init") {
     try {
       self.postMessage({ type: "ready", info: await init(data) });
+      // the first training step's webgpu kernels build in the GPU process from now on (while the first cells run;
+      // one a cell needs sooner is built at once): begun earlier, they took the CPU from Pyodide's boot
+      startWarmUp();
       // then which device serves the kernel and why (the device panel): it sets both devices up (the WebAssembly
       // module's instance, the webgpu backend), which a first cell needs, a ready kernel not; async: without an
       // installed bridge, asking for WebGPU waits for the browser's answer. A cell sent meanwhile waits for it.
