@@ -17,6 +17,8 @@ from pathlib import Path
 
 from .bytecode import ON_DEMAND_OUT_ENV, PYODIDE_ENV, on_demand_path, pyodide_dir
 from .docstrings import write_docstrings
+from .js_minify import ESBUILD_ENV, esbuild
+from .wheel_zip import recompress
 
 KEEP_BUILDS = 3  # cached wheels kept (the one just built included)
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.egg-info")
@@ -54,10 +56,12 @@ def build_wheel(root=None, cache_dir=None):
         raise RuntimeError("building the webtorch wheel needs a source checkout (pyproject.toml + py/webtorch); "
                            "this webtorch_devtools is an installed copy")
     sources = _sources(root)
-    pyodide = pyodide_dir(root)
-    sources.append(("node_modules/pyodide/package.json", pyodide / "package.json"))
+    pyodide, minifier = pyodide_dir(root), esbuild(root)
+    # the tools' versions are part of the content too (they stay where they are: PYODIDE_ENV, ESBUILD_ENV)
+    tools = [("node_modules/pyodide/package.json", pyodide / "package.json"),
+             ("node_modules/esbuild/package.json", root / "node_modules" / "esbuild" / "package.json")]
     digest = hashlib.sha256()
-    for rel, p in sources:
+    for rel, p in sources + tools:
         digest.update(rel.encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
     cache = Path(cache_dir) if cache_dir else root / ".cache" / "wheels"
     folder = cache / digest.hexdigest()[:16]
@@ -67,16 +71,18 @@ def build_wheel(root=None, cache_dir=None):
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="webtorch-wheel-", dir=cache) as tmp:
         src, out, later = Path(tmp) / "src", Path(tmp) / "out", Path(tmp) / "on_demand.zst"
-        for rel, p in sources[:-1]:  # the pyodide package stays where it is (PYODIDE_ENV)
+        for rel, p in sources:
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(p, src / rel)
         r = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(src)],
                            capture_output=True, text=True, check=False,
-                           env={**os.environ, PYODIDE_ENV: str(pyodide), ON_DEMAND_OUT_ENV: str(later)})
+                           env={**os.environ, PYODIDE_ENV: str(pyodide), ESBUILD_ENV: str(minifier),
+                                ON_DEMAND_OUT_ENV: str(later)})
         wheels = sorted(out.glob("webtorch-*.whl"))
         if r.returncode or len(wheels) != 1:
             raise RuntimeError(f"building the webtorch wheel failed (exit {r.returncode}):\n{r.stdout[-3000:]}\n"
                                f"{r.stderr[-3000:]}")
+        recompress(wheels[0])
         folder.mkdir(exist_ok=True)
         final = folder / wheels[0].name
         # first: a wheel in the cache has its docstrings and on-demand modules beside it
