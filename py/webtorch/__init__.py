@@ -112,14 +112,13 @@ from .ops.special_math import lgamma, digamma, polygamma, mvlgamma, i0, i0_  # n
 from .ops.gamma_reparam import _standard_gamma_grad, _dirichlet_grad  # noqa: F401
 from .ops.gamma_random import _standard_gamma, _sample_dirichlet  # noqa: F401
 from .ops.counting import histc, histogram, bincount  # noqa: F401
-from .ops.combinatorics import cartesian_prod, combinations, tril_indices, triu_indices, block_diag, vander  # noqa: F401
 from .ops.quantile import quantile, nanquantile  # noqa: F401
 from .ops.differences import diff, gradient, trapezoid, trapz, cumulative_trapezoid  # noqa: F401
 from .ops.covariance import cov, corrcoef  # noqa: F401
 from .ops.renorm import renorm  # noqa: F401
-from .ops.membership import isin  # noqa: F401
 from .ops.sparse_coo import sparse_coo_tensor  # noqa: F401
 from ._layout import layout, strided, sparse_coo  # noqa: F401
+from ._lazy import lazy_names as _lazy_names
 
 from .ops.creation import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401,E402
 from .ops.creation import range_ as range  # noqa: F401,E402
@@ -176,17 +175,11 @@ def is_nonzero(input):
     return input.item() != 0  # (the name bool is torch.bool here)
 
 
-# Rarely used subpackages load on first use (webtorch.distributions, webtorch.legacy; an explicit
-# ``import webtorch.distributions`` works as ever); about a tenth of the package's import time.
-_LAZY_SUBMODULES = ("distributions", "legacy")
-
-
-def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")  # binds webtorch.<name>: later reads skip this
-    raise AttributeError(f"module 'webtorch' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+# Rarely used subpackages and op families load on first use (webtorch._lazy; an explicit ``import
+# webtorch.distributions`` works as ever): the subpackages are about a tenth of the package's import time, and the op
+# families (ops/__init__.py ON_FIRST_USE) stay out of the browser wheel's first archive.
+_LAZY = {"distributions": ".distributions", "legacy": ".legacy",
+         **{n: f".ops.combinatorics:{n}" for n in ("cartesian_prod", "combinations", "tril_indices", "triu_indices",
+                                                   "block_diag", "vander")},
+         "isin": ".ops.membership:isin"}
+__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

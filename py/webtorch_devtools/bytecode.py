@@ -37,12 +37,20 @@ ARCHIVE_KEEPS = ("__init__.pyc", "_bytecode_archive.pyc")  # the package's plain
 # one, ~30 KiB in the archive; what the JS side reads from the wheel (kernels.wasm, warmup.json, *.js) stays a file
 ARCHIVE_DATA = (".wgsl",)
 # the modules (and packages, with their submodules) of the second archive; tests/tooling/test_on_demand_modules.py
-# checks that importing webtorch, the notebook's kernel and a first training step need none of them
+# checks that importing webtorch, the notebook's kernel and a first training step (an MLP and a CNN, on cpu and on
+# webgpu, a DataLoader) need none of them. Beside the rarer packages: the op families no first step calls
+# (ops/__init__.py ON_FIRST_USE: attention, grid sampling, embedding bags, ...) and the backends' kernel families
+# loaded at their first call (backends/base.py: scans and sorts, linear algebra, padding, embedding, randperm)
 ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy", "webtorch.compat",
              "webtorch.nn.utils.parametrize", "webtorch.nn.utils.parametrizations", "webtorch.autograd.variable",
              *(f"webtorch.optim.{m}" for m in ("lr_scheduler", "lbfgs", "swa_utils", "stateless", "adafactor", "muon",
                                                "adagrad", "nadam", "sparse_adam", "radam", "rmsprop", "adamax",
-                                               "adadelta", "asgd", "rprop")))
+                                               "adadelta", "asgd", "rprop")),
+             *(f"webtorch.ops.{m}" for m in ("attention", "combinatorics", "membership", "grid_sample", "embedding_bag",
+                                             "fractional_pooling", "grouped_mm")),
+             *(f"webtorch.backends.webgpu.{m}_kernels" for m in ("scan_sort", "linalg", "pad", "embedding", "randperm")),
+             *(f"webtorch.backends.wasm.{m}" for m in ("linalg", "sorting", "scan_sort", "unique", "padding",
+                                                       "embedding")))
 ON_DEMAND_ARCHIVE = "_bytecode_on_demand.zst"  # webtorch/_bytecode_archive.py's ON_DEMAND_ARCHIVE
 ON_DEMAND_SUFFIX = ".on_demand.zst"  # beside the wheel: <wheel name without .whl> + this
 ON_DEMAND_OUT_ENV = "WEBTORCH_ON_DEMAND_OUT"  # where the build moves the second archive (wheel.py sets it)

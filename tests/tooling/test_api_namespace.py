@@ -16,7 +16,7 @@ from webtorch import ops
 ROOT_FILE = Path(webtorch.__file__)
 
 
-@pytest.mark.parametrize("family", ops.MODULES)
+@pytest.mark.parametrize("family", ops.MODULES + ops.ON_FIRST_USE)
 def test_every_op_of_a_family_is_at_the_root(family):
     mod = importlib.import_module(f"webtorch.ops.{family}")
     functions = getattr(mod, "FUNCTIONS", {})
@@ -60,7 +60,7 @@ def test_root_binds_names_statically():
             bound.add(n.name)
         elif isinstance(n, ast.Assign):
             bound |= {t.id for t in n.targets if isinstance(t, ast.Name)}
-    lazy = set(getattr(webtorch, "_LAZY_SUBMODULES", ()))
+    lazy = set(webtorch._LAZY)
     # a submodule is bound by the import system when it is first imported (webtorch.ops, webtorch.serialization)
     public = {k for k in dir(webtorch) if not k.startswith("_")
               and getattr(getattr(webtorch, k), "__name__", None) != f"webtorch.{k}"}

@@ -9,9 +9,14 @@ name in two rows fails the import (so the table is always the whole truth).
 
 To add an op family: write a module here with those dicts, list it in MODULES, give it its rows below and import
 its FUNCTIONS in webtorch/__init__.py (tests/tooling/test_api_namespace.py fails until the root has them all).
+
+A family no first training step calls and that gives Tensor no method is listed in ON_FIRST_USE instead: ``import
+webtorch`` does not import it (its names at the root and in nn.functional load it: webtorch._lazy), and it makes its
+own tables public when it is imported (``publish``), so the browser wheel can keep it out of its first archive.
 """
 import importlib
 import pkgutil
+import sys
 from types import FunctionType
 
 from .._tensor import Tensor
@@ -50,7 +55,6 @@ MODULES = [
     "dropout",
     "loss",
     "ctc_loss",
-    "attention",
     "padding",
     "conv",
     "pooling",
@@ -60,14 +64,15 @@ MODULES = [
     "gamma_reparam",
     "gamma_random",
     "counting",
-    "combinatorics",
     "quantile",
     "differences",
     "covariance",
     "renorm",
-    "membership",
     "sparse_coo",
 ]
+# imported at their first use; each ends with ``publish(__name__)``
+ON_FIRST_USE = ["attention", "combinatorics", "membership", "grid_sample", "embedding_bag", "fractional_pooling",
+                "grouped_mm"]
 
 
 METHODS = {
@@ -201,27 +206,33 @@ def _install():
                 attached[k] = name
                 fn = defined[k]
                 setattr(Tensor, k, property(fn) if kind == "PROPERTIES" else fn)
-    _make_public()
+    _make_public([importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
+                  if not m.name.startswith("_") and m.name not in ON_FIRST_USE])
 
 
-def _make_public():
-    """Each FUNCTIONS / FUNCTIONAL entry (torch.<name>, torch.nn.functional.<name>) becomes its public form, which
-    honours ``__torch_function__``, in its table and under every name an ops module binds it to, so the root's and
-    nn.functional's imports get the public one. Tensor methods keep the plain functions (their dispatch is
-    installed per subclass: _torch_function.py)."""
-    mods = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
-            if not m.name.startswith("_")]
-    made = {}
+_MADE = {}  # plain function -> its public form (a family imported later finds the public form of what it imports)
+
+
+def _make_public(mods):
+    """Each FUNCTIONS / FUNCTIONAL entry (torch.<name>, torch.nn.functional.<name>) of ``mods`` becomes its public
+    form, which honours ``__torch_function__``, in its table and under every name an ops module binds it to, so the
+    root's and nn.functional's imports get the public one. Tensor methods keep the plain functions (their dispatch
+    is installed per subclass: _torch_function.py)."""
     for mod in mods:
         for kind, prefix in (("FUNCTIONS", "torch."), ("FUNCTIONAL", "torch.nn.functional.")):
             table = getattr(mod, kind, {})
             for k, fn in table.items():
                 if type(fn) is FunctionType:  # torch.<name> is PyTorch's C++ (its failure words), F.<name> Python
-                    table[k] = made[fn] = made.get(fn) or public(fn, prefix + k, native=kind == "FUNCTIONS")
+                    table[k] = _MADE[fn] = _MADE.get(fn) or public(fn, prefix + k, native=kind == "FUNCTIONS")
     for mod in mods:
         for attr, value in list(vars(mod).items()):
-            if type(value) is FunctionType and value in made:
-                setattr(mod, attr, made[value])
+            if type(value) is FunctionType and value in _MADE:
+                setattr(mod, attr, _MADE[value])
+
+
+def publish(module_name):
+    """Called by a family of ON_FIRST_USE as its last statement: its tables' functions become public."""
+    _make_public([sys.modules[module_name]])
 
 
 _install()
