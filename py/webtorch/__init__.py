@@ -132,13 +132,8 @@ from .backends.webgpu.runtime import OutOfMemoryError  # noqa: E402,F401 -- torc
 from . import optim  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
-from . import accelerator, amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
+from . import amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
 from . import overrides, _C  # noqa: E402,F401
-from ._settings import (  # noqa: E402,F401
-    set_float32_matmul_precision, get_float32_matmul_precision, use_deterministic_algorithms,
-    are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, set_num_threads,
-    get_num_threads, set_num_interop_threads, get_num_interop_threads, set_flush_denormal, compile,
-)
 from .amp import autocast  # noqa: E402,F401
 from .amp.autocast_mode import is_autocast_enabled  # noqa: E402,F401
 from ._tensor_types import (  # noqa: E402,F401
@@ -181,5 +176,9 @@ def is_nonzero(input):
 _LAZY = {"distributions": ".distributions", "legacy": ".legacy",
          **{n: f".ops.combinatorics:{n}" for n in ("cartesian_prod", "combinations", "tril_indices", "triu_indices",
                                                    "block_diag", "vander")},
-         "isin": ".ops.membership:isin"}
+         "isin": ".ops.membership:isin", "accelerator": ".accelerator",
+         **{n: f"._settings:{n}" for n in (
+             "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
+             "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "set_num_threads",
+             "get_num_threads", "set_num_interop_threads", "get_num_interop_threads", "set_flush_denormal", "compile")}}
 __getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

@@ -39,8 +39,11 @@ ARCHIVE_DATA = (".wgsl",)
 # the modules (and packages, with their submodules) of the second archive; tests/tooling/test_on_demand_modules.py
 # checks that importing webtorch, the notebook's kernel and a first training step (an MLP and a CNN, on cpu and on
 # webgpu, a DataLoader) need none of them. Beside the rarer packages: the op families no first step calls
-# (ops/__init__.py ON_FIRST_USE: attention, grid sampling, embedding bags, ...) and the backends' kernel families
-# loaded at their first call (backends/base.py: scans and sorts, linear algebra, padding, embedding, randperm)
+# (ops/__init__.py ON_FIRST_USE: attention, grid sampling, embedding bags, ...), the backends' kernel families
+# loaded at their first call (backends/base.py: scans and sorts, linear algebra, padding, embedding, randperm) and the
+# names loaded on first use by webtorch._lazy (autograd.functional, multi-head attention, torch.accelerator, the
+# torch.set_*/compile settings, nn.utils' fusion, flat-vector and memory-format helpers). DataLoader's collate and
+# clip_grad_norm_ stay: most PyTorch training loops call both in their first step.
 ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy", "webtorch.compat",
              "webtorch.nn.utils.parametrize", "webtorch.nn.utils.parametrizations", "webtorch.autograd.variable",
              *(f"webtorch.optim.{m}" for m in ("lr_scheduler", "lbfgs", "swa_utils", "stateless", "adafactor", "muon",
@@ -50,7 +53,9 @@ ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.lega
                                              "fractional_pooling", "grouped_mm")),
              *(f"webtorch.backends.webgpu.{m}_kernels" for m in ("scan_sort", "linalg", "pad", "embedding", "randperm")),
              *(f"webtorch.backends.wasm.{m}" for m in ("linalg", "sorting", "scan_sort", "unique", "padding",
-                                                       "embedding")))
+                                                       "embedding")),
+             "webtorch.autograd.functional", "webtorch.nn.multi_head_attention", "webtorch.accelerator",
+             "webtorch._settings", *(f"webtorch.nn.utils.{m}" for m in ("fusion", "convert_parameters", "memory_format")))
 ON_DEMAND_ARCHIVE = "_bytecode_on_demand.zst"  # webtorch/_bytecode_archive.py's ON_DEMAND_ARCHIVE
 ON_DEMAND_SUFFIX = ".on_demand.zst"  # beside the wheel: <wheel name without .whl> + this
 ON_DEMAND_OUT_ENV = "WEBTORCH_ON_DEMAND_OUT"  # where the build moves the second archive (wheel.py sets it)

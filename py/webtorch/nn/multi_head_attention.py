@@ -6,6 +6,7 @@ weights explicitly (they are returned), as PyTorch does. Masks: bool (True = do 
 """
 import math
 
+from .._torch_function import public
 from ..ops.creation import zeros
 from ..ops.dropout import dropout
 from ..ops.linalg import bmm, linear
@@ -181,3 +182,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
     return (out if is_batched else out.squeeze(1)), None
+
+
+# torch.nn.functional.multi_head_attention_forward (loaded from there at first use) honours __torch_function__
+multi_head_attention_forward = public(multi_head_attention_forward)
