@@ -72,7 +72,6 @@ from .ops.linalg_extra import (  # noqa: F401
     einsum, tril, triu, diag, diag_embed, trace, baddbmm, addmv, addbmm, cross, kron, cdist, inv as inverse, det
 )
 from .ops.linalg_decomp import cholesky_solve, logdet, torch_slogdet as slogdet, matrix_power  # noqa: F401
-from .ops.matrix_functions import geqrf, matrix_exp, householder_product as orgqr  # noqa: F401
 from .ops.indexing import select, narrow, diagonal, index_put  # noqa: F401
 from .ops.fill import fill  # noqa: F401
 from .ops.shape import (  # noqa: F401
@@ -111,10 +110,6 @@ from .ops.embedding import torch_embedding as embedding, embedding_renorm_  # no
 from .ops.special_math import lgamma, digamma, polygamma, mvlgamma, i0, i0_  # noqa: F401
 from .ops.gamma_reparam import _standard_gamma_grad, _dirichlet_grad  # noqa: F401
 from .ops.gamma_random import _standard_gamma, _sample_dirichlet  # noqa: F401
-from .ops.counting import histc, histogram, bincount  # noqa: F401
-from .ops.quantile import quantile, nanquantile  # noqa: F401
-from .ops.differences import diff, gradient, trapezoid, trapz, cumulative_trapezoid  # noqa: F401
-from .ops.covariance import cov, corrcoef  # noqa: F401
 from .ops.renorm import renorm  # noqa: F401
 from .ops.sparse_coo import sparse_coo_tensor  # noqa: F401
 from ._layout import layout, strided, sparse_coo  # noqa: F401
@@ -177,6 +172,12 @@ _LAZY = {"distributions": ".distributions", "legacy": ".legacy",
          **{n: f".ops.combinatorics:{n}" for n in ("cartesian_prod", "combinations", "tril_indices", "triu_indices",
                                                    "block_diag", "vander")},
          "isin": ".ops.membership:isin", "accelerator": ".accelerator",
+         **{n: f".ops.counting:{n}" for n in ("histc", "histogram", "bincount")},
+         **{n: f".ops.quantile:{n}" for n in ("quantile", "nanquantile")},
+         **{n: f".ops.differences:{n}" for n in ("diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid")},
+         **{n: f".ops.covariance:{n}" for n in ("cov", "corrcoef")},
+         **{n: f".ops.matrix_functions:{n}" for n in ("geqrf", "matrix_exp")},
+         "orgqr": ".ops.matrix_functions:householder_product",
          **{n: f"._settings:{n}" for n in (
              "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
              "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "set_num_threads",

@@ -84,10 +84,17 @@ got = {
     "isin": torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2])).tolist(),
     "combinations": torch.combinations(torch.tensor([1, 2, 3])).tolist(),
     "fractional": list(F.fractional_max_pool2d(torch.randn(1, 1, 4, 4), 2, output_size=2).shape),
+    "diff": torch.tensor([1.0, 4, 9]).diff().tolist(),
+    "histc": torch.histc(torch.tensor([0.0, 1, 1, 2]), bins=3).tolist(),
+    "quantile": torch.tensor([1.0, 2, 3, 4]).quantile(0.5).item(),
+    "cov": torch.tensor([[1.0, 2, 3], [2, 4, 6]]).cov().tolist(),
+    "matrix_exp": torch.linalg.matrix_exp(torch.zeros(2, 2)).tolist(),
+    "cdist": torch.cdist(torch.tensor([[0.0, 0]]), torch.tensor([[3.0, 4]])).tolist(),
     "grouped_mm": list(F.grouped_mm(torch.ones(4, 4), torch.ones(2, 4, 4), offs=torch.tensor([2, 4],
                                                                                      dtype=torch.int32)).shape),
 }
-files = [sys.modules[m].__file__ for m in ("webtorch.ops.grid_sample", "webtorch.backends.wasm.linalg")]
+files = [sys.modules[m].__file__ for m in ("webtorch.ops.grid_sample", "webtorch.ops.differences",
+                                          "webtorch.backends.wasm.linalg")]
 json.dumps({"got": got, "before": before, "files": files})
 """
 
@@ -96,6 +103,8 @@ EXPECTED = {
     "pad": [[[3.0, 2.0, 1.0, 2.0, 3.0, 2.0]]], "embedding": [[3.0], [1.0]], "embedding_bag": [[4.0], [2.0]],
     "grid_sample": [[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]]], "attention": [3, 1, 4], "isin": [False, True, False],
     "combinations": [[1, 2], [1, 3], [2, 3]], "fractional": [1, 1, 2, 2], "grouped_mm": [4, 4],
+    "diff": [3.0, 5.0], "histc": [1.0, 2.0, 1.0], "quantile": 2.5, "cov": [[1.0, 2.0], [2.0, 4.0]],
+    "matrix_exp": [[1.0, 0.0], [0.0, 1.0]], "cdist": [[5.0]],
 }
 
 PROBE = """

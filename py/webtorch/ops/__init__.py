@@ -10,9 +10,11 @@ name in two rows fails the import (so the table is always the whole truth).
 To add an op family: write a module here with those dicts, list it in MODULES, give it its rows below and import
 its FUNCTIONS in webtorch/__init__.py (tests/tooling/test_api_namespace.py fails until the root has them all).
 
-A family no first training step calls and that gives Tensor no method is listed in ON_FIRST_USE instead: ``import
-webtorch`` does not import it (its names at the root and in nn.functional load it: webtorch._lazy), and it makes its
-own tables public when it is imported (``publish``), so the browser wheel can keep it out of its first archive.
+A family no first training step calls is listed in ON_FIRST_USE instead: ``import webtorch`` does not import it (its
+names at the root and in nn.functional load it: webtorch._lazy; its Tensor methods are placeholders that load it at
+their first lookup), and it attaches its methods and makes its tables public when it is imported (``publish``), so
+the browser wheel can keep it out of its first archive. Such a family gives Tensor methods only (no properties or
+operators).
 """
 import importlib
 import pkgutil
@@ -20,7 +22,7 @@ import sys
 from types import FunctionType
 
 from .._tensor import Tensor
-from .._torch_function import public
+from .._torch_function import public, tensor_methods_added
 
 MODULES = [
     "creation",
@@ -41,7 +43,6 @@ MODULES = [
     "linalg",
     "linalg_extra",
     "linalg_decomp",
-    "matrix_functions",
     "indexing",
     "fill",
     "shape",
@@ -63,16 +64,12 @@ MODULES = [
     "special_math",
     "gamma_reparam",
     "gamma_random",
-    "counting",
-    "quantile",
-    "differences",
-    "covariance",
     "renorm",
     "sparse_coo",
 ]
 # imported at their first use; each ends with ``publish(__name__)``
 ON_FIRST_USE = ["attention", "combinatorics", "membership", "grid_sample", "embedding_bag", "fractional_pooling",
-                "grouped_mm"]
+                "grouped_mm", "counting", "quantile", "differences", "covariance", "matrix_functions"]
 
 
 METHODS = {
@@ -192,22 +189,50 @@ DUNDERS = {
 
 def _install():
     attached = {}  # name -> the module whose row attached it: a name in two rows would hide one of them
-    for name in MODULES:
-        mod = importlib.import_module(f"{__name__}.{name}")
+    for name in MODULES + ON_FIRST_USE:
         for kind, table in (("METHODS", METHODS), ("PROPERTIES", PROPERTIES), ("DUNDERS", DUNDERS)):
-            defined = getattr(mod, kind, {})
-            listed = table.get(name, ())
-            if set(defined) != set(listed):
-                raise ImportError(f"webtorch.ops.{name}.{kind} and its row in ops/__init__.py differ: "
-                                  f"{sorted(set(defined).symmetric_difference(listed))}; update the row")
-            for k in listed:
+            for k in table.get(name, ()):
                 if k in attached:
                     raise ImportError(f"Tensor.{k} is in the rows of both {attached[k]} and {name} in ops/__init__.py")
                 attached[k] = name
-                fn = defined[k]
-                setattr(Tensor, k, property(fn) if kind == "PROPERTIES" else fn)
+                if name in ON_FIRST_USE:
+                    if kind != "METHODS":
+                        raise ImportError(f"webtorch.ops.{name} gives Tensor {kind.lower()}: list it in MODULES")
+                    setattr(Tensor, k, _OnFirstUse(name, k))
+    for name in MODULES:
+        _attach(name, importlib.import_module(f"{__name__}.{name}"))
     _make_public([importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
                   if not m.name.startswith("_") and m.name not in ON_FIRST_USE])
+
+
+def _attach(name, mod):
+    """Set the Tensor methods, properties and operators of the family ``name`` from its module's tables, which must
+    define exactly its rows."""
+    for kind, table in (("METHODS", METHODS), ("PROPERTIES", PROPERTIES), ("DUNDERS", DUNDERS)):
+        defined = getattr(mod, kind, {})
+        listed = table.get(name, ())
+        if set(defined) != set(listed):
+            raise ImportError(f"webtorch.ops.{name}.{kind} and its row in ops/__init__.py differ: "
+                              f"{sorted(set(defined).symmetric_difference(listed))}; update the row")
+        for k in listed:
+            fn = defined[k]
+            setattr(Tensor, k, property(fn) if kind == "PROPERTIES" else fn)
+
+
+class _OnFirstUse:
+    """Tensor.<name> of a family imported at its first use: the first lookup imports the family, whose ``publish``
+    puts the method in this one's place, and returns the method (so ``Tensor.<name>``, help() and inspect see the
+    method itself, and a subclass's ``__torch_function__`` receives it as for every other method)."""
+
+    def __init__(self, family, name):
+        self.family, self.name = family, name
+
+    def __get__(self, obj, cls=None):
+        importlib.import_module(f"{__name__}.{self.family}")
+        if vars(Tensor).get(self.name) is self:
+            raise AttributeError(f"webtorch.ops.{self.family} did not attach Tensor.{self.name} (its last statement "
+                                 "must be publish(__name__))")
+        return getattr(cls if obj is None else obj, self.name)
 
 
 _MADE = {}  # plain function -> its public form (a family imported later finds the public form of what it imports)
@@ -231,7 +256,14 @@ def _make_public(mods):
 
 
 def publish(module_name):
-    """Called by a family of ON_FIRST_USE as its last statement: its tables' functions become public."""
+    """Called by a family of ON_FIRST_USE as its last statement: its Tensor methods replace their placeholders
+    (dispatching on Tensor subclasses and refused by sparse tensors as the others), its tables' functions become
+    public."""
+    name = module_name.rpartition(".")[2]
+    _attach(name, sys.modules[module_name])
+    if METHODS.get(name):
+        importlib.import_module(f"{__name__}.sparse_coo")._refuse_dense_methods()
+        tensor_methods_added(METHODS[name])
     _make_public([sys.modules[module_name]])
 
 
