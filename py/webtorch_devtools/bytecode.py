@@ -18,7 +18,8 @@ Wheel 1332 -> 855 KiB; in Pyodide under Node `import webtorch` no slower (CPU 23
 191 -> 30 ms (bench/bench_import.py). Only ``__init__`` and the archive's finder stay plain .pyc (ARCHIVE_KEEPS). ``build_hook`` calls ``compile_sourceless`` on the build folder.
 
 The modules a first training step does not import (ON_DEMAND: the NumPy backend, distributions, the Lua-style
-nn, the rarer optimizers and schedulers, parametrizations) go into a second archive of the same form,
+nn, the rarer optimizers and schedulers, parametrizations, and what loads at first use: op families, the backends'
+rarer kernel families, autograd.functional, ...) go into a second archive of the same form,
 ``_bytecode_on_demand.zst``, that wheel.py moves out of the wheel to a file beside it (``on_demand_path(wheel)``,
 served with it: the page fetches it at their first import, or earlier when idle; webtorch/_bytecode_archive.py,
 webtorch/browser/on_demand.py). The first archive lists their names and the second's SHA-256. A wheel built
