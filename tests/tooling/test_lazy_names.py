@@ -10,7 +10,7 @@ import webtorch
 
 from lazy_modules import NOT_AT_IMPORT
 
-LAZY = ["webtorch.optim", "webtorch.distributions", "webtorch.legacy", "webtorch.nn.utils"]
+LAZY = ["webtorch.optim", "webtorch.distributions", "webtorch.legacy", "webtorch.nn.utils", "webtorch.autograd"]
 
 
 @pytest.mark.parametrize("name", LAZY)
