@@ -32,6 +32,16 @@ def test_functional_families_found():
     assert {"activation", "loss", "dropout"} <= set(FUNCTIONAL_FAMILIES)
 
 
+def test_every_ops_module_is_listed():
+    """ops/__init__.py makes public the modules it lists (it cannot list the browser wheel's archived modules): each
+    is in exactly one list, and only the families with tables in those that hold them."""
+    lists = (ops.MODULES, ops.PUBLIC_ONLY, ops.INTERNAL, ops.ON_FIRST_USE)
+    names = [m.name for m in pkgutil.iter_modules(ops.__path__) if not m.name.startswith("_")]
+    assert sorted(names) == sorted(n for group in lists for n in group)
+    for name in ops.INTERNAL:
+        assert not {"FUNCTIONS", "FUNCTIONAL"} & set(vars(importlib.import_module(f"webtorch.ops.{name}"))), name
+
+
 @pytest.mark.parametrize("family", FUNCTIONAL_FAMILIES)
 def test_every_functional_of_a_family_is_in_nn_functional(family):
     mod = importlib.import_module(f"webtorch.ops.{family}")

@@ -93,6 +93,9 @@ got = {
     "grouped_mm": list(F.grouped_mm(torch.ones(4, 4), torch.ones(2, 4, 4), offs=torch.tensor([2, 4],
                                                                                      dtype=torch.int32)).shape),
 }
+# every family's functions honour __torch_function__ (made public by ops/__init__.py, or by the family itself)
+got["public"] = [hasattr(f, "_torch_function_impl") for f in (torch.add, F.linear_cross_entropy, torch.diff,
+                                                               F.grid_sample, F.multi_head_attention_forward)]
 files = [sys.modules[m].__file__ for m in ("webtorch.ops.grid_sample", "webtorch.ops.differences",
                                           "webtorch.backends.wasm.linalg")]
 json.dumps({"got": got, "before": before, "files": files})
@@ -104,7 +107,7 @@ EXPECTED = {
     "grid_sample": [[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]]], "attention": [3, 1, 4], "isin": [False, True, False],
     "combinations": [[1, 2], [1, 3], [2, 3]], "fractional": [1, 1, 2, 2], "grouped_mm": [4, 4],
     "diff": [3.0, 5.0], "histc": [1.0, 2.0, 1.0], "quantile": 2.5, "cov": [[1.0, 2.0], [2.0, 4.0]],
-    "matrix_exp": [[1.0, 0.0], [0.0, 1.0]], "cdist": [[5.0]],
+    "matrix_exp": [[1.0, 0.0], [0.0, 1.0]], "cdist": [[5.0]], "public": [True] * 5,
 }
 
 PROBE = """

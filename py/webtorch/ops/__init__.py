@@ -17,7 +17,6 @@ the browser wheel can keep it out of its first archive. Such a family gives Tens
 operators).
 """
 import importlib
-import pkgutil
 import sys
 from types import FunctionType
 
@@ -67,6 +66,10 @@ MODULES = [
     "renorm",
     "sparse_coo",
 ]
+# families with public functions (nn.functional's) and no Tensor rows, and the modules with no tables (what other
+# families and layers build on): their names of public functions become the public forms too
+PUBLIC_ONLY = ["linear_cross_entropy", "margin_losses"]
+INTERNAL = ["cross_map_lrn", "fused_update", "rnn_cell", "scaled_mm", "separable_resample"]
 # imported at their first use; each ends with ``publish(__name__)``
 ON_FIRST_USE = ["attention", "combinatorics", "membership", "grid_sample", "embedding_bag", "fractional_pooling",
                 "grouped_mm", "counting", "quantile", "differences", "covariance", "matrix_functions"]
@@ -201,8 +204,8 @@ def _install():
                     setattr(Tensor, k, _OnFirstUse(name, k))
     for name in MODULES:
         _attach(name, importlib.import_module(f"{__name__}.{name}"))
-    _make_public([importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
-                  if not m.name.startswith("_") and m.name not in ON_FIRST_USE])
+    # listed, not found by pkgutil: the browser wheel's modules are in an archive, with no files to list
+    _make_public([importlib.import_module(f"{__name__}.{name}") for name in MODULES + PUBLIC_ONLY + INTERNAL])
 
 
 def _attach(name, mod):
