@@ -53,11 +53,13 @@ ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.lega
              *(f"webtorch.ops.{m}" for m in ("attention", "combinatorics", "membership", "grid_sample", "embedding_bag",
                                              "fractional_pooling", "grouped_mm", "counting", "quantile",
                                              "differences", "covariance", "matrix_functions")),
-             *(f"webtorch.backends.webgpu.{m}_kernels" for m in ("scan_sort", "linalg", "pad", "embedding", "randperm")),
+             *(f"webtorch.backends.webgpu.{m}_kernels" for m in ("scan_sort", "linalg", "pad", "embedding",
+                                                                 "randperm")),
              *(f"webtorch.backends.wasm.{m}" for m in ("linalg", "sorting", "scan_sort", "unique", "padding",
                                                        "embedding")),
              "webtorch.autograd.functional", "webtorch.nn.multi_head_attention", "webtorch.accelerator",
-             "webtorch._settings", *(f"webtorch.nn.utils.{m}" for m in ("fusion", "convert_parameters", "memory_format")))
+             "webtorch._settings",
+             *(f"webtorch.nn.utils.{m}" for m in ("fusion", "convert_parameters", "memory_format")))
 ON_DEMAND_ARCHIVE = "_bytecode_on_demand.zst"  # webtorch/_bytecode_archive.py's ON_DEMAND_ARCHIVE
 ON_DEMAND_SUFFIX = ".on_demand.zst"  # beside the wheel: <wheel name without .whl> + this
 ON_DEMAND_OUT_ENV = "WEBTORCH_ON_DEMAND_OUT"  # where the build moves the second archive (wheel.py sets it)

@@ -108,14 +108,14 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 # the functions gathered here from no ops table (FUNCTIONAL entries are public already) honour __torch_function__
-(adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
- avg_pool2d, avg_pool3d, embedding, fold, gumbel_softmax, interpolate, linear, log_softmax,
- lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d, one_hot, pad, softmax, softmin, unfold, upsample, upsample_bilinear, upsample_nearest) = map(_public, (
+(adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, avg_pool2d,
+ avg_pool3d, embedding, fold, gumbel_softmax, interpolate, linear, log_softmax, lp_pool1d, lp_pool2d, lp_pool3d,
+ max_unpool1d, max_unpool2d, max_unpool3d, one_hot, pad, softmax, softmin, unfold, upsample, upsample_bilinear,
+ upsample_nearest) = map(_public, (
     adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
-    avg_pool2d, avg_pool3d, embedding, fold, gumbel_softmax, interpolate,
-    linear, log_softmax, lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
-    one_hot, pad, softmax, softmin, unfold, upsample, upsample_bilinear,
-    upsample_nearest))
+    avg_pool2d, avg_pool3d, embedding, fold, gumbel_softmax, interpolate, linear, log_softmax, lp_pool1d, lp_pool2d,
+    lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d, one_hot, pad, softmax, softmin, unfold, upsample,
+    upsample_bilinear, upsample_nearest))
 
 # the families no first training step calls load at their first use (ops/__init__.py ON_FIRST_USE; public there),
 # as does multi-head attention (nn/multi_head_attention.py)

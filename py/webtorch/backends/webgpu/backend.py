@@ -21,9 +21,9 @@ class WebGPUBackend(Backend):
     families = {"creation": creation, "transfer": transfer, "elementwise": elementwise_kernels,
                 "reduce": reduce_kernels, "matmul": matmul_kernels, "random": random_kernels,
                 "randperm": ".randperm_kernels", "indexing": index_kernels, "conv": conv_kernels,
-                "unfold": unfold_kernels, "pool": pool_kernels, "pad": ".pad_kernels", "embedding": ".embedding_kernels",
-                "optim": optim_kernels, "norm": softmax_norm_kernels, "scan_sort": ".scan_sort_kernels",
-                "linalg": ".linalg_kernels", "checks": value_checks}
+                "unfold": unfold_kernels, "pool": pool_kernels, "pad": ".pad_kernels",
+                "embedding": ".embedding_kernels", "optim": optim_kernels, "norm": softmax_norm_kernels,
+                "scan_sort": ".scan_sort_kernels", "linalg": ".linalg_kernels", "checks": value_checks}
     context = "rec"
     host_fallbacks = host_rules.HOST_FALLBACKS
     host_when = host_rules.HOST_WHEN
