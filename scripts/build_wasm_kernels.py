@@ -28,9 +28,11 @@ CFLAGS = ["--target=wasm32-wasi", "-msimd128", "-mbulk-memory", "-mnontrapping-f
 OPT = ["-O3"]
 OPT_GENERATED = ["-O2", "-fno-unroll-loops"]
 COLD = ("index.c", "linalg.c", "scan_sort.c", "unique.c", "pad.c")
+# --strip-all: no "name" section (function names only a debugger shows; the hosts look exports up by their export
+# names): 31,974 bytes raw, 7.7 KiB of the wheel
 LDFLAGS = ["-nostartfiles", "-Wl,--no-entry", "-Wl,--import-memory", "-Wl,--shared-memory",
            "-Wl,--max-memory=4294967296", "-Wl,--export=__heap_base", "-Wl,--export=__stack_pointer",
-           "-Wl,-z,stack-size=1048576", "-Wl,--strip-debug", "-lm",
+           "-Wl,-z,stack-size=1048576", "-Wl,--strip-all", "-lm",
            f"{LLVM}/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a"]
 
 

@@ -72,7 +72,6 @@ from .ops.linalg_extra import (  # noqa: F401
     einsum, tril, triu, diag, diag_embed, trace, baddbmm, addmv, addbmm, cross, kron, cdist, inv as inverse, det
 )
 from .ops.linalg_decomp import cholesky_solve, logdet, torch_slogdet as slogdet, matrix_power  # noqa: F401
-from .ops.matrix_functions import geqrf, matrix_exp, householder_product as orgqr  # noqa: F401
 from .ops.indexing import select, narrow, diagonal, index_put  # noqa: F401
 from .ops.fill import fill  # noqa: F401
 from .ops.shape import (  # noqa: F401
@@ -111,15 +110,10 @@ from .ops.embedding import torch_embedding as embedding, embedding_renorm_  # no
 from .ops.special_math import lgamma, digamma, polygamma, mvlgamma, i0, i0_  # noqa: F401
 from .ops.gamma_reparam import _standard_gamma_grad, _dirichlet_grad  # noqa: F401
 from .ops.gamma_random import _standard_gamma, _sample_dirichlet  # noqa: F401
-from .ops.counting import histc, histogram, bincount  # noqa: F401
-from .ops.combinatorics import cartesian_prod, combinations, tril_indices, triu_indices, block_diag, vander  # noqa: F401
-from .ops.quantile import quantile, nanquantile  # noqa: F401
-from .ops.differences import diff, gradient, trapezoid, trapz, cumulative_trapezoid  # noqa: F401
-from .ops.covariance import cov, corrcoef  # noqa: F401
 from .ops.renorm import renorm  # noqa: F401
-from .ops.membership import isin  # noqa: F401
 from .ops.sparse_coo import sparse_coo_tensor  # noqa: F401
 from ._layout import layout, strided, sparse_coo  # noqa: F401
+from ._lazy import lazy_names as _lazy_names
 
 from .ops.creation import Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state  # noqa: F401,E402
 from .ops.creation import range_ as range  # noqa: F401,E402
@@ -133,13 +127,8 @@ from .backends.webgpu.runtime import OutOfMemoryError  # noqa: E402,F401 -- torc
 from . import optim  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
-from . import accelerator, amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
+from . import amp, backends, cuda, distributed, mps, onnx, random, version, xpu  # noqa: E402,F401
 from . import overrides, _C  # noqa: E402,F401
-from ._settings import (  # noqa: E402,F401
-    set_float32_matmul_precision, get_float32_matmul_precision, use_deterministic_algorithms,
-    are_deterministic_algorithms_enabled, is_deterministic_algorithms_warn_only_enabled, set_num_threads,
-    get_num_threads, set_num_interop_threads, get_num_interop_threads, set_flush_denormal, compile,
-)
 from .amp import autocast  # noqa: E402,F401
 from .amp.autocast_mode import is_autocast_enabled  # noqa: E402,F401
 from ._tensor_types import (  # noqa: E402,F401
@@ -176,17 +165,21 @@ def is_nonzero(input):
     return input.item() != 0  # (the name bool is torch.bool here)
 
 
-# Rarely used subpackages load on first use (webtorch.distributions, webtorch.legacy; an explicit
-# ``import webtorch.distributions`` works as ever); about a tenth of the package's import time.
-_LAZY_SUBMODULES = ("distributions", "legacy")
-
-
-def __getattr__(name):
-    if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")  # binds webtorch.<name>: later reads skip this
-    raise AttributeError(f"module 'webtorch' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+# Rarely used subpackages and op families load on first use (webtorch._lazy; an explicit ``import
+# webtorch.distributions`` works as ever): the subpackages are about a tenth of the package's import time, and the op
+# families (ops/__init__.py ON_FIRST_USE) stay out of the browser wheel's first archive.
+_LAZY = {"distributions": ".distributions", "legacy": ".legacy",
+         **{n: f".ops.combinatorics:{n}" for n in ("cartesian_prod", "combinations", "tril_indices", "triu_indices",
+                                                   "block_diag", "vander")},
+         "isin": ".ops.membership:isin", "accelerator": ".accelerator",
+         **{n: f".ops.counting:{n}" for n in ("histc", "histogram", "bincount")},
+         **{n: f".ops.quantile:{n}" for n in ("quantile", "nanquantile")},
+         **{n: f".ops.differences:{n}" for n in ("diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid")},
+         **{n: f".ops.covariance:{n}" for n in ("cov", "corrcoef")},
+         **{n: f".ops.matrix_functions:{n}" for n in ("geqrf", "matrix_exp")},
+         "orgqr": ".ops.matrix_functions:householder_product",
+         **{n: f"._settings:{n}" for n in (
+             "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
+             "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "set_num_threads",
+             "get_num_threads", "set_num_interop_threads", "get_num_interop_threads", "set_flush_denormal", "compile")}}
+__getattr__, __dir__ = _lazy_names(__name__, globals(), _LAZY)

@@ -240,6 +240,23 @@ def install_on_subclass(cls):
             setattr(cls, name, _wrapper(name))
 
 
+def tensor_methods_added(names):
+    """Tensor methods attached after start (an op family loaded at first use: ops/__init__.py) dispatch as the
+    others: on the subclasses that take part, and on Tensor while a mode is active."""
+    if not _originals:
+        return  # the first install takes them with the rest
+    for name in names:
+        _originals[name] = vars(_tensor_cls)[name]
+    subclasses = list(_tensor_cls.__subclasses__())
+    while subclasses:
+        cls = subclasses.pop()
+        subclasses += cls.__subclasses__()
+        install_on_subclass(cls)
+    if state.tensor_patched:
+        for name in names:
+            setattr(_tensor_cls, name, _wrapper(name))
+
+
 def _patch_tensor(on):
     """While a mode is active, Tensor's own methods dispatch too (so plain tensors' methods reach the mode)."""
     if state.tensor_patched == on:

@@ -18,7 +18,8 @@ Wheel 1332 -> 855 KiB; in Pyodide under Node `import webtorch` no slower (CPU 23
 191 -> 30 ms (bench/bench_import.py). Only ``__init__`` and the archive's finder stay plain .pyc (ARCHIVE_KEEPS). ``build_hook`` calls ``compile_sourceless`` on the build folder.
 
 The modules a first training step does not import (ON_DEMAND: the NumPy backend, distributions, the Lua-style
-nn, the rarer optimizers and schedulers, parametrizations) go into a second archive of the same form,
+nn, the rarer optimizers and schedulers, parametrizations, and what loads at first use: op families, the backends'
+rarer kernel families, autograd.functional, ...) go into a second archive of the same form,
 ``_bytecode_on_demand.zst``, that wheel.py moves out of the wheel to a file beside it (``on_demand_path(wheel)``,
 served with it: the page fetches it at their first import, or earlier when idle; webtorch/_bytecode_archive.py,
 webtorch/browser/on_demand.py). The first archive lists their names and the second's SHA-256. A wheel built
@@ -37,13 +38,29 @@ ARCHIVE_KEEPS = ("__init__.pyc", "_bytecode_archive.pyc")  # the package's plain
 # one, ~30 KiB in the archive; what the JS side reads from the wheel (kernels.wasm, warmup.json, *.js) stays a file
 ARCHIVE_DATA = (".wgsl",)
 # the modules (and packages, with their submodules) of the second archive; tests/tooling/test_on_demand_modules.py
-# checks that importing webtorch, the notebook's kernel and a first training step need none of them
-# (not webtorch.compat: the notebook's kernel imports it at every start for its `import torch` alias, on by default)
+# checks that importing webtorch, the notebook's kernel and a first training step (an MLP and a CNN, on cpu and on
+# webgpu, a DataLoader) need none of them. Beside the rarer packages: the op families no first step calls
+# (ops/__init__.py ON_FIRST_USE: attention, grid sampling, embedding bags, ...), the backends' kernel families
+# loaded at their first call (backends/base.py: scans and sorts, linear algebra, padding, embedding, randperm) and the
+# names loaded on first use by webtorch._lazy (autograd.functional, multi-head attention, torch.accelerator, the
+# torch.set_*/compile settings, nn.utils' fusion, flat-vector and memory-format helpers). DataLoader's collate and
+# clip_grad_norm_ stay: most PyTorch training loops call both in their first step; so does webtorch.compat, which
+# the notebook's kernel imports at every start for its `import torch` alias (on by default).
 ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy",
              "webtorch.nn.utils.parametrize", "webtorch.nn.utils.parametrizations", "webtorch.autograd.variable",
              *(f"webtorch.optim.{m}" for m in ("lr_scheduler", "lbfgs", "swa_utils", "stateless", "adafactor", "muon",
                                                "adagrad", "nadam", "sparse_adam", "radam", "rmsprop", "adamax",
-                                               "adadelta", "asgd", "rprop")))
+                                               "adadelta", "asgd", "rprop")),
+             *(f"webtorch.ops.{m}" for m in ("attention", "combinatorics", "membership", "grid_sample", "embedding_bag",
+                                             "fractional_pooling", "grouped_mm", "counting", "quantile",
+                                             "differences", "covariance", "matrix_functions")),
+             *(f"webtorch.backends.webgpu.{m}_kernels" for m in ("scan_sort", "linalg", "pad", "embedding",
+                                                                 "randperm")),
+             *(f"webtorch.backends.wasm.{m}" for m in ("linalg", "sorting", "scan_sort", "unique", "padding",
+                                                       "embedding")),
+             "webtorch.autograd.functional", "webtorch.nn.multi_head_attention", "webtorch.accelerator",
+             "webtorch._settings",
+             *(f"webtorch.nn.utils.{m}" for m in ("fusion", "convert_parameters", "memory_format")))
 ON_DEMAND_ARCHIVE = "_bytecode_on_demand.zst"  # webtorch/_bytecode_archive.py's ON_DEMAND_ARCHIVE
 ON_DEMAND_SUFFIX = ".on_demand.zst"  # beside the wheel: <wheel name without .whl> + this
 ON_DEMAND_OUT_ENV = "WEBTORCH_ON_DEMAND_OUT"  # where the build moves the second archive (wheel.py sets it)

@@ -4,6 +4,7 @@ parameters, or to a declared host fallback; the builder refuses a class that doe
 import ast
 import dataclasses
 import functools
+import importlib
 import inspect
 import pathlib
 import types
@@ -50,8 +51,13 @@ def test_every_primitive_is_wired_from_the_table(cls):
     assert cls.host_fallbacks <= OWN and set(cls.host_when) <= OWN
     assert not cls.host_fallbacks & set(cls.host_when)
     lead = [cls.context] if cls.context else []
+    for family, module in cls.families.items():
+        if isinstance(module, str):  # loaded at its first call: checked and wired now
+            cls.load_family(family)
     for name, fn in cls.wiring.items():
         module = cls.families[PRIMITIVES[name].family]
+        if isinstance(module, str):
+            module = importlib.import_module(module, cls.__module__.rpartition(".")[0])
         if name in cls.host_fallbacks:
             assert not hasattr(module, name), f"{name}: a host fallback with a kernel in {module.__name__}"
             continue

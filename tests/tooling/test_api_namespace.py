@@ -16,7 +16,7 @@ from webtorch import ops
 ROOT_FILE = Path(webtorch.__file__)
 
 
-@pytest.mark.parametrize("family", ops.MODULES)
+@pytest.mark.parametrize("family", ops.MODULES + ops.ON_FIRST_USE)
 def test_every_op_of_a_family_is_at_the_root(family):
     mod = importlib.import_module(f"webtorch.ops.{family}")
     functions = getattr(mod, "FUNCTIONS", {})
@@ -30,6 +30,16 @@ FUNCTIONAL_FAMILIES = [m.name for m in pkgutil.iter_modules(ops.__path__)
 
 def test_functional_families_found():
     assert {"activation", "loss", "dropout"} <= set(FUNCTIONAL_FAMILIES)
+
+
+def test_every_ops_module_is_listed():
+    """ops/__init__.py makes public the modules it lists (it cannot list the browser wheel's archived modules): each
+    is in exactly one list, and only the families with tables in those that hold them."""
+    lists = (ops.MODULES, ops.PUBLIC_ONLY, ops.INTERNAL, ops.ON_FIRST_USE)
+    names = [m.name for m in pkgutil.iter_modules(ops.__path__) if not m.name.startswith("_")]
+    assert sorted(names) == sorted(n for group in lists for n in group)
+    for name in ops.INTERNAL:
+        assert not {"FUNCTIONS", "FUNCTIONAL"} & set(vars(importlib.import_module(f"webtorch.ops.{name}"))), name
 
 
 @pytest.mark.parametrize("family", FUNCTIONAL_FAMILIES)
@@ -60,7 +70,7 @@ def test_root_binds_names_statically():
             bound.add(n.name)
         elif isinstance(n, ast.Assign):
             bound |= {t.id for t in n.targets if isinstance(t, ast.Name)}
-    lazy = set(getattr(webtorch, "_LAZY_SUBMODULES", ()))
+    lazy = set(webtorch._LAZY)
     # a submodule is bound by the import system when it is first imported (webtorch.ops, webtorch.serialization)
     public = {k for k in dir(webtorch) if not k.startswith("_")
               and getattr(getattr(webtorch, k), "__name__", None) != f"webtorch.{k}"}

@@ -11,13 +11,9 @@ from .function import Function, once_differentiable  # noqa: F401
 from . import graph  # noqa: F401
 from . import function  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
-from . import functional  # noqa: F401
+from .._lazy import lazy_names
 
-
-def __getattr__(name):
-    # Variable builds a tensor (variable.py imports _tensor.py); importing it here at load time would run
-    # _tensor.py's import of this package back into _tensor.py. It is loaded on first use instead.
-    if name == "Variable":
-        from .variable import Variable
-        return Variable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Variable builds a tensor (variable.py imports _tensor.py); importing it here at load time would run _tensor.py's
+# import of this package back into _tensor.py. It and .functional (jacobian, hessian, ...: no training step's) load
+# on first use (webtorch._lazy).
+__getattr__, __dir__ = lazy_names(__name__, globals(), {"Variable": ".variable:Variable", "functional": ".functional"})

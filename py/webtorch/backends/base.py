@@ -6,7 +6,10 @@ parameters differ from the contract's:
 
 - ``families``: {contract family: module}. The module holds a plain function per primitive of that family,
   named as the primitive, taking the contract's parameters (names, order, defaults) -- after ``context``, when
-  the class names one. Several families may share a module.
+  the class names one. Several families may share a module. A family named by a module's name (a string,
+  relative to the class's package) is imported at the first call of one of its primitives (``load_family``), and
+  checked then: the families a first training step never calls stay out of ``import webtorch`` and out of the
+  browser wheel's first archive.
 - ``context``: the name of the first parameter of every family function (WebGPU: ``rec``, its Recorder), or
   None for context-free functions (NumPy). A class with a context calls ``self.bind(ctx)`` in ``__init__``:
   each primitive becomes ``functools.partial(function, ctx)`` on the instance (no extra Python frame per call);
@@ -22,6 +25,7 @@ contract.PRIMITIVES, a function of that name in each backend's family module (or
 in webtorch.ops using it, and a case in the shared op tests.
 """
 import functools
+import importlib
 import inspect
 
 from .. import _geometry as G
@@ -86,9 +90,29 @@ class Backend(HandleViews):
                 setattr(cls, name, staticmethod(fn))
 
     def bind(self, ctx):
-        """Make every primitive of the wiring a method of this instance, called with ``ctx`` first."""
+        """Make every primitive of the wiring a method of this instance, called with ``ctx`` first; one of a family
+        not loaded yet loads it at its first call, and binds again."""
+        self._bound_ctx = ctx
         for name, fn in self.wiring.items():
-            setattr(self, name, functools.partial(fn, ctx))
+            setattr(self, name, functools.partial(fn, ctx) if fn is not None else
+                    functools.partial(self._first_call, name))
+
+    def _first_call(self, name, *args, **kwargs):
+        type(self).load_family(PRIMITIVES[name].family)
+        self.bind(self._bound_ctx)
+        return getattr(self, name)(*args, **kwargs)
+
+    @classmethod
+    def load_family(cls, family):
+        """Import the module of ``family`` (named by a string in ``families``), check its functions against the
+        contract as the class's creation does for the others, and wire them (no layer left between a call and its
+        function)."""
+        module = importlib.import_module(cls.families[family], cls.__module__.rpartition(".")[0])
+        for prim in PRIMITIVES.values():
+            if prim.family == family:
+                fn = _family_function(cls, prim, module)
+                if cls.wiring[prim.name] is None:
+                    cls.wiring[prim.name] = fn
 
 
 def _params(fn):
@@ -155,20 +179,30 @@ def wire(cls):
                              f"({', '.join(prim.params)}) after self")
             continue
         module = families[prim.family]
-        fn = getattr(module, name, None)
-        where = f"{module.__name__}.{name}"
-        if name in cls.host_fallbacks:
-            if fn is not None:
-                _refuse(cls, f"{name} is both a host fallback and implemented in {where}: drop one")
-            wiring[name] = _host(name, cls.host_call)
+        if isinstance(module, str):  # loaded at the first call (Backend.load_family); a host fallback needs nothing
+            if not cls.context:
+                _refuse(cls, f"family {prim.family!r} is loaded at its first call: only a class with a context can")
+            wiring[name] = _host(name, cls.host_call) if name in cls.host_fallbacks else None
             continue
-        if fn is None or not callable(fn):
-            _refuse(cls, f"no function {where} for the primitive {name} (family {prim.family!r}); implement "
-                         "it there or list it in host_fallbacks")
-        _check_params(cls, prim, fn, where)
-        on_host = cls.host_when.get(name)
-        if on_host is not None:
-            _check_params(cls, prim, on_host, f"the host_when predicate of {name}")
-            fn = _gated(name, fn, on_host, cls.host_call)
-        wiring[name] = fn
+        wiring[name] = _family_function(cls, prim, module)
     return wiring
+
+
+def _family_function(cls, prim, module):
+    """The function wired for the primitive ``prim`` of ``module``, checked against the contract."""
+    name = prim.name
+    fn = getattr(module, name, None)
+    where = f"{module.__name__}.{name}"
+    if name in cls.host_fallbacks:
+        if fn is not None:
+            _refuse(cls, f"{name} is both a host fallback and implemented in {where}: drop one")
+        return _host(name, cls.host_call)
+    if fn is None or not callable(fn):
+        _refuse(cls, f"no function {where} for the primitive {name} (family {prim.family!r}); implement "
+                     "it there or list it in host_fallbacks")
+    _check_params(cls, prim, fn, where)
+    on_host = cls.host_when.get(name)
+    if on_host is not None:
+        _check_params(cls, prim, on_host, f"the host_when predicate of {name}")
+        fn = _gated(name, fn, on_host, cls.host_call)
+    return fn

@@ -5,6 +5,7 @@ PyTorch's F names and signatures.
 """
 import functools
 
+from .._lazy import lazy_names
 from .._torch_function import public as _public
 from ..ops.unary_math import relu as _relu  # noqa: F401
 from ..ops.linalg import matmul as _matmul  # noqa: F401
@@ -37,7 +38,6 @@ from ..ops.loss import (  # noqa: E402,F401
 from ..ops.margin_losses import multilabel_margin_loss, triplet_margin_with_distance_loss  # noqa: E402,F401
 from ..ops.ctc_loss import ctc_loss  # noqa: E402,F401
 from ..ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401
-from ..ops.attention import scaled_dot_product_attention  # noqa: E402,F401
 
 
 # ---- convolution, pooling, resampling, padding, embedding (webtorch.ops.<family>) -----------------------------
@@ -47,8 +47,6 @@ from ..ops.pooling import (max_pool1d, max_pool2d, max_pool3d, avg_pool1d, avg_p
                            avg_pool3d, adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                            adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, max_unpool1d,
                            max_unpool2d, max_unpool3d, lp_pool1d, lp_pool2d, lp_pool3d)
-from ..ops.fractional_pooling import (fractional_max_pool2d, fractional_max_pool3d,  # noqa: E402,F401
-                                      fractional_max_pool2d_with_indices, fractional_max_pool3d_with_indices)
 
 
 def _with_indices(pool):
@@ -72,14 +70,11 @@ def assert_int_or_pair(arg, arg_name, message):
 from ..ops.resampling import (pixel_shuffle, pixel_unshuffle, channel_shuffle, interpolate,  # noqa: E402,F401
                               upsample, upsample_nearest, upsample_bilinear)
 from ..ops.padding import pad  # noqa: E402,F401
-from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.embedding import embedding, one_hot  # noqa: E402,F401
-from ..ops.embedding_bag import embedding_bag  # noqa: E402,F401
 
 
 # ---- linear layers (nn engineer) ------------------------------------------------------------------------------
 from ..ops.linalg import addmm as _addmm, linear  # noqa: E402,F401
-from ..ops.grouped_mm import grouped_mm  # noqa: E402,F401
 from ..ops.scaled_mm import (  # noqa: E402,F401
     _ScalingType as ScalingType, _SwizzleType as SwizzleType, scaled_mm, scaled_grouped_mm)
 
@@ -112,17 +107,23 @@ def bilinear(input1, input2, weight, bias=None):
     return y.view(*lead, out_features)
 
 
-# ---- multi-head attention (nn/multi_head_attention.py) ---------------------------------------------------------
-from .multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
-
-
 # the functions gathered here from no ops table (FUNCTIONAL entries are public already) honour __torch_function__
-(adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, affine_grid,
- avg_pool2d, avg_pool3d, embedding, embedding_bag, fold, grid_sample, gumbel_softmax, interpolate, linear, log_softmax,
- lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d, multi_head_attention_forward, one_hot,
- pad, softmax, softmin, unfold, upsample, upsample_bilinear, upsample_nearest) = map(_public, (
+(adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d, avg_pool2d,
+ avg_pool3d, embedding, fold, gumbel_softmax, interpolate, linear, log_softmax, lp_pool1d, lp_pool2d, lp_pool3d,
+ max_unpool1d, max_unpool2d, max_unpool3d, one_hot, pad, softmax, softmin, unfold, upsample, upsample_bilinear,
+ upsample_nearest) = map(_public, (
     adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d,
-    affine_grid, avg_pool2d, avg_pool3d, embedding, embedding_bag, fold, grid_sample, gumbel_softmax, interpolate,
-    linear, log_softmax, lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
-    multi_head_attention_forward, one_hot, pad, softmax, softmin, unfold, upsample, upsample_bilinear,
-    upsample_nearest))
+    avg_pool2d, avg_pool3d, embedding, fold, gumbel_softmax, interpolate, linear, log_softmax, lp_pool1d, lp_pool2d,
+    lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d, one_hot, pad, softmax, softmin, unfold, upsample,
+    upsample_bilinear, upsample_nearest))
+
+# the families no first training step calls load at their first use (ops/__init__.py ON_FIRST_USE; public there),
+# as does multi-head attention (nn/multi_head_attention.py)
+__getattr__, __dir__ = lazy_names(__name__, globals(), {
+    "multi_head_attention_forward": "webtorch.nn.multi_head_attention:multi_head_attention_forward",
+    "scaled_dot_product_attention": "webtorch.ops.attention:scaled_dot_product_attention",
+    **{n: f"webtorch.ops.fractional_pooling:{n}" for n in ("fractional_max_pool2d", "fractional_max_pool3d",
+                                                            "fractional_max_pool2d_with_indices",
+                                                            "fractional_max_pool3d_with_indices")},
+    "affine_grid": "webtorch.ops.grid_sample:affine_grid", "grid_sample": "webtorch.ops.grid_sample:grid_sample",
+    "embedding_bag": "webtorch.ops.embedding_bag:embedding_bag", "grouped_mm": "webtorch.ops.grouped_mm:grouped_mm"})

@@ -6,7 +6,7 @@ weights explicitly (they are returned), as PyTorch does. Masks: bool (True = do 
 """
 import math
 
-from ..ops.attention import scaled_dot_product_attention
+from .._torch_function import public
 from ..ops.creation import zeros
 from ..ops.dropout import dropout
 from ..ops.linalg import bmm, linear
@@ -177,7 +177,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     q = q.reshape(bsz, num_heads, tgt_len, head_dim)
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
+    from ..ops.attention import scaled_dot_product_attention  # (loaded at first use: ops/__init__.py ON_FIRST_USE)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
     return (out if is_batched else out.squeeze(1)), None
+
+
+# torch.nn.functional.multi_head_attention_forward (loaded from there at first use) honours __torch_function__
+multi_head_attention_forward = public(multi_head_attention_forward)

@@ -9,13 +9,19 @@ name in two rows fails the import (so the table is always the whole truth).
 
 To add an op family: write a module here with those dicts, list it in MODULES, give it its rows below and import
 its FUNCTIONS in webtorch/__init__.py (tests/tooling/test_api_namespace.py fails until the root has them all).
+
+A family no first training step calls is listed in ON_FIRST_USE instead: ``import webtorch`` does not import it (its
+names at the root and in nn.functional load it: webtorch._lazy; its Tensor methods are placeholders that load it at
+their first lookup), and it attaches its methods and makes its tables public when it is imported (``publish``), so
+the browser wheel can keep it out of its first archive. Such a family gives Tensor methods only (no properties or
+operators).
 """
 import importlib
-import pkgutil
+import sys
 from types import FunctionType
 
 from .._tensor import Tensor
-from .._torch_function import public
+from .._torch_function import public, tensor_methods_added
 
 MODULES = [
     "creation",
@@ -36,7 +42,6 @@ MODULES = [
     "linalg",
     "linalg_extra",
     "linalg_decomp",
-    "matrix_functions",
     "indexing",
     "fill",
     "shape",
@@ -50,7 +55,6 @@ MODULES = [
     "dropout",
     "loss",
     "ctc_loss",
-    "attention",
     "padding",
     "conv",
     "pooling",
@@ -59,15 +63,16 @@ MODULES = [
     "special_math",
     "gamma_reparam",
     "gamma_random",
-    "counting",
-    "combinatorics",
-    "quantile",
-    "differences",
-    "covariance",
     "renorm",
-    "membership",
     "sparse_coo",
 ]
+# families with public functions (nn.functional's) and no Tensor rows, and the modules with no tables (what other
+# families and layers build on): their names of public functions become the public forms too
+PUBLIC_ONLY = ["linear_cross_entropy", "margin_losses"]
+INTERNAL = ["cross_map_lrn", "fused_update", "rnn_cell", "scaled_mm", "separable_resample"]
+# imported at their first use; each ends with ``publish(__name__)``
+ON_FIRST_USE = ["attention", "combinatorics", "membership", "grid_sample", "embedding_bag", "fractional_pooling",
+                "grouped_mm", "counting", "quantile", "differences", "covariance", "matrix_functions"]
 
 
 METHODS = {
@@ -187,41 +192,82 @@ DUNDERS = {
 
 def _install():
     attached = {}  # name -> the module whose row attached it: a name in two rows would hide one of them
-    for name in MODULES:
-        mod = importlib.import_module(f"{__name__}.{name}")
+    for name in MODULES + ON_FIRST_USE:
         for kind, table in (("METHODS", METHODS), ("PROPERTIES", PROPERTIES), ("DUNDERS", DUNDERS)):
-            defined = getattr(mod, kind, {})
-            listed = table.get(name, ())
-            if set(defined) != set(listed):
-                raise ImportError(f"webtorch.ops.{name}.{kind} and its row in ops/__init__.py differ: "
-                                  f"{sorted(set(defined).symmetric_difference(listed))}; update the row")
-            for k in listed:
+            for k in table.get(name, ()):
                 if k in attached:
                     raise ImportError(f"Tensor.{k} is in the rows of both {attached[k]} and {name} in ops/__init__.py")
                 attached[k] = name
-                fn = defined[k]
-                setattr(Tensor, k, property(fn) if kind == "PROPERTIES" else fn)
-    _make_public()
+                if name in ON_FIRST_USE:
+                    if kind != "METHODS":
+                        raise ImportError(f"webtorch.ops.{name} gives Tensor {kind.lower()}: list it in MODULES")
+                    setattr(Tensor, k, _OnFirstUse(name, k))
+    for name in MODULES:
+        _attach(name, importlib.import_module(f"{__name__}.{name}"))
+    # listed, not found by pkgutil: the browser wheel's modules are in an archive, with no files to list
+    _make_public([importlib.import_module(f"{__name__}.{name}") for name in MODULES + PUBLIC_ONLY + INTERNAL])
 
 
-def _make_public():
-    """Each FUNCTIONS / FUNCTIONAL entry (torch.<name>, torch.nn.functional.<name>) becomes its public form, which
-    honours ``__torch_function__``, in its table and under every name an ops module binds it to, so the root's and
-    nn.functional's imports get the public one. Tensor methods keep the plain functions (their dispatch is
-    installed per subclass: _torch_function.py)."""
-    mods = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
-            if not m.name.startswith("_")]
-    made = {}
+def _attach(name, mod):
+    """Set the Tensor methods, properties and operators of the family ``name`` from its module's tables, which must
+    define exactly its rows."""
+    for kind, table in (("METHODS", METHODS), ("PROPERTIES", PROPERTIES), ("DUNDERS", DUNDERS)):
+        defined = getattr(mod, kind, {})
+        listed = table.get(name, ())
+        if set(defined) != set(listed):
+            raise ImportError(f"webtorch.ops.{name}.{kind} and its row in ops/__init__.py differ: "
+                              f"{sorted(set(defined).symmetric_difference(listed))}; update the row")
+        for k in listed:
+            fn = defined[k]
+            setattr(Tensor, k, property(fn) if kind == "PROPERTIES" else fn)
+
+
+class _OnFirstUse:
+    """Tensor.<name> of a family imported at its first use: the first lookup imports the family, whose ``publish``
+    puts the method in this one's place, and returns the method (so ``Tensor.<name>``, help() and inspect see the
+    method itself, and a subclass's ``__torch_function__`` receives it as for every other method)."""
+
+    def __init__(self, family, name):
+        self.family, self.name = family, name
+
+    def __get__(self, obj, cls=None):
+        importlib.import_module(f"{__name__}.{self.family}")
+        if vars(Tensor).get(self.name) is self:
+            raise AttributeError(f"webtorch.ops.{self.family} did not attach Tensor.{self.name} (its last statement "
+                                 "must be publish(__name__))")
+        return getattr(cls if obj is None else obj, self.name)
+
+
+_MADE = {}  # plain function -> its public form (a family imported later finds the public form of what it imports)
+
+
+def _make_public(mods):
+    """Each FUNCTIONS / FUNCTIONAL entry (torch.<name>, torch.nn.functional.<name>) of ``mods`` becomes its public
+    form, which honours ``__torch_function__``, in its table and under every name an ops module binds it to, so the
+    root's and nn.functional's imports get the public one. Tensor methods keep the plain functions (their dispatch
+    is installed per subclass: _torch_function.py)."""
     for mod in mods:
         for kind, prefix in (("FUNCTIONS", "torch."), ("FUNCTIONAL", "torch.nn.functional.")):
             table = getattr(mod, kind, {})
             for k, fn in table.items():
                 if type(fn) is FunctionType:  # torch.<name> is PyTorch's C++ (its failure words), F.<name> Python
-                    table[k] = made[fn] = made.get(fn) or public(fn, prefix + k, native=kind == "FUNCTIONS")
+                    table[k] = _MADE[fn] = _MADE.get(fn) or public(fn, prefix + k, native=kind == "FUNCTIONS")
     for mod in mods:
         for attr, value in list(vars(mod).items()):
-            if type(value) is FunctionType and value in made:
-                setattr(mod, attr, made[value])
+            if type(value) is FunctionType and value in _MADE:
+                setattr(mod, attr, _MADE[value])
+
+
+def publish(module_name):
+    """Called by a family of ON_FIRST_USE as its last statement: its Tensor methods replace their placeholders
+    (dispatching on Tensor subclasses and refused by sparse tensors as the others), its tables' functions become
+    public."""
+    name = module_name.rpartition(".")[2]
+    _attach(name, sys.modules[module_name])
+    if METHODS.get(name):
+        importlib.import_module(f"{__name__}.sparse_coo")._refuse_dense_methods()
+        tensor_methods_added(METHODS[name])
+    _make_public([sys.modules[module_name]])
 
 
 _install()

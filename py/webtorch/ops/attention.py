@@ -8,6 +8,7 @@ from .creation import arange, zeros
 from .dropout import dropout
 from .where_clamp import where
 from .softmax import softmax
+from . import publish
 
 
 def _repeat_heads(t, rep):
@@ -73,3 +74,5 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 FUNCTIONAL = {"scaled_dot_product_attention": scaled_dot_product_attention}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

@@ -9,6 +9,7 @@ from .. import _dtype as D
 from .creation import arange, tensor, zeros
 from .._dtype import scalar_type_name
 from .shape import cat, stack, meshgrid
+from . import publish
 
 
 def _check_1d(t):
@@ -119,3 +120,5 @@ def vander(x, N=None, increasing=False):
 
 FUNCTIONS = {"cartesian_prod": cartesian_prod, "combinations": combinations, "tril_indices": tril_indices,
              "triu_indices": triu_indices, "block_diag": block_diag, "vander": vander}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

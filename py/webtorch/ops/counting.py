@@ -15,6 +15,7 @@ from .sorting import searchsorted
 from ._core.return_types import _make
 from ._core.elementwise import not_differentiable
 from ._core.inplace import not_implemented_for, require_float
+from . import publish
 
 histogram_result = _make("histogram", ("hist", "bin_edges"))
 
@@ -135,3 +136,5 @@ def bincount(input, weights=None, minlength=0):
 
 FUNCTIONS = {"histc": histc, "histogram": histogram, "bincount": bincount}
 METHODS = dict(FUNCTIONS)
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its methods and tables now

@@ -3,6 +3,7 @@ frequency and analytic observation weights and correction."""
 from .. import _dtype as D
 from .._dtype import scalar_type_name
 from .where_clamp import clamp
+from . import publish
 
 
 def _check_weights(w, kind, n, integral):
@@ -69,3 +70,5 @@ def corrcoef(input):
 
 FUNCTIONS = {"cov": cov, "corrcoef": corrcoef}
 METHODS = dict(FUNCTIONS)
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its methods and tables now

@@ -5,6 +5,7 @@ from .._tensor import Tensor
 from ._core.dispatch import norm_dim
 from .arithmetic import check_sub
 from .shape import cat
+from . import publish
 
 
 def _slice(x, dim, start, stop):
@@ -158,3 +159,5 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 FUNCTIONS = {"diff": diff, "gradient": gradient, "trapezoid": trapezoid, "trapz": trapz,
              "cumulative_trapezoid": cumulative_trapezoid}
 METHODS = {"diff": diff}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its methods and tables now

@@ -15,6 +15,7 @@ from .creation import arange, full
 from ._core.dispatch import check_same_device
 from .embedding import EmbeddingBackward0, _check_indices, embedding_renorm_
 from .sorting import searchsorted
+from . import publish
 
 
 def _check_args(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sample_weights):
@@ -182,3 +183,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                f"{list(input.shape)} has bags of length 0; use 1-D input with offsets)")
         return _fixed_bags(rows, keep, mode, tuple(input.shape))
     return _offset_bags(rows, keep, mode, offsets, include_last_offset)
+
+
+FUNCTIONAL = {"embedding_bag": embedding_bag}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

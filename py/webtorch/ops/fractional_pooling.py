@@ -13,6 +13,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from .creation import arange, rand
 from .shape import cat
 from .where_clamp import where
+from . import publish
 
 _SAMPLE_ORDER = {2: (1, 0), 3: (0, 1, 2)}  # which sample drives each spatial dim (PyTorch's kernels)
 _DIM_NAMES = {2: ("height", "width"), 3: ("time", "height", "width")}
@@ -146,3 +147,5 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
 FUNCTIONAL = {"fractional_max_pool2d": fractional_max_pool2d, "fractional_max_pool3d": fractional_max_pool3d,
               "fractional_max_pool2d_with_indices": fractional_max_pool2d_with_indices,
               "fractional_max_pool3d_with_indices": fractional_max_pool3d_with_indices}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from .creation import linspace, ones
 from .shape import stack
 from .where_clamp import where
+from . import publish
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
                   "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample "
@@ -183,3 +184,8 @@ def affine_grid(theta, size, align_corners=None):
     coords.append(ones(spatial, dtype=theta.dtype, device=theta.device))
     base = stack(coords, -1).reshape(1, -1, len(spatial) + 1).expand(n, -1, -1)
     return base.bmm(theta.transpose(1, 2)).reshape(n, *spatial, len(spatial))
+
+
+FUNCTIONAL = {"affine_grid": affine_grid, "grid_sample": grid_sample}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

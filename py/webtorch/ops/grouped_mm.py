@@ -3,6 +3,7 @@ experts layers). Composed of slices, matmul and cat, so autograd and every devic
 from .. import _dtype as D
 from .creation import zeros
 from .shape import cat, stack
+from . import publish
 
 _FLOATS = (D.float32, D.bfloat16, D.float16)
 
@@ -84,3 +85,5 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
 
 
 FUNCTIONAL = {"grouped_mm": grouped_mm}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

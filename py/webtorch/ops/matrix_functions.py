@@ -7,6 +7,7 @@ from ._core.return_types import _make
 from .creation import arange, eye
 from .linalg_decomp import _check_float
 from .linalg_extra import _square
+from . import publish
 
 geqrf_result = _make("geqrf", ("a", "tau"))
 
@@ -101,3 +102,5 @@ def geqrf(input):
 
 FUNCTIONS = {"matrix_exp": matrix_exp, "geqrf": geqrf, "orgqr": householder_product}
 METHODS = dict(FUNCTIONS)
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its methods and tables now

@@ -5,6 +5,7 @@ from .._tensor import Tensor
 from ._core.dispatch import check_same_device
 from .creation import tensor
 from .sorting import searchsorted
+from . import publish
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -29,3 +30,5 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 
 FUNCTIONS = {"isin": isin}
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its tables become public now

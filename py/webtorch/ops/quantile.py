@@ -4,6 +4,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .creation import tensor
 from ._core.dispatch import norm_dim
+from . import publish
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -87,3 +88,5 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 
 FUNCTIONS = {"quantile": quantile, "nanquantile": nanquantile}
 METHODS = dict(FUNCTIONS)
+
+publish(__name__)  # imported at first use (ops/__init__.py ON_FIRST_USE): its methods and tables now

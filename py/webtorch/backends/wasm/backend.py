@@ -14,8 +14,7 @@ import functools
 from ... import _dtype as D
 from ..base import Backend
 from ..contract import FLOAT8_REFUSED, PRIMITIVES
-from . import (chain, convolution, creation, elementwise, embedding, indexing, linalg, matmul, nn, optim, padding,
-               pooling, reduction, rng, sorting, transfer)
+from . import chain, convolution, creation, elementwise, indexing, matmul, nn, optim, pooling, reduction, rng, transfer
 from .context import KernelContext
 from .views import View
 
@@ -26,8 +25,8 @@ class WasmBackend(Backend):
     device_type = "cpu"
     families = {"creation": creation, "transfer": transfer, "elementwise": elementwise, "reduce": reduction,
                 "checks": reduction, "matmul": matmul, "random": rng, "randperm": rng, "indexing": indexing,
-                "conv": convolution, "unfold": convolution, "pool": pooling, "pad": padding, "embedding": embedding,
-                "optim": optim, "norm": nn, "scan_sort": sorting, "linalg": linalg}
+                "conv": convolution, "unfold": convolution, "pool": pooling, "pad": ".padding",
+                "embedding": ".embedding", "optim": optim, "norm": nn, "scan_sort": ".sorting", "linalg": ".linalg"}
     context = "ctx"
 
     def __init__(self, runtime):

@@ -8,9 +8,8 @@ computes, named in ``webtorch.webgpu.stats()``). Every primitive records nodes a
 """
 from ... import _dtype as D
 from ..base import Backend
-from . import (conv_kernels, creation, device_checks, elementwise_kernels, embedding_kernels,
-               host_rules, index_kernels, kernel_launch, linalg_kernels, matmul_kernels, optim_kernels, pad_kernels,
-               pool_kernels, random_kernels, randperm_kernels, reduce_kernels, scan_sort_kernels, softmax_norm_kernels,
+from . import (conv_kernels, creation, device_checks, elementwise_kernels, host_rules, index_kernels, kernel_launch,
+               matmul_kernels, optim_kernels, pool_kernels, random_kernels, reduce_kernels, softmax_norm_kernels,
                transfer, unfold_kernels, value_checks, wgsl_int64, wgsl_ops, dtypes as T)
 from .fallback import host_fallback
 from .handles import View, retyped
@@ -21,10 +20,10 @@ class WebGPUBackend(Backend):
     device_type = "webgpu"
     families = {"creation": creation, "transfer": transfer, "elementwise": elementwise_kernels,
                 "reduce": reduce_kernels, "matmul": matmul_kernels, "random": random_kernels,
-                "randperm": randperm_kernels, "indexing": index_kernels, "conv": conv_kernels,
-                "unfold": unfold_kernels, "pool": pool_kernels, "pad": pad_kernels, "embedding": embedding_kernels,
-                "optim": optim_kernels, "norm": softmax_norm_kernels, "scan_sort": scan_sort_kernels,
-                "linalg": linalg_kernels, "checks": value_checks}
+                "randperm": ".randperm_kernels", "indexing": index_kernels, "conv": conv_kernels,
+                "unfold": unfold_kernels, "pool": pool_kernels, "pad": ".pad_kernels",
+                "embedding": ".embedding_kernels", "optim": optim_kernels, "norm": softmax_norm_kernels,
+                "scan_sort": ".scan_sort_kernels", "linalg": ".linalg_kernels", "checks": value_checks}
     context = "rec"
     host_fallbacks = host_rules.HOST_FALLBACKS
     host_when = host_rules.HOST_WHEN
@@ -84,6 +83,7 @@ class WebGPUBackend(Backend):
 def int64_kernel_sources():
     """{name: WGSL} of the kernels int64 adds to the shipped templates' own forms: their 64-bit variants, and
     every int64 helper (beside the error-word helpers) in one module -- what the Tint and naga compile tests build."""
+    from . import scan_sort_kernels
     i64 = wgsl_int64.TYPE
     out = {f"scan_cumulative[int64,op{op},{seq}]": scan_sort_kernels.kernel_source(
         "scan_cumulative", T=i64, FLOAT=False, OP=f"{op}u", SEQUENTIAL=seq) for op in (0, 3) for seq in (False, True)}

@@ -5,6 +5,9 @@ WebGPUBackend (backend.py) is built with these tables: ``HOST_FALLBACKS`` always
 reaches the kernel family. ``DECIDED_IN_KERNEL`` names the few primitives whose family itself may still call the
 host fallback, and why (a decision that needs the kernel's planning or the values). The host fallback
 (fallback.py) is counted in ``webtorch.webgpu.stats()`` and refused inside a capture: it is never silent.
+
+The families loaded at their first call (backend.py's ``families``: scans and sorts, padding) are imported by their
+predicates, which run only when one of their primitives is called.
 """
 import math
 
@@ -13,9 +16,7 @@ from ..._geometry import numel
 from .handles import View
 from .index_kernels import advanced_rank, native_index
 from .kernel_launch import MAX_RANK
-from .pad_kernels import MAX_RANK as PAD_MAX_RANK
 from .pool_kernels import SERVED as POOL_SERVED, window_fits
-from .scan_sort_kernels import SCAN_TYPES, search_type, sortable
 from .softmax_norm_kernels import BN_RT, row_fits
 
 #: primitives with no WGSL kernel yet: every call runs on the NumPy backend
@@ -106,18 +107,22 @@ def _batch_norm_backward_channel(rec, g, x, *rest):
 
 
 def _cumulative(rec, op, h, dim, dtype, reverse=False):
+    from .scan_sort_kernels import SCAN_TYPES
     return dtype not in SCAN_TYPES or len(h.shape) > MAX_RANK or (op == "logsumexp" and dtype is not D.float32)
 
 
 def _sort(rec, h, dim, descending, stable):
+    from .scan_sort_kernels import sortable
     return bool(h.shape) and not sortable(h, dim)
 
 
 def _topk(rec, h, k, dim, largest, sorted):
+    from .scan_sort_kernels import sortable
     return bool(h.shape) and not sortable(h, dim)
 
 
 def _searchsorted(rec, seq, values, right, out_int32):
+    from .scan_sort_kernels import search_type
     return not isinstance(values, View) or search_type(seq.dtype, values.dtype) is None
 
 
@@ -135,6 +140,7 @@ def _nonzero(rec, h):
 
 
 def _pad(rec, x, pads, mode, value):
+    from .pad_kernels import MAX_RANK as PAD_MAX_RANK
     lead = len(x.shape) - PAD_MAX_RANK + 1 + (x.dtype is D.int64)  # leading dims folded into one (pad_kernels)
     return lead > 1 and any(tuple(p) != (0, 0) for p in pads[:lead])
 

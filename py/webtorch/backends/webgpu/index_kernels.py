@@ -18,8 +18,7 @@ import struct
 
 from ... import _dtype as D
 from ..._broadcast import broadcast_shapes
-from . import (binding_windows, codegen, creation, device_checks, dtypes as T, reduce_kernels, scan_sort_kernels,
-               transfer, views)
+from . import binding_windows, codegen, creation, device_checks, dtypes as T, reduce_kernels, transfer, views
 from .elementwise_kernels import EXPANDED_WRITE, cast, contiguous, copy_, elementwise
 from .fallback import host_fallback
 from .handles import View
@@ -352,7 +351,8 @@ def nonzero(rec, h):
     n = h.numel
     flags = cast(rec, elementwise(rec, "ne", [h, 0], h.dtype), D.int32)
     flat = View(flags.st, (n,), (1,), 0)
-    cum = scan_sort_kernels.cumulative(rec, "sum", flat, 0, D.int32) if n else flat
+    from .scan_sort_kernels import cumulative  # (a family loaded at its first call: backend.py)
+    cum = cumulative(rec, "sum", flat, 0, D.int32) if n else flat
     count = transfer.item(rec, views.sliced(cum, (slice(n - 1, n, 1),))) if n else 0
     out = rec.new((count, rank), D.int32)
     if count and rank:

@@ -2,7 +2,6 @@
 MultiheadAttention (which PyTorch defines here too)."""
 from .. import functional as F
 from .. import init
-from ..multi_head_attention import multi_head_attention_forward
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -372,6 +371,7 @@ class MultiheadAttention(Module):
         separate = {} if self._qkv_same_embed_dim else dict(
             use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
             v_proj_weight=self.v_proj_weight)
+        from ..multi_head_attention import multi_head_attention_forward  # (loaded at first use: nn/functional.py)
         out, weights = multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
             self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,

@@ -6,7 +6,6 @@ import math
 from ...ops.creation import full
 from .. import functional as F
 from .. import init
-from ..multi_head_attention import canonical_mask
 from .activation import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -73,6 +72,7 @@ class TransformerEncoderLayer(_TransformerLayer):
                          norm_first, bias, device, dtype, cross_attention=False)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        from ..multi_head_attention import canonical_mask  # (loaded at first use: nn/functional.py)
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
         src_mask = canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
@@ -124,6 +124,7 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        from ..multi_head_attention import canonical_mask  # (loaded at first use: nn/functional.py)
         src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
         mask = canonical_mask(mask, "mask", src.dtype)
         is_causal = _stack_is_causal(self.layers, src, mask, is_causal)
