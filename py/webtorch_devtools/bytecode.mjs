@@ -63,13 +63,12 @@ later = {n: modules.pop(n) for n in sorted(modules) if any(n == p or n.startswit
 spec = importlib.util.spec_from_file_location("line_tables", os.path.join(root, "_line_tables.py"))
 line_tables = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(line_tables)
-no_location = {}  # one table object per length: marshal writes a repeated object once
 
 def without_lines(code, tables):
     tables.append(code.co_linetable)
     consts = tuple(without_lines(c, tables) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     units = len(code.co_code) // 2
-    return code.replace(co_consts=consts, co_linetable=no_location.setdefault(units, line_tables.no_location(units)))
+    return code.replace(co_consts=consts, co_linetable=line_tables.no_location(units))
 
 tables = {}
 for name, (package, data) in modules.items():
