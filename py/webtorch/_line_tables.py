@@ -4,7 +4,7 @@ back the line tables the build took out.
 The build (webtorch_devtools/bytecode.py) replaces the line table of every code object of the wheel's first
 archive (a module's code and each code object nested in its constants, walked by ``code_objects``) by a table that
 gives every instruction no location (``no_location``), and ships the originals in the on-demand archive beside the
-wheel: {module name: its tables in walk order}. That takes ~90 KiB off the wheel. Until ``restore()`` runs,
+wheel: {module name: its tables in walk order}. That takes ~77 KiB off the wheel. Until ``restore()`` runs,
 tracebacks through webtorch's frames say ``line None``.
 
 ``restore()`` reads the tables (the on-demand archive: prefetched bytes, the file beside the first archive, or the
@@ -24,10 +24,13 @@ so and tracebacks keep ``line None``.
 Before that (the first moments after start-up, until the prefetch lands): a traceback formatted through one of the
 hooks above fetches the tables first; one formatted elsewhere (``traceback.print_exc()`` in user code, logging)
 shows ``line None`` for webtorch's frames; ``warnings.warn`` records its line when it is called, so a warning whose
-frame is webtorch's says line -1 (webtorch's own warnings point at the caller's frame: stacklevel).
+frame is webtorch's says line -1 (webtorch's own warnings point at the caller's frame: stacklevel), and as the
+"default" filter remembers warnings by line, it may show once more with its real line after the restore.
 
 Swapping a table changes ``hash()`` and ``==`` of a code object (both read the line table): nothing in webtorch
-keys a dict or set by code objects. From the sources (CPython, tests) nothing is stripped and nothing runs here.
+keys a dict or set by code objects. A tracer (sys.settrace, sys.monitoring: a debugger, coverage) that instrumented
+a code object before its swap keeps the line events it derived then. From the sources (CPython, tests) nothing is
+stripped and nothing runs here.
 """
 import re
 import sys
@@ -77,8 +80,8 @@ class _Pointers:
         import ctypes
         self._ctypes = ctypes
         word = ctypes.sizeof(ctypes.c_void_p)
-        probes = [compile("a = 1\nb = a\n", "<probe>", "exec"),
-                  compile("def f(x):\n    return [x, x + 1, x * 2]\n", "<probe>", "exec").co_consts[0]]
+        module = compile("def f(x):\n    return [x, x + 1, x * 2]\n", "<probe>", "exec")
+        probes = [module, next(c for c in module.co_consts if isinstance(c, types.CodeType))]
         places = set()
         for probe in probes:
             words = (ctypes.c_size_t * 40).from_address(id(probe))
@@ -105,13 +108,13 @@ class _Pointers:
 
 _pointers = None  # a _Pointers once restore has its tables
 _refused = {}  # {module name: why its lines stay None}
-_unavailable = None  # why the tables could not be had (the synchronous road tries once)
+_unavailable = None  # why the tables could not be had (tried again only once the archive is in hand)
 
 
 def restore():
     """Give every webtorch module that ran without its line table that table; idempotent. Returns whether every
     module has its lines. Nothing to do from the sources."""
-    if not _start(synchronous=True):
+    if not _start():
         return False
     finder = _finder()
     while finder.stripped:
@@ -125,7 +128,7 @@ async def restore_async():
     waits at most one slice): the page's background restore once the on-demand archive is in hand."""
     import asyncio
     import time
-    if not _start(synchronous=False):
+    if not _start():
         return False
     finder = _finder()
     start = time.perf_counter()
@@ -154,15 +157,15 @@ def _finder():
     return finder
 
 
-def _start(synchronous):
-    """Whether the tables are in hand (read now if needed: ``synchronous`` may fetch them)."""
+def _start():
+    """Whether the tables are in hand: read now if needed (which may fetch the on-demand archive, once)."""
     global _pointers, _unavailable
     finder = _finder()
     if finder is None:
         return False
     if _pointers is not None:
         return True
-    if synchronous and _unavailable is not None and not finder.on_demand_in_hand():
+    if _unavailable is not None and not finder.on_demand_in_hand():
         return False
     try:
         finder.line_tables()

@@ -1,7 +1,8 @@
 """The offline JupyterLite site (`webtorch lite build`), in headless Chromium: every tutorial notebook runs
 through JupyterLab's own run-all command with no error output and falling losses, no request leaves
-127.0.0.1, and an interrupt stops a training loop that reads its loss back synchronously, leaving the
-kernel usable. Screenshots of the final states (and of failures) go to the test's tmp dir."""
+127.0.0.1, an interrupt stops a training loop that reads its loss back synchronously, leaving the
+kernel usable, and a traceback names the lines of webtorch's frames. Screenshots of the final states (and of
+failures) go to the test's tmp dir."""
 import contextlib
 import json
 import re

@@ -11,6 +11,8 @@ from pathlib import Path
 from webtorch_devtools.bytecode import on_demand_path, pyodide_dir
 from webtorch_devtools.wheel import build_wheel
 
+from deep_error import DEEP_ERROR
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # run in both Pythons: an error raised six webtorch frames deep, one from a module first imported after the restore
@@ -20,6 +22,7 @@ import os, sys, traceback, warnings
 import webtorch
 from webtorch import nn
 ROOT = os.path.dirname(webtorch.__file__)
+DEEP_ERROR = %r
 
 
 def frames(exc):
@@ -35,7 +38,7 @@ def raised(fn):
 
 
 def deep():
-    nn.Sequential(nn.Unflatten(1, (4, 5)))(webtorch.zeros(2, 3))
+    exec(DEEP_ERROR, {})
 
 
 def adam():
@@ -49,7 +52,7 @@ def warned():
         warnings.simplefilter("always")
         m(webtorch.zeros(1, 2))
     return [[os.path.relpath(r.filename, ROOT), r.lineno] for r in rec]
-"""
+""" % DEEP_ERROR
 
 RESTORED = CASES + """
 import json, types
