@@ -1,8 +1,9 @@
 """The runtime wheel's line tables (webtorch/_line_tables.py), in Pyodide under Node: the first archive's bytecode
 has none (tracebacks say line None in webtorch's frames), ``restore()`` gives them back from the on-demand archive
 so every frame names the line CPython names running the same code from the sources -- frames raised before the
-restore, modules imported after it, warnings -- refuses a table that does not fit its code, and without the archive
-tracebacks still format. The page's background restore and its kernels: tests/browser/test_line_tables_browser.py."""
+restore, modules imported after it, warnings --, in slices that yield to the event loop when it runs in the
+background, refuses a table that does not fit its code, and without the archive tracebacks still format. The
+page's background restore and its kernels: tests/browser/test_line_tables_browser.py."""
 import json
 import shutil
 import subprocess
@@ -92,6 +93,24 @@ json.dumps({"ok": ok, "frames": frames(e), "hook": hook.getvalue(), "warnings": 
 """
 
 
+# the page's background restore driven by hand: each ``asyncio.sleep(0)`` it awaits yields to the caller
+SLICED = CASES + """
+import json
+from webtorch import _bytecode_archive, _line_tables
+finder = _bytecode_archive.finder
+modules = len(finder.stripped)
+restoring, yields = _line_tables.restore_async(), 0
+try:
+    while True:
+        restoring.send(None)
+        yields += 1
+except StopIteration as done:
+    ok = done.value
+json.dumps({"modules": modules, "yields": yields, "ok": ok, "left": len(finder.stripped),
+            "deep": frames(raised(deep))})
+"""
+
+
 def _pyodide(wheel, code):
     r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
                         str(pyodide_dir(ROOT)), str(wheel), code], capture_output=True, text=True, timeout=300,
@@ -135,3 +154,9 @@ def test_without_the_archive_tracebacks_still_format(tmp_path):
     assert 'views.py", line None' in got["formatted"] and got["hook"] == got["formatted"], got
     assert len(got["warnings"]) == 1 and "could not be restored" in got["warnings"][0], got["warnings"]
     assert "on-demand" in got["warnings"][0], got["warnings"]
+
+
+def test_the_background_restore_yields_between_slices():
+    got = _pyodide(build_wheel(), SLICED)
+    assert got["ok"] is True and got["left"] == 0 and got["deep"] == _host()["deep"], got
+    assert got["modules"] > 200 and got["yields"] >= 5, got  # ~150 ms of work in slices of a few ms
