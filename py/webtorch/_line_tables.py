@@ -41,11 +41,13 @@ _SLICE_S = 0.004  # restore_async's work between two yields to the event loop
 
 
 def code_objects(code):
-    """``code`` and every code object nested in its constants, depth first: the order of a module's tables."""
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from code_objects(const)
+    """[``code`` and every code object nested in its constants], depth first: the order of a module's tables."""
+    found, stack = [], [code]
+    while stack:
+        code = stack.pop()
+        found.append(code)
+        stack.extend(reversed([c for c in code.co_consts if isinstance(c, types.CodeType)]))
+    return found
 
 
 def no_location(units):
@@ -73,8 +75,8 @@ _UNITS = bytes((b & 7) + 1 if b & 0x80 else 0 for b in range(256))  # code units
 
 
 class _Pointers:
-    """Reads and writes a code object's line-table pointer and reads its length in code units, at the places
-    found on probe code objects."""
+    """A code object's words as a ctypes array (``words(code)``): its length in code units at ``units`` (ob_size)
+    and its line-table pointer at ``table``, a place found on probe code objects."""
 
     def __init__(self):
         import ctypes
@@ -92,18 +94,18 @@ class _Pointers:
                 raise RuntimeError("a code object's length is not where a PyVarObject keeps it")
         if len(places) != 1 or len(next(iter(places))) != 1:
             raise RuntimeError(f"the line table's pointer was not found once in a code object (found {places})")
-        self._table = next(iter(places))[0] * word
-        self._units = 2 * word
+        self.table, self.units = next(iter(places))[0], 2
+        self._words = ctypes.c_size_t * (max(self.table, self.units) + 1)
+        self._incref = ctypes.pythonapi.Py_IncRef
+        self._incref.argtypes = [ctypes.py_object]
 
-    def table_pointer(self, code):
-        return self._ctypes.c_size_t.from_address(id(code) + self._table).value
+    def words(self, code):
+        return self._words.from_address(id(code))
 
-    def units(self, code):
-        return self._ctypes.c_ssize_t.from_address(id(code) + self._units).value
-
-    def swap(self, code, table):
-        self._ctypes.pythonapi.Py_IncRef(self._ctypes.py_object(table))  # the code object's reference, from now
-        self._ctypes.c_size_t.from_address(id(code) + self._table).value = id(table)
+    def swap(self, words, table):
+        """Point the code object of ``words`` at ``table``, which it holds a reference to from now on."""
+        self._incref(table)
+        words[self.table] = id(table)
 
 
 _pointers = None  # a _Pointers once restore has its tables
@@ -187,15 +189,15 @@ def _restore_imported(name, code):
 
 def _restore_module(finder, name, code):
     tables = finder.line_tables().pop(name, None)
-    codes = list(code_objects(code))
+    codes = code_objects(code)
     why = None
     if tables is None or len(tables) != len(codes):
         why = f"{len(codes)} code objects, {'no' if tables is None else len(tables)} line tables"
     else:
-        for c, table in zip(codes, tables):
-            current = c.co_linetable
-            units = _pointers.units(c)
-            if _pointers.table_pointer(c) != id(current):
+        words = [_pointers.words(c) for c in codes]
+        for c, w, table in zip(codes, words, tables):
+            current, units = c.co_linetable, w[_pointers.units]
+            if w[_pointers.table] != id(current):
                 why = f"{c.co_qualname}'s line table is not where it was found on the probes"
             elif current != no_location(units):
                 why = f"{c.co_qualname} has a line table the build did not make"
@@ -206,8 +208,8 @@ def _restore_module(finder, name, code):
     if why:
         _refused[name] = why
         return
-    for c, table in zip(codes, tables):
-        _pointers.swap(c, table)
+    for w, table in zip(words, tables):
+        _pointers.swap(w, table)
 
 
 _reported = set()

@@ -75,7 +75,7 @@ for name, (package, data) in modules.items():
     code = marshal.loads(data)
     tables[name] = []
     stripped = without_lines(code, tables[name])
-    walked = list(line_tables.code_objects(stripped))
+    walked = line_tables.code_objects(stripped)
     ok = ok and len(walked) == len(tables[name]) == len({id(c) for c in walked}) and all(
         line_tables.units_covered(t) == len(c.co_code) // 2 for c, t in zip(walked, tables[name]))
     modules[name] = (package, marshal.dumps(stripped))
