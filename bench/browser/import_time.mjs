@@ -43,8 +43,9 @@ lines = sys.modules.get("webtorch._line_tables")  # None: a wheel with its line 
 [] if lines is None else [c for code in lines._finder().stripped.values() for c in lines.code_objects(code)]`);
 const restoring = { code_objects: stripped.length, table_kib: null };
 if (stripped.length) {
-  restoring.table_kib = py.runPython(`sum(len(t) for n in lines._finder().stripped for t in lines._finder().line_tables()[n]) / 1024`);
-  py.runPython("for m in list(sys.modules):\n    if m.startswith('ctypes'): del sys.modules[m]");  // its import counted too
+  restoring.table_kib = py.runPython(`finder = lines._finder()
+sum(len(t) for n in finder.stripped for t in finder.line_tables()[n]) / 1024`);
+  py.runPython("for m in list(sys.modules):\n    if m.startswith('ctypes'): del sys.modules[m]"); // its import counted
   py.runPython("lines._finder()._line_tables = None");  // read the archive again, as the first restore does
   const r0 = performance.now(), rcpu = process.cpuUsage();
   restoring.all_restored = py.runPython("lines.restore()");

@@ -10,8 +10,8 @@ that answers for every other ``webtorch.*`` module from the archive. Each module
 have had (``__file__``, tracebacks, the package's data files beside it), so nothing else can tell the
 difference but the docstrings, compiled out (webtorch/_docstrings.py sets them once help() asks, on the modules
 this loader runs after that too), and the line tables, also built out until webtorch/_line_tables.py restores them
-from the second archive (the finder keeps each module's code for it); the kernels' one reader (backends/webgpu/wgsl_loader.py) asks ``finder.files``
-first. From a source checkout there is no archive and ``finder`` is None.
+from the second archive (the finder keeps each module's code for it); the kernels' one reader
+(backends/webgpu/wgsl_loader.py) asks ``finder.files`` first. From a source checkout there is no archive and ``finder`` is None.
 
 The second archive is served beside the wheel, not in it (its modules: webtorch_devtools/bytecode.py's ON_DEMAND);
 the first lists their names and the second's SHA-256. The first import of one of them reads it from, in order:
@@ -129,7 +129,8 @@ class ArchiveFinder:
                 data, source = f.read(), local
         if data is None:
             if self._fetch is None:
-                what = "it is one of webtorch's on-demand modules" if fullname else "they are in webtorch's on-demand archive"
+                what = ("it is one of webtorch's on-demand modules" if fullname
+                        else "they are in webtorch's on-demand archive")
                 raise ImportError(f"{failure}: {what}, kept in a second archive beside the wheel "
                                   f"(<wheel name>.on_demand.zst), and this Pyodide has "
                                   f"no URL for it: web/loader.js sets one; elsewhere call "

@@ -53,7 +53,8 @@ def code_objects(code):
 def no_location(units):
     """The line table giving ``units`` code units no location: kind-15 entries of up to 8 units each."""
     full, rest = divmod(units, 8)
-    return bytes([0x80 | _NO_LOCATION << 3 | 7]) * full + (bytes([0x80 | _NO_LOCATION << 3 | rest - 1]) if rest else b"")
+    head = 0x80 | _NO_LOCATION << 3
+    return bytes([head | 7]) * full + (bytes([head | rest - 1]) if rest else b"")
 
 
 def units_covered(table):
