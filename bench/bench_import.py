@@ -8,7 +8,10 @@ and per install method (Pyodide's unpackArchive, what web/loader.js did; web/zip
 inflated during the boot, written after it): the wheel's size, the install time after the boot, `import
 webtorch`, the import of the webgpu backend (what the first webgpu op adds), module counts; medians over
 ``--rounds``, rounds interleaved so load on this shared machine hits every variant alike. ``--importtime``
-adds one run with Python's -X importtime and lists the modules whose own import time is largest.
+adds one run with Python's -X importtime and lists the modules whose own import time is largest. For a wheel whose
+bytecode has no line tables (webtorch/_line_tables.py): ``restore()``'s time once a first step's modules are
+imported (the tables read from the on-demand archive beside the wheel, ctypes imported), the code objects and the
+KiB of tables it restores.
 Writes bench/results/import.json.
 """
 import argparse
@@ -28,6 +31,7 @@ sys.path.insert(0, str(ROOT / "py"))
 SCRIPT = HERE / "browser" / "import_time.mjs"
 METHODS = ("unpackArchive", "zip_files")
 FIGURES = ("install_ms", "import_ms", "import_cpu_ms", "webgpu_backend_import_ms")
+RESTORE = ("restore_ms", "restore_cpu_ms")  # the line tables' restore (0: a wheel that has them)
 
 
 def run_once(pyodide, wheel, method, importtime=False):
@@ -76,6 +80,10 @@ def main():
         rows.append({"wheel": w, "install": m, "wheel_kib": os.path.getsize(wheels[w]) / 1024,
                      **{k: statistics.median(r[k] for r in runs) for k in FIGURES},
                      "modules_at_import": runs[0]["modules_at_import"], "modules_shipped": runs[0]["modules_shipped"],
+                     **{k: (statistics.median(r["restore"][k] for r in runs) if runs[0]["restore"]["code_objects"]
+                            else 0) for k in RESTORE},
+                     "restored_code_objects": runs[0]["restore"]["code_objects"],
+                     "restored_table_kib": runs[0]["restore"]["table_kib"] or 0,
                      "boot_ms": statistics.median(r["boot_ms"] for r in runs)})
     extra = {}
     if args.importtime:
@@ -85,7 +93,10 @@ def main():
                             ("install_ms", "install ms", ".0f"), ("import_ms", "import ms", ".0f"),
                             ("import_cpu_ms", "import CPU ms", ".0f"),
                             ("webgpu_backend_import_ms", "+webgpu ms", ".0f"), ("modules_at_import", "modules", "d"),
-                            ("modules_shipped", "shipped", "d"), ("boot_ms", "boot ms", ".0f")],
+                            ("modules_shipped", "shipped", "d"), ("boot_ms", "boot ms", ".0f"),
+                            ("restore_ms", "restore ms", ".0f"), ("restore_cpu_ms", "restore CPU ms", ".0f"),
+                            ("restored_code_objects", "code objects", "d"),
+                            ("restored_table_kib", "tables KiB", ".0f")],
            title=f"Pyodide under Node, medians of {args.rounds} (install and import after the boot)",
            rounds=args.rounds, pyodide=json.loads((pyodide / "package.json").read_text())["version"], **extra)
     for r in extra.get("importtime_top", []):

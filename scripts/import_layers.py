@@ -6,8 +6,8 @@ Layers (README, "Architecture"), from the bottom up; a file may import its own l
 
   0 facts     _dtype.py, _broadcast.py, _geometry.py, _memory_format.py, _layout.py, _named_constant.py (their
               constants' class), _lru.py, version.py: plain facts and utilities every layer reads (backends
-              included); _bytecode_archive.py (the browser wheel's modules and WGSL files) and _docstrings.py
-              (their docstrings, set once help() asks)
+              included); _bytecode_archive.py (the browser wheel's modules and WGSL files), _line_tables.py
+              (their line numbers, restored) and _docstrings.py (their docstrings, set once help() asks)
   1 browser   browser/ (Pyodide-only helpers: NumPy on demand, the script runner)
   2 backends  backends/ (base.py, the NumPy backend, backends/webgpu/); not the torch.backends flag modules
   3 autograd  autograd/ (its __init__.py, the torch.autograd namespace, and variable.py, Variable, are api)
@@ -29,7 +29,7 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "py" / "webtorch"
 
 _FACTS = {"_dtype.py", "_broadcast.py", "_geometry.py", "_memory_format.py", "_layout.py", "_named_constant.py",
-          "_lru.py", "version.py", "_bytecode_archive.py", "_docstrings.py"}
+          "_lru.py", "version.py", "_bytecode_archive.py", "_line_tables.py", "_docstrings.py"}
 _TENSOR = {"_tensor.py", "_device.py", "_cuda_alias.py", "_print.py", "_numpy_interop.py", "_torch_function.py"}
 _ROOT = {"__init__.py", "compat.py"}
 _BACKEND_FLAGS = {"__init__.py", "cudnn.py", "cuda.py", "mps.py", "mkldnn.py", "mkl.py", "openmp.py"}

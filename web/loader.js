@@ -125,8 +125,8 @@ export async function loadWebtorch({ indexURL, wheelURL, wheelURLs = [], stdout,
   // importlib.invalidate_caches() also imports importlib.metadata, 0.1 s in Pyodide
   // webtorch's docstrings are beside the wheel, fetched the first time help() asks (webtorch/browser/docstrings.py)
   const docstringsURL = new URL(wheelURL, index).href.replace(/\.whl$/, ".docstrings.json.gz");
-  // ... and its on-demand modules (webtorch/browser/on_demand.py: fetched now in the background, synchronously by
-  // an import that needs them first)
+  // ... and its on-demand modules with its bytecode's line tables (webtorch/browser/on_demand.py: fetched now in the
+  // background, then the lines restored; synchronously by an import or a traceback that needs them first)
   const onDemandURL = new URL(wheelURL, index).href.replace(/\.whl$/, ".on_demand.zst");
   pyodide.runPython(`import os, sys
 os.environ["WEBTORCH_DOCSTRINGS_URL"] = ${JSON.stringify(docstringsURL)}

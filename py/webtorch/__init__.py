@@ -3,6 +3,9 @@
 ``import webtorch as torch`` -- the names below follow PyTorch's.
 """
 from . import _bytecode_archive  # noqa: F401 -- first: in the browser's wheel it serves every module below
+if _bytecode_archive.finder is not None:  # whose line numbers arrive later: sys.excepthook waits for them
+    from . import _line_tables
+    _line_tables.install_excepthook()
 from ._dtype import (  # noqa: F401
     dtype, bool_ as bool, uint8, int8, int16, int32, int64, uint32, float16, bfloat16, float32, float64,
     get_default_dtype, set_default_dtype, promote_types, finfo, iinfo,

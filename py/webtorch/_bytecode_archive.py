@@ -9,14 +9,16 @@ package's ``__init__`` stay plain .pyc files; importing this module puts a finde
 that answers for every other ``webtorch.*`` module from the archive. Each module keeps the file name it would
 have had (``__file__``, tracebacks, the package's data files beside it), so nothing else can tell the
 difference but the docstrings, compiled out (webtorch/_docstrings.py sets them once help() asks, on the modules
-this loader runs after that too); the kernels' one reader (backends/webgpu/wgsl_loader.py) asks ``finder.files``
-first. From a source checkout there is no archive and ``finder`` is None.
+this loader runs after that too), and the line tables, also built out until webtorch/_line_tables.py restores them
+from the second archive (the finder keeps each module's code for it); the kernels' one reader
+(backends/webgpu/wgsl_loader.py) asks ``finder.files`` first. From a source checkout there is no archive and ``finder`` is None.
 
 The second archive is served beside the wheel, not in it (its modules: webtorch_devtools/bytecode.py's ON_DEMAND);
 the first lists their names and the second's SHA-256. The first import of one of them reads it from, in order:
 the bytes handed to ``finder.provide`` (the page prefetches it when idle: webtorch/browser/on_demand.py), the file
 beside this one (a wheel built without moving it out; Node runs write it there), the source ``finder.fetch_from``
-names (the page's synchronous fetch). With none of them the import fails saying where the modules are.
+names (the page's synchronous fetch). With none of them the import fails saying where the modules are. The
+second archive also holds the first's line tables: restoring them reads it the same way.
 """
 import importlib.machinery
 import importlib.util
@@ -36,7 +38,9 @@ class ArchiveLoader(importlib.machinery.SourcelessFileLoader):
         self._finder = finder
 
     def get_code(self, fullname):
-        return marshal.loads(self._finder.code(fullname))
+        code = marshal.loads(self._finder.code(fullname))
+        self._finder.ran(fullname, code)
+        return code
 
     def exec_module(self, module):
         super().exec_module(module)
@@ -57,6 +61,10 @@ class ArchiveFinder:
         self._later, self._later_sha256 = on_demand
         self._prefetched = None
         self._fetch = self._source = None
+        self._without_lines = frozenset(modules)  # the build took their line tables out (webtorch/_line_tables.py)
+        self._line_tables = None  # {module name: its line tables}, once the on-demand archive is read
+        self.stripped = {}  # {module name: its code} of the modules run without their line tables, not restored yet
+        self.restore_lines = None  # webtorch/_line_tables.py's, once it has the tables: (name, code) of each module run
 
     def names(self):
         return sorted(set(self._modules) | set(self._later))
@@ -92,10 +100,28 @@ class ArchiveFinder:
     def code(self, fullname):
         """The marshalled code of ``fullname``, the on-demand archive read first if it holds it."""
         if fullname not in self._modules:
-            self._load_on_demand(fullname)
+            self._load_on_demand(f"cannot import {fullname}", fullname)
         return self._modules[fullname][1]
 
-    def _load_on_demand(self, fullname):
+    def ran(self, fullname, code):
+        """``code`` of ``fullname`` is about to run: a module of the first archive runs without its line tables,
+        restored now if webtorch/_line_tables.py has the tables, else kept for it."""
+        if fullname not in self._without_lines:
+            return
+        if self.restore_lines is not None:
+            self.restore_lines(fullname, code)
+        else:
+            self.stripped[fullname] = code
+
+    def line_tables(self):
+        """{module name: its line tables} of the first archive's modules (webtorch/_line_tables.py pops them), the
+        on-demand archive read first if it has not been (raises ImportError when it cannot be had)."""
+        if self._line_tables is None:
+            self._load_on_demand("cannot restore the line numbers of webtorch's modules", None)
+        return self._line_tables
+
+    def _load_on_demand(self, failure, fullname):
+        """Read the on-demand archive (its modules and the line tables); errors start with ``failure``."""
         local = os.path.join(self._root, ON_DEMAND_ARCHIVE)
         data, source = self._prefetched, "the prefetched bytes"
         if data is None and os.path.isfile(local):
@@ -103,29 +129,32 @@ class ArchiveFinder:
                 data, source = f.read(), local
         if data is None:
             if self._fetch is None:
-                raise ImportError(f"cannot import {fullname}: it is one of webtorch's on-demand modules, kept in a "
-                                  f"second archive beside the wheel (<wheel name>.on_demand.zst), and this Pyodide has "
+                what = ("it is one of webtorch's on-demand modules" if fullname
+                        else "they are in webtorch's on-demand archive")
+                raise ImportError(f"{failure}: {what}, kept in a second archive beside the wheel "
+                                  f"(<wheel name>.on_demand.zst), and this Pyodide has "
                                   f"no URL for it: web/loader.js sets one; elsewhere call "
                                   f"webtorch.browser.on_demand.start(URL) or put the file at {local}", name=fullname)
             source = self._source
             try:
                 data = self._fetch()
             except OSError as e:
-                raise ImportError(f"cannot import {fullname}: webtorch's on-demand modules could not be fetched from "
+                raise ImportError(f"{failure}: webtorch's on-demand modules could not be fetched from "
                                   f"{source} ({e}); serve that file beside the wheel (webtorch's servers and "
                                   "site builders copy it there)", name=fullname) from None
         import hashlib
         if hashlib.sha256(data).hexdigest() != self._later_sha256:
             self._prefetched = None  # a later import reads again
-            raise ImportError(f"cannot import {fullname}: {source} is not the on-demand archive of this webtorch "
+            raise ImportError(f"{failure}: {source} is not the on-demand archive of this webtorch "
                               "wheel (another build's?): serve the file built with the wheel", name=fullname)
-        self._modules.update(_unpack(data)[0])
+        modules, _, _, self._line_tables = _unpack(data)
+        self._modules.update(modules)
         self._prefetched = None
 
 
 def _unpack(data):
-    """(modules, files, on-demand modules) of an archive: both have this form, the second with no files and no
-    on-demand modules of its own."""
+    """(modules, files, on-demand modules, line tables) of an archive: both have this form, the first with no line
+    tables (the second holds them), the second with no files and no on-demand modules of its own."""
     from compression import zstd  # Python 3.14+: the wheel's bytecode is Pyodide's
     magic, *rest = marshal.loads(zstd.decompress(data))
     if magic != importlib.util.MAGIC_NUMBER:
@@ -137,7 +166,7 @@ def _unpack(data):
 
 def _install(root):
     with open(os.path.join(root, ARCHIVE), "rb") as f:
-        modules, files, on_demand = _unpack(f.read())
+        modules, files, on_demand, _ = _unpack(f.read())
     finder = ArchiveFinder(root, modules, files, on_demand)
     sys.meta_path.insert(0, finder)
     return finder

@@ -9,9 +9,11 @@
 // .pyc but those of KEEP_JSON (paths under PACKAGE), and the data files whose names end as DATA_SUFFIXES_JSON
 // says, into PACKAGE/ARCHIVE (Zstandard; webtorch/_bytecode_archive.py reads it) -- but the modules under the names
 // of ON_DEMAND_JSON, which go into PACKAGE/ON_DEMAND_ARCHIVE, ARCHIVE keeping their names and its SHA-256 -- and
-// prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the
-// wheel has no use for is left out (bytecode.py says why): docstrings (optimize=2; the runtime has no assert statements) and the column
-// ranges of each instruction (PYTHONNODEBUGRANGES; line numbers stay).
+// prints {"python": version, "magic": hex, "compiled": n, "archived": n, ...} as JSON. What the wheel has no use for
+// is left out (bytecode.py says why): docstrings (optimize=2; the runtime has no assert statements) and the column
+// ranges of each instruction (PYTHONNODEBUGRANGES); and ARCHIVE's modules have no line tables: each code object's
+// is one giving no location, the originals are in ON_DEMAND_ARCHIVE ({module: tables}, webtorch/_line_tables.py's
+// walk order; it restores them at run time).
 const [pyodideDir, buildLib, pkg, archive, keep, level, dataSuffixes, onDemandArchive, onDemand] = process.argv.slice(2);
 const { loadPyodide } = await import(`${pyodideDir}/pyodide.mjs`);
 const py = await loadPyodide({ indexURL: `${pyodideDir}/`, env: { PYTHONNODEBUGRANGES: "1" } });
@@ -25,7 +27,7 @@ py.globals.set("DATA", dataSuffixes);
 py.globals.set("ON_DEMAND_ARCHIVE", onDemandArchive);
 py.globals.set("ON_DEMAND", onDemand);
 const out = py.runPython(`
-import compileall, hashlib, importlib.util, json, os, py_compile, sysconfig
+import compileall, hashlib, importlib.util, json, os, py_compile, sysconfig, types
 root = "/build/" + PKG
 ok = compileall.compile_dir(root, ddir=os.path.join(sysconfig.get_path("purelib"), PKG), quiet=1, legacy=True,
                             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, workers=1,
@@ -56,16 +58,40 @@ for p in sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if 
 # the second archive: {module name: (is a package, marshalled code)} of the modules under ON_DEMAND's names
 prefixes = json.loads(ON_DEMAND)
 later = {n: modules.pop(n) for n in sorted(modules) if any(n == p or n.startswith(p + ".") for p in prefixes)}
-second = zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, later, {}, ({}, ""))), level=LEVEL)
+# the first archive's modules without their line tables: each code object's table (walked as the runtime walks it)
+# is replaced by one giving no location, the originals go into the second archive (webtorch/_line_tables.py)
+spec = importlib.util.spec_from_file_location("line_tables", os.path.join(root, "_line_tables.py"))
+line_tables = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(line_tables)
+
+def without_lines(code, tables):
+    tables.append(code.co_linetable)
+    consts = tuple(without_lines(c, tables) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    units = len(code.co_code) // 2
+    return code.replace(co_consts=consts, co_linetable=line_tables.no_location(units))
+
+tables = {}
+for name, (package, data) in modules.items():
+    code = marshal.loads(data)
+    tables[name] = []
+    stripped = without_lines(code, tables[name])
+    walked = line_tables.code_objects(stripped)
+    ok = ok and len(walked) == len(tables[name]) == len({id(c) for c in walked}) and all(
+        line_tables.units_covered(t) == len(c.co_code) // 2 for c, t in zip(walked, tables[name]))
+    modules[name] = (package, marshal.dumps(stripped))
+    tables[name] = tuple(tables[name])
+second = zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, later, {}, ({}, ""), tables)), level=LEVEL)
 with open(os.path.join(root, ON_DEMAND_ARCHIVE), "wb") as f:
     f.write(second)
 on_demand = ({n: package for n, (package, _) in later.items()}, hashlib.sha256(second).hexdigest())
 with open(os.path.join(root, ARCHIVE), "wb") as f:
-    f.write(zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, modules, files, on_demand)), level=LEVEL))
+    f.write(zstd.compress(marshal.dumps((importlib.util.MAGIC_NUMBER, modules, files, on_demand, {})), level=LEVEL))
 json.dumps({"ok": bool(ok) and not columns, "python": sysconfig.get_python_version(),
             "magic": importlib.util.MAGIC_NUMBER.hex(), "compiled": len(pycs), "archived": len(modules) + len(later),
             "on_demand": sum(any(n == p or n.startswith(p + ".") for n in later) for p in prefixes),
             "data_files": len(files),
+            "line_tables": {"modules": len(tables), "code_objects": sum(map(len, tables.values())),
+                            "bytes": sum(len(t) for ts in tables.values() for t in ts)},
             "optimize": 2, "column_ranges": columns})
 `);
 process.stdout.write(out);

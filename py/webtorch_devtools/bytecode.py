@@ -4,12 +4,20 @@ took ~6x as long as from bytecode; under load ~1.9-3.4 s from source, ~0.9 s fro
 bytecode in bench/bench_browser.py's cold start).
 
 The wheel ships the bytecode sourceless (x.pyc in place of x.py): with the sources beside it the wheel grows to
-~1.7 MiB for no faster import. Two things are compiled out, each measured on the wheel's size (KiB, deflated):
+~1.7 MiB for no faster import. Three things are compiled out, each measured on the wheel's size (KiB, deflated):
 - column ranges (PYTHONNODEBUGRANGES): 1399 -> ~1100. They only place the ^^^ markers under a traceback's source
   line, and a sourceless module has no source line to mark; tracebacks still name each file and line.
 - docstrings (optimize=2): -> 984. Nothing in the runtime reads a docstring, and it has no assert statement
   (optimize's other effect); ``help()``/``obj?`` get them from a file beside the wheel, fetched the first time they
   ask (docstrings.py).
+- line tables, in the first archive (below; measured when the wheel was 835.6 KiB): -> 759.0 KiB. Each code
+  object's table (its instructions' line numbers: 343 KiB for the 4,751 code objects that ``import webtorch`` and
+  a first step run) becomes one that gives every instruction no location, and the originals go into the second
+  archive (below), which the page fetches in the background after start. webtorch/_line_tables.py puts them back
+  in place (after checking each fits its code) in the background once that archive lands, and before the kernels,
+  ``webtorch run --browser`` and ``sys.excepthook`` print a traceback: tracebacks name webtorch's lines as from
+  the sources. ``import webtorch`` is no slower; the restore costs ~150 ms, off the critical path
+  (bench/results/wheel.md). Dropping the tables outright was not taken: tracebacks would lose their lines.
 Then the modules go into one archive, ``webtorch/_bytecode.zst`` ({module name: marshalled code}, Zstandard),
 which webtorch/_bytecode_archive.py serves: deflated one by one, as a wheel stores its files, the 335 .pyc took
 1014 KiB plus ~65 KiB of zip entries and RECORD lines; compressed together 635 KiB (deflate over the whole, zlib -9:
@@ -22,7 +30,8 @@ nn, the rarer optimizers and schedulers, parametrizations, and what loads at fir
 rarer kernel families, autograd.functional, ...) go into a second archive of the same form,
 ``_bytecode_on_demand.zst``, that wheel.py moves out of the wheel to a file beside it (``on_demand_path(wheel)``,
 served with it: the page fetches it at their first import, or earlier when idle; webtorch/_bytecode_archive.py,
-webtorch/browser/on_demand.py). The first archive lists their names and the second's SHA-256. A wheel built
+webtorch/browser/on_demand.py). The first archive lists their names and the second's SHA-256; the second also
+holds the first's line tables ({module name: its tables in webtorch/_line_tables.py's walk order}). A wheel built
 without wheel.py (a plain ``python -m build``) keeps the second archive inside: it then needs nothing beside it.
 """
 import json

@@ -9,6 +9,8 @@ import pytest
 
 from webtorch_devtools.chromium import ChromiumNotFoundError, find_chromium
 
+from deep_error import DEEP_ERROR, source_frames, webtorch_frames
+
 ROOT = Path(__file__).resolve().parents[2]
 WEBTORCH = [sys.executable, "-m", "webtorch_devtools"]
 
@@ -54,6 +56,14 @@ def test_script_that_raises_shows_traceback(tmp_path):
     assert 'boom.py", line 4' in r.stderr and 'boom.py", line 2, in f' in r.stderr
     assert r.stderr.rstrip().endswith("ZeroDivisionError: division by zero")
     assert "runpy" not in r.stderr and "runner.py" not in r.stderr
+
+
+def test_traceback_through_webtorch_names_its_lines(tmp_path):
+    """The wheel's bytecode has no line tables until webtorch/_line_tables.py restores them: the runner restores
+    them before it prints the traceback, whose webtorch frames name the lines CPython names from the sources."""
+    r = _run(["run", "--browser", str(_script(tmp_path, DEEP_ERROR, name="deep.py"))])
+    assert r.returncode == 1 and "RuntimeError" in r.stderr, r.stderr
+    assert webtorch_frames(r.stderr) == source_frames(), r.stderr
 
 
 def test_tqdm_bars_are_text_lines(tmp_path):

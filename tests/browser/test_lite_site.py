@@ -1,7 +1,8 @@
 """The offline JupyterLite site (`webtorch lite build`), in headless Chromium: every tutorial notebook runs
 through JupyterLab's own run-all command with no error output and falling losses, no request leaves
-127.0.0.1, and an interrupt stops a training loop that reads its loss back synchronously, leaving the
-kernel usable. Screenshots of the final states (and of failures) go to the test's tmp dir."""
+127.0.0.1, an interrupt stops a training loop that reads its loss back synchronously, leaving the
+kernel usable, and a traceback names the lines of webtorch's frames. Screenshots of the final states (and of
+failures) go to the test's tmp dir."""
 import contextlib
 import json
 import re
@@ -15,6 +16,8 @@ from webtorch_devtools.server import Server
 from webtorch_devtools.lite_driver import LitePage, output_text
 from webtorch_devtools.lite_site import PLUGIN, cached_site, default_contents
 from webtorch_devtools.lite_wheels import find_wheel
+
+from deep_error import DEEP_ERROR, source_frames, webtorch_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "lite" / "webtorch_in_jupyterlite.ipynb"
@@ -233,3 +236,16 @@ def test_question_mark_and_help_show_webtorch_docstrings_in_jupyterlite(site):
         assert re.search(r"Docstring:\s+Implements Adam \(Kingma & Ba\), optionally AMSGrad", tooltip), tooltip
         lite.wait_done(timeout_s=60)
         lite.page.locator(".jp-Notebook .jp-Cell").nth(index).scroll_into_view_if_needed()  # for the screenshot
+
+
+def test_tracebacks_name_webtorch_lines_in_jupyterlite(site):
+    """The wheel's bytecode has no line tables until webtorch/_line_tables.py restores them (in the background, or
+    before IPython shows a traceback): an error raised inside webtorch names the lines CPython names from the
+    sources."""
+    with lite_page(site, "traceback-lines") as lite:
+        lite.open(FIXTURE.name)
+        index = lite.run_cell(DEEP_ERROR)
+        lite.wait_output(index, "RuntimeError", timeout_s=180)
+        text = "\n".join(line for o in lite.cell_outputs(index) for line in o.get("traceback", []))
+        assert webtorch_frames(text) == source_frames(), text
+        lite.wait_done(timeout_s=60)

@@ -1,13 +1,15 @@
 """The JupyterLite kernel's IPython start-up (webtorch.notebook.ipython_startup), in CPython's IPython: the startup
-file it writes installs webtorch's hooks on the shell -- import errors shown from the user's line, and webtorch's
-docstrings fetched before IPython's inspector or help() reads one (the fetch itself, a synchronous request in the
-kernel's worker, runs in Chromium: tests/browser/test_lite_site.py)."""
+file it writes installs webtorch's hooks on the shell -- import errors shown from the user's line, webtorch's line
+numbers restored before a traceback is shown, and webtorch's docstrings fetched before IPython's inspector or
+help() reads one (the fetch itself, a synchronous request in the kernel's worker, runs in Chromium:
+tests/browser/test_lite_site.py)."""
 import builtins
 import sys
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
+from webtorch import _line_tables
 from webtorch.browser import docstrings, packages
 from webtorch.notebook import ipython_startup
 
@@ -38,6 +40,21 @@ def test_ipython_shows_the_import_error_without_the_hook_frame(shell, monkeypatc
     out = capsys.readouterr().out
     assert "import no_such_pkg_xyz" in out and "No module named 'no_such_pkg_xyz': because" in out, out
     assert "packages.py" not in out and "find_spec" not in out, out
+
+
+def test_ipython_restores_webtorch_lines_before_a_traceback(shell, monkeypatch, capsys):
+    """The wheel's bytecode has no line tables until webtorch/_line_tables.py restores them: every traceback IPython
+    shows (the import errors' handler's too) comes after a restore."""
+    monkeypatch.setattr(_line_tables, "restore", lambda: print("RESTORED"))
+    shell.run_cell("1 / 0")
+    out = capsys.readouterr().out
+    assert out.startswith("RESTORED") and "ZeroDivisionError" in out, out
+    finder = packages.UnavailableFinder()
+    finder.reasons["no_such_pkg_xyz"] = "No module named 'no_such_pkg_xyz': because"
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder])
+    shell.run_cell("import no_such_pkg_xyz")
+    out = capsys.readouterr().out
+    assert out.startswith("RESTORED") and "No module named 'no_such_pkg_xyz'" in out, out
 
 
 FETCHED = "Fetched before the inspector read it."

@@ -2,15 +2,16 @@
 webtorch_devtools/bytecode.py's ON_DEMAND), fetched from a URL. ``start(url)`` (web/loader.js, the JupyterLite
 kernel) tells the archive's finder (webtorch/_bytecode_archive.py) to fetch it synchronously at the first import
 of one of its modules, and fetches it in the background meanwhile, so an import after the first idle moments
-finds it there and does not wait."""
+finds it there and does not wait. Once it lands, the line numbers of webtorch's bytecode (its tables are in that
+archive) are restored in the background too (webtorch/_line_tables.py)."""
 import asyncio
 
 from .. import _bytecode_archive
 
 
 def start(url):
-    """Fetch the on-demand archive from ``url``: now in the background, synchronously if an import needs it first.
-    Nothing to do for webtorch from its sources (no archive)."""
+    """Fetch the on-demand archive from ``url``: now in the background, synchronously if an import (or a traceback's
+    line numbers) needs it first. Nothing to do for webtorch from its sources (no archive)."""
     finder = _bytecode_archive.finder
     if finder is None:
         return
@@ -39,7 +40,10 @@ async def _prefetch(url, finder):
     from pyodide.http import pyfetch
     try:
         r = await pyfetch(url)
-        if r.ok:
-            finder.provide(await r.bytes())
+        if not r.ok:
+            return
+        finder.provide(await r.bytes())
     except Exception:  # noqa: BLE001 -- only a head start: the first import fetches it again and says why it fails
-        pass
+        return
+    from .. import _line_tables
+    await _line_tables.restore_async()

@@ -29,7 +29,10 @@ def _exit_status(code, stderr):
 
 
 def _print_traceback(exc):
-    """The traceback without the frames of this runner and runpy (as ``python script.py`` shows it)."""
+    """The traceback without the frames of this runner and runpy (as ``python script.py`` shows it), with webtorch's
+    line numbers (webtorch/_line_tables.py)."""
+    from .. import _line_tables
+    _line_tables.restore()
     tb = exc.__traceback__
     # code file names, not __file__: the wheel ships bytecode only (__file__ names the .pyc)
     ours = (_print_traceback.__code__.co_filename, runpy._run_code.__code__.co_filename, "<frozen runpy>")

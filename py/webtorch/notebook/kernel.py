@@ -125,7 +125,9 @@ def _namespace():
 
 def _trimmed_traceback(exc, filename_prefix):
     """Traceback lines from the first frame of the user's cell on, chained exceptions kept, the machinery's
-    frames dropped (webtorch.notebook.tracebacks)."""
+    frames dropped (webtorch.notebook.tracebacks); webtorch's line numbers restored first (webtorch/_line_tables.py)."""
+    from .. import _line_tables
+    _line_tables.restore()
     tb = exc.__traceback__
     while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(filename_prefix):
         tb = tb.tb_next

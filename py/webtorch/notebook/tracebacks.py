@@ -5,7 +5,7 @@ system's frozen frames (no source to show) are dropped.
 The app's kernel trims its tracebacks with ``shown_frames``. IPython (the JupyterLite kernel) hides such frames
 itself, except the frame that raised: an import of a package that cannot be loaded would still show the hook's
 frame, so ``install_ipython`` (the lite site's kernel calls it at start-up: ipython_startup.py) has IPython show
-import errors through ``shown_frames`` too.
+import errors through ``shown_frames`` too, and restores webtorch's line numbers before a traceback is shown.
 """
 
 
@@ -28,6 +28,15 @@ def _show_import_error(shell, etype, value, tb, tb_offset=None):
 
 
 def install_ipython(shell):
-    """Have the IPython ``shell`` show import errors without the machinery's frames."""
+    """Have the IPython ``shell`` show import errors without the machinery's frames, and every traceback with
+    webtorch's line numbers (restored before the first is shown: webtorch/_line_tables.py)."""
     shell.set_custom_exc((ImportError,), _show_import_error)
+    show = shell.showtraceback
+
+    def showtraceback(*args, **kwargs):
+        from .. import _line_tables
+        _line_tables.restore()
+        return show(*args, **kwargs)
+
+    shell.showtraceback = showtraceback
 

@@ -13,8 +13,9 @@
 // says why it cannot (webtorch.browser.packages), IPython showing that error without the import hook's frame
 // (webtorch.notebook.tracebacks). `obj?`, tooltips and help() fetch webtorch's docstrings (the wheel has none:
 // their table is beside it in this folder) the first time they run (webtorch.notebook.ipython_help).
-// The wheel's on-demand modules (webtorch/browser/on_demand.py) are fetched from this folder's
-// webtorch-on-demand.zst, in the background after the start, or at once by an import that needs them first.
+// The wheel's on-demand modules and its bytecode's line tables (webtorch/browser/on_demand.py, webtorch/_line_tables.py)
+// are fetched from this folder's webtorch-on-demand.zst, in the background after the start, or at once by an import
+// or a traceback that needs them first.
 import { loadPyodide as loadPyodideCore } from "./pyodide.mjs";
 import { createBridge } from "./webtorch-bridge.js";
 
