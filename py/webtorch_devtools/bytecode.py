@@ -51,10 +51,12 @@ ARCHIVE_DATA = (".wgsl",)
 # webgpu, a DataLoader) need none of them. Beside the rarer packages: the op families no first step calls
 # (ops/__init__.py ON_FIRST_USE: attention, grid sampling, embedding bags, ...), the backends' kernel families
 # loaded at their first call (backends/base.py: scans and sorts, linear algebra, padding, embedding, randperm) and the
-# names loaded on first use by webtorch._lazy (autograd.functional, multi-head attention, torch.accelerator, the
-# torch.set_*/compile settings, nn.utils' fusion, flat-vector and memory-format helpers). DataLoader's collate and
-# clip_grad_norm_ stay: most PyTorch training loops call both in their first step; so does webtorch.compat, which
-# the notebook's kernel imports at every start for its `import torch` alias (on by default).
+# names loaded on first use by webtorch._lazy (autograd.functional, multi-head attention, nn.utils' fusion,
+# flat-vector and memory-format helpers). DataLoader's collate and clip_grad_norm_ stay: most PyTorch training loops
+# call both in their first step; so do torch.accelerator and the torch.set_*/compile settings (webtorch._settings),
+# loaded on first use but in the wheel (PyTorch's own tutorials pick their device with torch.accelerator, scripts
+# call torch.compile and set_float32_matmul_precision up front: a host without the archive beside the wheel could not
+# run them), and webtorch.compat, which the notebook's kernel imports at every start for its `import torch` alias.
 ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.legacy",
              "webtorch.nn.utils.parametrize", "webtorch.nn.utils.parametrizations", "webtorch.autograd.variable",
              *(f"webtorch.optim.{m}" for m in ("lr_scheduler", "lbfgs", "swa_utils", "stateless", "adafactor", "muon",
@@ -67,8 +69,7 @@ ON_DEMAND = ("webtorch.backends.numpy", "webtorch.distributions", "webtorch.lega
                                                                  "randperm")),
              *(f"webtorch.backends.wasm.{m}" for m in ("linalg", "sorting", "scan_sort", "unique", "padding",
                                                        "embedding")),
-             "webtorch.autograd.functional", "webtorch.nn.multi_head_attention", "webtorch.accelerator",
-             "webtorch._settings",
+             "webtorch.autograd.functional", "webtorch.nn.multi_head_attention",
              *(f"webtorch.nn.utils.{m}" for m in ("fusion", "convert_parameters", "memory_format")))
 ON_DEMAND_ARCHIVE = "_bytecode_on_demand.zst"  # webtorch/_bytecode_archive.py's ON_DEMAND_ARCHIVE
 ON_DEMAND_SUFFIX = ".on_demand.zst"  # beside the wheel: <wheel name without .whl> + this

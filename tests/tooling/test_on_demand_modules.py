@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # a first training step as tutorial 05 takes it, and a CNN's as PyTorch's MNIST example does (Conv2d, pooling,
 # dropout, batch norm, Adam, shuffled batches from a DataLoader, gradient clipping, accuracy under no_grad), a
-# checkpoint saved and loaded, and what the notebook's kernel imports (its torch alias too); device "cpu" is the
-# WebAssembly backend here, as in the page, or "webgpu" (DEVICE)
+# checkpoint saved and loaded, what the notebook's kernel imports (its torch alias too), and torch.accelerator,
+# torch.compile and set_float32_matmul_precision; device "cpu" is the WebAssembly backend here, as in the page, or
+# "webgpu" (DEVICE)
 FIRST_STEP = """
 import io, json, os, sys
 import webtorch as torch
@@ -32,8 +33,10 @@ import webtorch.notebook.kernel
 import webtorch.compat  # the kernel's `import torch` alias (on by default)
 webtorch.compat.alias_torch()
 device = os.environ["DEVICE"]
+torch.accelerator.is_available()  # how PyTorch's tutorials pick their device; and scripts' usual settings
+torch.set_float32_matmul_precision("high")
 torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)).to(device)
+model = torch.compile(nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)).to(device))
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
 x, y = torch.randn(16, 64), torch.randint(0, 10, (16,))
 perm = torch.randperm(16)
