@@ -11,7 +11,8 @@ have had (``__file__``, tracebacks, the package's data files beside it), so noth
 difference but the docstrings, compiled out (webtorch/_docstrings.py sets them once help() asks, on the modules
 this loader runs after that too), and the line tables, also built out until webtorch/_line_tables.py restores them
 from the second archive (the finder keeps each module's code for it); the kernels' one reader
-(backends/webgpu/wgsl_loader.py) asks ``finder.files`` first. From a source checkout there is no archive and ``finder`` is None.
+(backends/webgpu/wgsl_loader.py) asks ``finder.files`` first. From a source checkout there is no archive and
+``finder`` is None.
 
 The second archive is served beside the wheel, not in it (its modules: webtorch_devtools/bytecode.py's ON_DEMAND);
 the first lists their names and the second's SHA-256. The first import of one of them reads it from, in order:
