@@ -27,9 +27,12 @@ py.globals.set("DATA", dataSuffixes);
 py.globals.set("ON_DEMAND_ARCHIVE", onDemandArchive);
 py.globals.set("ON_DEMAND", onDemand);
 const out = py.runPython(`
-import compileall, hashlib, importlib.util, json, os, py_compile, sysconfig, types
+import compileall, hashlib, importlib.util, json, os, py_compile, sys, sysconfig, types
 root = "/build/" + PKG
-ok = compileall.compile_dir(root, ddir=os.path.join(sysconfig.get_path("purelib"), PKG), quiet=1, legacy=True,
+# the code's file names: where web/loader.js writes the wheel, the site-packages folder on sys.path (sysconfig's
+# purelib says //lib/..., Pyodide's prefix being /, and tracebacks showed that)
+site = next(p for p in sys.path if p.endswith("/site-packages"))
+ok = compileall.compile_dir(root, ddir=os.path.join(site, PKG), quiet=1, legacy=True,
                             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, workers=1,
                             optimize=2)
 pycs = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".pyc"))

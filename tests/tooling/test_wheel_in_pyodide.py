@@ -80,7 +80,8 @@ except RuntimeError as e:
     frames = [(os.path.relpath(f.filename, os.path.dirname(webtorch.__file__)), f.lineno)
               for f in traceback.extract_tb(e.__traceback__)]
     code = e.__traceback__.tb_next.tb_frame.f_code
-json.dumps({"frames": frames, "columns": [c for _, _, c, _ in code.co_positions() if c is not None],
+    names = [f.filename for f in traceback.extract_tb(e.__traceback__)[1:]]
+json.dumps({"frames": frames, "in_package": all(n.startswith(os.path.dirname(webtorch.__file__) + "/") for n in names), "columns": [c for _, _, c, _ in code.co_positions() if c is not None],
             "doc": webtorch.load.__doc__, "imported": sorted(m for m in %r if m in sys.modules),
             "archived": webtorch._bytecode_archive.finder.names(), "file": webtorch.nn.functional.__file__,
             "shaders": (lambda w: {n: w.template(n) for n in w.names()})(  # imported after "imported" is taken
@@ -120,6 +121,7 @@ def test_wheel_in_pyodide():
     got = json.loads(r.stdout)
     # the same files and lines as CPython's traceback from the sources (webtorch's frames; the first is ours)
     assert got["frames"][1:] == _host_frames()[1:] and got["frames"][-1][0] == "_device.py", got["frames"]
+    assert got["in_package"], "the code's file names are not the package's files (webtorch.__file__'s folder)"
     assert got["columns"] == [] and got["doc"] is None and webtorch.load.__doc__, got
     assert got["imported"] == [], f"import webtorch imported {got['imported']} (they load on first use)"
     # every module but the two that open the archive comes from it, under the file name it would have had
