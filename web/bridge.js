@@ -136,7 +136,10 @@ export class Bridge {
   readScoped(id, offset, nbytes, dst, words, params, check) {
     const enc = this.device.createCommandEncoder();
     if (words) this.encode(enc, words, params);
-    const pb = dst.getBuffer("u8"); // taken now: the argument proxy dies when this call returns
+    // the argument proxy dies when this call returns: a copy of it lives until the data lands. Its buffer view is
+    // taken then, not now: Python may run meanwhile (a background task while run_sync waits) and grow its memory,
+    // which detaches a view taken before
+    const out = dst.copy();
     const total = check ? nbytes + 16 : nbytes;
     const size = Math.max(16, Math.ceil(total / 16) * 16);
     let st = null;
@@ -150,14 +153,19 @@ export class Bridge {
     this.counters.submits++;
     this.counters.reads++;
     return st.mapAsync(GPUMapMode.READ, 0, size).then(() => {
-      pb.data.set(new Uint8Array(st.getMappedRange(0, size), 0, total));
+      const pb = out.getBuffer("u8");
+      try {
+        pb.data.set(new Uint8Array(st.getMappedRange(0, size), 0, total));
+      } finally {
+        pb.release();
+      }
       st.unmap();
       if (this.staging.length < 8) this.staging.push(st); else st.destroy();
       return this.pendingError();
     }, (e) => {
       st.destroy();
       throw new Error(this.lostMessage ? `the WebGPU device was lost: ${this.lostMessage}` : `readback failed: ${e.message}`);
-    }).finally(() => pb.release());
+    }).finally(() => out.destroy());
   }
 
   /** Resolves (to a pending device error or null) when every submitted batch has finished on the device. */

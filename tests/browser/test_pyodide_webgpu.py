@@ -55,6 +55,22 @@ def test_async_readback_and_sync_error(webtorch_browser):
     assert "await t.numpy_async()" in lines[1] and "await webtorch.webgpu.synchronize_async()" in lines[1]
 
 
+def test_sync_read_while_a_background_task_grows_pythons_memory(webtorch_browser):
+    """A synchronous readback waits in run_sync; meanwhile the event loop runs other Python (the page's background
+    tasks: the on-demand prefetch, the line-table restore) that may grow Pyodide's memory, which detaches every
+    typed-array view of it taken before: the bridge takes its view of the destination when the data lands."""
+    r = _ok(webtorch_browser.run_source(
+        "import asyncio\n"
+        "import webtorch as torch\n"
+        "x = torch.arange(4096., device='webgpu') * 2\n"
+        "held = []\n"
+        "async def grow():\n"
+        "    held.append(bytearray(512 * 1024 * 1024))  # past the heap's size: the wasm memory grows\n"
+        "task = asyncio.ensure_future(grow())\n"
+        "print(x.tolist()[4095], len(held), x.sum().item())\n"))
+    assert r.stdout.splitlines() == ["8190.0 1 16773120.0"], r.stdout
+
+
 def test_training_loop_200_steps_flat_memory(webtorch_browser):
     r = _ok(webtorch_browser.run(SCRIPTS / "train_loop.py", "200"))
     out = json.loads(r.stdout.strip().splitlines()[-1])

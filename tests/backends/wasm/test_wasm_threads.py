@@ -5,7 +5,7 @@ single-call one bit for bit."""
 import pytest
 import torch
 
-from webtorch import _dtype as D
+from webtorch import _dtype as D, _settings
 from webtorch.backends.wasm import get_backend, threads
 
 BE = get_backend()
@@ -91,7 +91,7 @@ def test_tall_gemm_goes_in_calls_per_thread_calls(monkeypatch):
 def test_set_num_threads_caps_the_split(monkeypatch):
     import webtorch
     ha, hb = _handle(torch.randn(200, 200)), _handle(torch.randn(200, 200))
-    cap = webtorch._settings._state["num_threads"]
+    cap = _settings._state["num_threads"]
     try:
         webtorch.set_num_threads(1)
         _, calls = _matmul_with(monkeypatch, 3, ha, hb)
@@ -100,7 +100,7 @@ def test_set_num_threads_caps_the_split(monkeypatch):
         _, calls = _matmul_with(monkeypatch, 3, ha, hb)
         assert calls == [2]  # 200 rows: one call of at least MIN_ROWS per thread
     finally:
-        webtorch._settings._state["num_threads"] = threads.cap["threads"] = cap
+        _settings._state["num_threads"] = threads.cap["threads"] = cap
 
 
 def test_a_kernel_measured_faster_on_one_thread_runs_on_one_unless_set_num_threads_asks(monkeypatch):
@@ -111,13 +111,13 @@ def test_a_kernel_measured_faster_on_one_thread_runs_on_one_unless_set_num_threa
     choice.rate = {True: 1.0, False: 1e15}
     same, calls = _matmul_with(monkeypatch, 3, ha, hb)
     assert calls == [] and same == one
-    cap = webtorch._settings._state["num_threads"]
+    cap = _settings._state["num_threads"]
     try:
         webtorch.set_num_threads(3)
         split, calls = _matmul_with(monkeypatch, 3, ha, hb)
         assert calls == [3] and split == one
     finally:
-        webtorch._settings._state["num_threads"] = threads.cap["threads"] = cap
+        _settings._state["num_threads"] = threads.cap["threads"] = cap
 
 
 def _with_threads(monkeypatch, parts, run):
