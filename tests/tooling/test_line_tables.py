@@ -4,15 +4,14 @@ so every frame names the line CPython names running the same code from the sourc
 restore, modules imported after it, warnings --, in slices that yield to the event loop when it runs in the
 background, refuses a table that does not fit its code, and without the archive tracebacks still format. The
 page's background restore and its kernels: tests/browser/test_line_tables_browser.py."""
-import json
 import shutil
-import subprocess
 from pathlib import Path
 
-from webtorch_devtools.bytecode import on_demand_path, pyodide_dir
+from webtorch_devtools.bytecode import on_demand_path
 from webtorch_devtools.wheel import build_wheel
 
 from deep_error import DEEP_ERROR
+from in_pyodide import run_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,14 +110,6 @@ json.dumps({"modules": modules, "yields": yields, "ok": ok, "left": len(finder.s
 """
 
 
-def _pyodide(wheel, code):
-    r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
-                        str(pyodide_dir(ROOT)), str(wheel), code], capture_output=True, text=True, timeout=300,
-                       check=False)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout)
-
-
 def _host():
     """The same cases in this CPython, webtorch from its sources."""
     ns = {}
@@ -128,7 +119,7 @@ def _host():
 
 
 def test_restored_lines_are_the_sources_lines():
-    got, host = _pyodide(build_wheel(), RESTORED), _host()
+    got, host = run_json(build_wheel(), RESTORED), _host()
     assert len(host["deep"]) >= 6 and len(host["adam"]) >= 2, host
     # the stripping is real: before the restore webtorch's frames have no line, a warning's frame line -1
     assert [f for f, _ in got["before"]] == [f for f, _ in host["deep"]], got["before"]
@@ -149,7 +140,7 @@ def test_restored_lines_are_the_sources_lines():
 def test_without_the_archive_tracebacks_still_format(tmp_path):
     wheel = shutil.copy(build_wheel(), tmp_path)  # the wheel alone: no on-demand archive beside it
     assert not on_demand_path(wheel).exists()
-    got = _pyodide(wheel, UNREACHABLE)
+    got = run_json(wheel, UNREACHABLE)
     assert got["ok"] is False and {line for _, line in got["frames"]} == {None}, got
     assert 'views.py", line None' in got["formatted"] and got["hook"] == got["formatted"], got
     assert len(got["warnings"]) == 1 and "could not be restored" in got["warnings"][0], got["warnings"]
@@ -157,6 +148,6 @@ def test_without_the_archive_tracebacks_still_format(tmp_path):
 
 
 def test_the_background_restore_yields_between_slices():
-    got = _pyodide(build_wheel(), SLICED)
+    got = run_json(build_wheel(), SLICED)
     assert got["ok"] is True and got["left"] == 0 and got["deep"] == _host()["deep"], got
     assert got["modules"] > 150 and got["yields"] >= 5, got  # ~150 ms of work in slices of a few ms

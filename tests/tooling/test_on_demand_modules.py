@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from webtorch_devtools.bytecode import ON_DEMAND, on_demand_path, pyodide_dir
+from webtorch_devtools.bytecode import ON_DEMAND, on_demand_path
 from webtorch_devtools.wheel import build_wheel
+
+from in_pyodide import run_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,14 +135,6 @@ def _on_demand(module):
     return any(module == p or module.startswith(p + ".") for p in ON_DEMAND)
 
 
-def _pyodide(wheel, code):
-    r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
-                        str(pyodide_dir(ROOT)), str(wheel), code], capture_output=True, text=True, timeout=300,
-                       check=False)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout)
-
-
 @pytest.mark.parametrize("device", ["cpu", "webgpu"])
 def test_a_first_step_imports_no_on_demand_module(device):
     r = subprocess.run([sys.executable, "-c", FIRST_STEP], capture_output=True, text=True, timeout=300, check=False,
@@ -153,14 +147,14 @@ def test_a_first_step_imports_no_on_demand_module(device):
 
 
 def test_names_loaded_at_first_use_work_from_the_archive_beside_the_wheel():
-    got = _pyodide(build_wheel(), FIRST_USE)
+    got = run_json(build_wheel(), FIRST_USE)
     assert not [m for m in got["before"] if _on_demand(m)], got["before"]
     assert got["got"] == EXPECTED, got["got"]
     assert all(f.endswith(".pyc") and "/site-packages/webtorch/" in f for f in got["files"]), got["files"]
 
 
 def test_on_demand_module_from_the_archive_beside_the_wheel():
-    got = _pyodide(build_wheel(), PROBE)
+    got = run_json(build_wheel(), PROBE)
     assert got["error"] is None and got["sample"] == [3], got
     assert got["file"].endswith("/site-packages/webtorch/distributions/__init__.pyc"), got
 
@@ -168,7 +162,7 @@ def test_on_demand_module_from_the_archive_beside_the_wheel():
 def test_missing_archive_names_the_module_and_the_file(tmp_path):
     wheel = shutil.copy(build_wheel(), tmp_path)  # the wheel alone: nothing beside it
     assert on_demand_path(build_wheel()).is_file() and not on_demand_path(wheel).exists()
-    got = _pyodide(wheel, PROBE.replace("import webtorch\n", "import webtorch\nimport webtorch.notebook.kernel\n"))
+    got = run_json(wheel, PROBE.replace("import webtorch\n", "import webtorch\nimport webtorch.notebook.kernel\n"))
     assert got["error"].startswith("cannot import webtorch.distributions: it is one of webtorch's on-demand "
                                    "modules"), got
     assert "webtorch.browser.on_demand.start(URL)" in got["error"], got
@@ -180,5 +174,5 @@ def test_an_archive_of_another_build_is_refused(tmp_path):
     other = bytearray(on_demand_path(build_wheel()).read_bytes())
     other[-1] ^= 1
     on_demand_path(wheel).write_bytes(bytes(other))
-    got = _pyodide(wheel, PROBE)
+    got = run_json(wheel, PROBE)
     assert got["error"].startswith("cannot import webtorch.distributions: ") and "another build's" in got["error"], got

@@ -9,16 +9,15 @@ import gzip
 import inspect
 import json
 import os
-import subprocess
 import traceback
 from pathlib import Path
 
 import webtorch
-from webtorch_devtools.bytecode import pyodide_dir
 from webtorch_devtools.docstrings import docstring_table, docstrings_path
 from webtorch_devtools.wgsl_comments import without_comment_lines
 from webtorch_devtools.wheel import build_wheel
 
+from in_pyodide import run_json
 from lazy_modules import NOT_AT_IMPORT  # and "numbers", which CPython imports at start-up itself
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +80,9 @@ except RuntimeError as e:
               for f in traceback.extract_tb(e.__traceback__)]
     code = e.__traceback__.tb_next.tb_frame.f_code
     names = [f.filename for f in traceback.extract_tb(e.__traceback__)[1:]]
-json.dumps({"frames": frames, "in_package": all(n.startswith(os.path.dirname(webtorch.__file__) + "/") for n in names), "columns": [c for _, _, c, _ in code.co_positions() if c is not None],
+    in_package = all(n.startswith(os.path.dirname(webtorch.__file__) + "/") for n in names)
+json.dumps({"frames": frames, "in_package": in_package,
+            "columns": [c for _, _, c, _ in code.co_positions() if c is not None],
             "doc": webtorch.load.__doc__, "imported": sorted(m for m in %r if m in sys.modules),
             "archived": webtorch._bytecode_archive.finder.names(), "file": webtorch.nn.functional.__file__,
             "shaders": (lambda w: {n: w.template(n) for n in w.names()})(  # imported after "imported" is taken
@@ -114,11 +115,7 @@ def _host_frames():
 
 
 def test_wheel_in_pyodide():
-    r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
-                        str(pyodide_dir(ROOT)), str(build_wheel()), PROBE % (tuple(NOT_AT_IMPORT) + ("numbers",),)],
-                       capture_output=True, text=True, timeout=300, check=False)
-    assert r.returncode == 0, r.stderr[-3000:]
-    got = json.loads(r.stdout)
+    got = run_json(build_wheel(), PROBE % (tuple(NOT_AT_IMPORT) + ("numbers",),))
     # the same files and lines as CPython's traceback from the sources (webtorch's frames; the first is ours)
     assert got["frames"][1:] == _host_frames()[1:] and got["frames"][-1][0] == "_device.py", got["frames"]
     assert got["in_package"], "the code's file names are not the package's files (webtorch.__file__'s folder)"
@@ -153,11 +150,7 @@ def test_docstrings_beside_the_wheel_set_on_demand():
     wheel = build_wheel()
     assert json.loads(gzip.decompress(docstrings_path(wheel).read_bytes())) == table
     rows = {m: table[m] for m in DOC_MODULES}
-    r = subprocess.run(["node", "--no-warnings", str(ROOT / "tests" / "support" / "run_in_pyodide.mjs"),
-                        str(pyodide_dir(ROOT)), str(wheel), DOC_PROBE % json.dumps(rows)],
-                       capture_output=True, text=True, timeout=300, check=False)
-    assert r.returncode == 0, r.stderr[-3000:]
-    got = json.loads(r.stdout)
+    got = run_json(wheel, DOC_PROBE % json.dumps(rows))
     from webtorch.nn import Linear
     from webtorch.optim.adam import Adam
     assert got["before"] is None  # compiled out of the wheel
