@@ -5,15 +5,12 @@ restore, modules imported after it, warnings --, in slices that yield to the eve
 background, refuses a table that does not fit its code, and without the archive tracebacks still format. The
 page's background restore and its kernels: tests/browser/test_line_tables_browser.py."""
 import shutil
-from pathlib import Path
 
 from webtorch_devtools.bytecode import on_demand_path
 from webtorch_devtools.wheel import build_wheel
 
 from deep_error import DEEP_ERROR
 from in_pyodide import run_json
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # run in both Pythons: an error raised six webtorch frames deep, one from a module first imported after the restore
 # (Adam: not imported by `import webtorch`), a warning whose frame is webtorch's (a forward hook's stacklevel=2)

@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,6 @@ from webtorch_devtools.bytecode import ON_DEMAND, on_demand_path
 from webtorch_devtools.wheel import build_wheel
 
 from in_pyodide import run_json
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # a first training step as tutorial 05 takes it, and a CNN's as PyTorch's MNIST example does (Conv2d, pooling,
 # dropout, batch norm, Adam, shuffled batches from a DataLoader, gradient clipping, accuracy under no_grad), a
